@@ -1,0 +1,50 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+import { AppsModule } from './apps/apps.module';
+import { AuthModule } from './auth/auth.module';
+import { CatalogModule } from './catalog/catalog.module';
+import { Clock } from './common/clock/clock';
+import { ClockModule } from './common/clock/clock.module';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { AllExceptionsFilter } from './common/http/exception.filter';
+import { loggerParams } from './common/http/logging';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+
+export interface AppModuleOptions {
+  clock?: Clock;
+}
+
+/** Wires the feature modules and the cross-cutting pieces; nothing else. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ClockModule.forRoot(options.clock),
+        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        ScheduleModule.forRoot(),
+        DatabaseModule,
+        HealthModule,
+        EventsModule,
+        AuthModule,
+        AppsModule,
+        CatalogModule,
+      ],
+      providers: [
+        // Order matters: idempotency wraps the envelope, so it stores the exact body sent.
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

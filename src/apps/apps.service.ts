@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AppCredentialsService, IssuedCredential } from '../auth/app-credentials.service';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import { App, AppStatus } from './app.entity';
+import { originOf, parseAllowlist, SETTINGS_BOUNDS } from './app-settings';
+import type { UpdateAppSettingsDto } from './dto/app.dto';
+
+@Injectable()
+export class AppsService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly credentials: AppCredentialsService,
+  ) {}
+
+  private get apps() {
+    return this.txHost.tx.getRepository(App);
+  }
+
+  /** Creates the app with both credential pairs; secrets are returned this once. */
+  @Transactional()
+  async create(name: string): Promise<{ app: App; credentials: IssuedCredential[] }> {
+    const b = SETTINGS_BOUNDS;
+    const app = await this.apps.save(
+      this.apps.create({
+        name,
+        status: 'ACTIVE',
+        logoUrl: null,
+        refundApprovalThresholdMinor: b.refundApprovalThresholdMinor.default,
+        receiptsEnabled: true,
+        dunningEnabled: true,
+        minAmountMinor: b.minAmountMinor.default,
+        maxAmountMinor: b.maxAmountMinor.default,
+        paymentExpiryMinutes: b.paymentExpiryMinutes.default,
+        returnUrlAllowlist: '',
+        defaultSuccessUrl: null,
+        defaultFailUrl: null,
+        defaultCancelUrl: null,
+      }),
+    );
+    const credentials = await this.credentials.issueAll(app.id);
+    return { app, credentials };
+  }
+
+  async get(id: number): Promise<App> {
+    const app = await this.apps.findOne({ where: { id } });
+    if (!app) throw AppError.notFound('App');
+    return app;
+  }
+
+  list(query: PageQuery, filter: { status?: AppStatus }): Promise<Page<App>> {
+    const qb = this.apps.createQueryBuilder('a');
+    if (filter.status) qb.andWhere('a.status = :status', { status: filter.status });
+    return pageOf(qb, 'a', query);
+  }
+
+  keysOf(appId: number) {
+    return this.credentials.keysOf(appId);
+  }
+
+  @Transactional()
+  async update(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
+    const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!app) throw AppError.notFound('App');
+    if (patch.name !== undefined) app.name = patch.name;
+    if (patch.status !== undefined) app.status = patch.status;
+    const saved = await this.apps.save(app);
+    this.credentials.invalidateApp(id);
+    return saved;
+  }
+
+  @Transactional()
+  async updateSettings(id: number, patch: UpdateAppSettingsDto): Promise<App> {
+    const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!app) throw AppError.notFound('App');
+    const next = { ...app, ...stripUndefined(patch) } as App;
+    if (next.minAmountMinor > next.maxAmountMinor) {
+      throw AppError.validation('minAmountMinor', 'minAmountMinor must not exceed maxAmountMinor');
+    }
+    for (const origin of parseAllowlist(next.returnUrlAllowlist)) {
+      if (!originOf(origin)) throw AppError.validation('returnUrlAllowlist', `${origin} is not an http(s) origin`);
+    }
+    return this.apps.save(next);
+  }
+
+  @Transactional()
+  async rotateCredentials(id: number, mode: Mode): Promise<IssuedCredential> {
+    await this.get(id);
+    return this.credentials.rotate(id, mode);
+  }
+
+  static assertMode(mode: string): Mode {
+    if (mode !== 'TEST' && mode !== 'LIVE') {
+      throw new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', [{ field: 'mode', message: 'mode must be TEST or LIVE' }]);
+    }
+    return mode;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Clock } from '../common/clock/clock';
+import { hashPassword } from '../common/crypto/crypto';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { PageQuery, pageOf } from '../common/http/pagination';
+import { Page } from '../common/http/envelope';
+import { isUniqueViolation } from '../database/transaction';
+import { AdminSession, AdminUser, AdminUserStatus } from './admin-user.entity';
+import { Permission } from './permissions';
+
+export interface NewAdminUser {
+  email: string;
+  name: string;
+  password: string;
+  superAdmin?: boolean;
+  permissions?: Permission[];
+}
+
+export const USER_SORT_FIELDS = ['createdAt', 'email', 'name', 'lastLoginAt', 'status', 'id'] as const;
+
+@Injectable()
+export class AdminUsersService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly clock: Clock,
+  ) {}
+
+  private get users() {
+    return this.txHost.tx.getRepository(AdminUser);
+  }
+
+  @Transactional()
+  async create(input: NewAdminUser): Promise<AdminUser> {
+    const user = this.users.create({
+      email: input.email.trim(),
+      name: input.name.trim(),
+      passwordHash: await hashPassword(input.password),
+      status: 'ACTIVE',
+      superAdmin: input.superAdmin ?? false,
+      permissions: [...new Set(input.permissions ?? [])],
+      lastLoginAt: null,
+    });
+    try {
+      return await this.users.save(user);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError(ErrorCode.DUPLICATE_RESOURCE, 'An admin user with this email exists');
+      throw err;
+    }
+  }
+
+  findByEmail(email: string): Promise<AdminUser | null> {
+    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email: email.trim() }).getOne();
+  }
+
+  findById(id: number): Promise<AdminUser | null> {
+    return this.users.findOne({ where: { id } });
+  }
+
+  async get(id: number): Promise<AdminUser> {
+    const user = await this.findById(id);
+    if (!user) throw AppError.notFound('Admin user');
+    return user;
+  }
+
+  async count(): Promise<number> {
+    return this.users.count();
+  }
+
+  async markLoggedIn(id: number): Promise<void> {
+    await this.users.update({ id }, { lastLoginAt: this.clock.now() });
+  }
+
+  async list(query: PageQuery<(typeof USER_SORT_FIELDS)[number]>, filter: { search?: string; status?: AdminUserStatus }): Promise<Page<AdminUser>> {
+    const qb = this.users.createQueryBuilder('u');
+    if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
+    if (filter.search) {
+      const term = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      qb.andWhere('(u.email ILIKE :term OR u.name ILIKE :term)', { term });
+    }
+    return pageOf(qb, 'u', query);
+  }
+
+  /** Disabling a user revokes every session they hold, in the same transaction. */
+  @Transactional()
+  async update(id: number, patch: { status?: AdminUserStatus; permissions?: Permission[]; name?: string; superAdmin?: boolean }): Promise<AdminUser> {
+    const user = await this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!user) throw AppError.notFound('Admin user');
+    if (patch.name !== undefined) user.name = patch.name.trim();
+    if (patch.permissions !== undefined) user.permissions = [...new Set(patch.permissions)];
+    if (patch.superAdmin !== undefined) user.superAdmin = patch.superAdmin;
+    if (patch.status !== undefined) user.status = patch.status;
+    const saved = await this.users.save(user);
+    if (patch.status === 'DISABLED') {
+      await this.txHost.tx
+        .getRepository(AdminSession)
+        .createQueryBuilder()
+        .update()
+        .set({ revokedAt: this.clock.now() })
+        .where('user_id = :id AND revoked_at IS NULL', { id })
+        .execute();
+    }
+    return saved;
+  }
+}

@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Clock } from '../common/clock/clock';
+import { randomToken, safeEqual, sha256Hex } from '../common/crypto/crypto';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import type { AppPrincipal, Mode } from '../common/http/request-context';
+import { AppCredential } from './app-credential.entity';
+
+export interface IssuedCredential {
+  mode: Mode;
+  apiKey: string;
+  /** Shown once; only its hash is stored. */
+  apiSecret: string;
+}
+
+interface CachedCredential {
+  appId: number;
+  appName: string;
+  appStatus: string;
+  mode: Mode;
+  secretHash: string;
+  cachedUntil: number;
+}
+
+/** How long a key lookup is trusted by one replica before it reads again. */
+export const CREDENTIAL_CACHE_MS = 10_000;
+
+/**
+ * Issues, rotates and checks app key/secret pairs. The lookup behind every
+ * app call is cached per replica for a few seconds and dropped at once on
+ * rotation or suspension in this replica.
+ */
+@Injectable()
+export class AppCredentialsService {
+  private readonly cache = new Map<string, CachedCredential>();
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly clock: Clock,
+  ) {}
+
+  private static mint(mode: Mode): IssuedCredential {
+    const m = mode === 'TEST' ? 'test' : 'live';
+    return { mode, apiKey: `pk_${m}_${randomToken(18)}`, apiSecret: `sk_${m}_${randomToken(32)}` };
+  }
+
+  /** Creates both pairs of a new app (inside the caller's transaction). */
+  async issueAll(appId: number): Promise<IssuedCredential[]> {
+    const repo = this.txHost.tx.getRepository(AppCredential);
+    const issued = (['TEST', 'LIVE'] as Mode[]).map((m) => AppCredentialsService.mint(m));
+    await repo.insert(issued.map((c) => ({ appId, mode: c.mode, apiKey: c.apiKey, secretHash: sha256Hex(c.apiSecret) })));
+    return issued;
+  }
+
+  /** Replaces one mode's pair; the old key and secret stop working at once. */
+  async rotate(appId: number, mode: Mode): Promise<IssuedCredential> {
+    const repo = this.txHost.tx.getRepository(AppCredential);
+    const fresh = AppCredentialsService.mint(mode);
+    const result = await repo.update(
+      { appId, mode },
+      { apiKey: fresh.apiKey, secretHash: sha256Hex(fresh.apiSecret), rotatedAt: this.clock.now() },
+    );
+    if (!result.affected) throw AppError.notFound('App');
+    this.invalidateApp(appId);
+    return fresh;
+  }
+
+  async keysOf(appId: number): Promise<{ mode: Mode; apiKey: string }[]> {
+    const rows = await this.txHost.tx.getRepository(AppCredential).find({ where: { appId }, order: { mode: 'ASC' } });
+    return rows.map((r) => ({ mode: r.mode, apiKey: r.apiKey }));
+  }
+
+  invalidateApp(appId: number): void {
+    for (const [key, entry] of this.cache) if (entry.appId === appId) this.cache.delete(key);
+  }
+
+  async authenticate(apiKey: string | undefined, apiSecret: string | undefined): Promise<AppPrincipal> {
+    if (!apiKey || !apiSecret) {
+      throw new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'X-Api-Key and X-Api-Secret headers are required');
+    }
+    const entry = await this.lookup(apiKey);
+    // Compare hashes in constant time; an unknown key still pays for one comparison.
+    const matches = safeEqual(sha256Hex(apiSecret), entry?.secretHash ?? sha256Hex('unknown-key'));
+    if (!entry || !matches) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid API key or secret');
+    if (entry.appStatus !== 'ACTIVE') throw new AppError(ErrorCode.APP_SUSPENDED, 'This app is suspended');
+    return { appId: entry.appId, appName: entry.appName, mode: entry.mode };
+  }
+
+  private async lookup(apiKey: string): Promise<CachedCredential | null> {
+    const now = this.clock.nowMs();
+    const hit = this.cache.get(apiKey);
+    if (hit && hit.cachedUntil > now) return hit;
+    if (apiKey.length > 200) return null;
+    // Read model over apps: the app's name and status travel with its credential.
+    const rows: { app_id: string; mode: Mode; secret_hash: string; name: string; status: string }[] =
+      await this.txHost.tx.query(
+        `SELECT c.app_id, c.mode, c.secret_hash, a.name, a.status
+           FROM app_credentials c JOIN apps a ON a.id = c.app_id
+          WHERE c.api_key = $1`,
+        [apiKey],
+      );
+    const row = rows[0];
+    if (!row) {
+      this.cache.delete(apiKey);
+      return null;
+    }
+    const entry: CachedCredential = {
+      appId: Number(row.app_id),
+      appName: row.name,
+      appStatus: row.status,
+      mode: row.mode,
+      secretHash: row.secret_hash,
+      cachedUntil: now + CREDENTIAL_CACHE_MS,
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(apiKey, entry);
+    return entry;
+  }
+}

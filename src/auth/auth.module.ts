@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminBootstrapService } from './admin-bootstrap.service';
+import { AdminJwtStrategy } from './admin-jwt.strategy';
+import { AdminSession, AdminUser, LoginFailure } from './admin-user.entity';
+import { AdminUsersController } from './admin-users.controller';
+import { AdminUsersService } from './admin-users.service';
+import { AppCredential } from './app-credential.entity';
+import { AppCredentialsService } from './app-credentials.service';
+import { AuthController } from './auth.controller';
+import { AuthService } from './auth.service';
+import { AdminJwtGuard } from './guards/admin-jwt.guard';
+import { AppKeyGuard } from './guards/app-key.guard';
+import { LoginLockoutService } from './login-lockout.service';
+
+/**
+ * Identity and access: admin users, sessions and lock-out, app credentials,
+ * and the two guards (admin JWT, app key) every other feature uses.
+ */
+@Module({
+  imports: [
+    PassportModule,
+    JwtModule.register({}),
+    TypeOrmModule.forFeature([AdminUser, AdminSession, LoginFailure, AppCredential]),
+  ],
+  controllers: [AuthController, AdminUsersController],
+  providers: [
+    AdminUsersService,
+    AuthService,
+    LoginLockoutService,
+    AdminJwtStrategy,
+    AppCredentialsService,
+    AdminJwtGuard,
+    AppKeyGuard,
+    AdminBootstrapService,
+  ],
+  exports: [AdminUsersService, AppCredentialsService, AdminJwtGuard, AppKeyGuard, AuthService],
+})
+export class AuthModule {}

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AppConfig } from '../config/app-config';
+import { Clock } from '../common/clock/clock';
+import { DUMMY_PASSWORD_HASH, randomToken, verifyPassword } from '../common/crypto/crypto';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import type { AdminPrincipal } from '../common/http/request-context';
+import { AdminSession, AdminUser } from './admin-user.entity';
+import { AdminUsersService } from './admin-users.service';
+import { LoginLockoutService } from './login-lockout.service';
+
+export interface IssuedSession {
+  token: string;
+  tokenType: 'Bearer';
+  expiresAt: Date;
+  user: AdminUser;
+}
+
+export interface JwtClaims {
+  sub: string;
+  sid: string;
+}
+
+/** Admin login, logout and session validation (server-side, revocable). */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly users: AdminUsersService,
+    private readonly lockout: LoginLockoutService,
+    private readonly jwt: JwtService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async login(email: string, password: string): Promise<IssuedSession> {
+    await this.lockout.assertNotLocked(email);
+    const user = await this.users.findByEmail(email);
+    // Verify against a dummy hash when there is no user, so timing reveals nothing.
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !ok || user.status !== 'ACTIVE') {
+      await this.lockout.recordFailure(email);
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
+    }
+    return this.openSession(user, email);
+  }
+
+  @Transactional()
+  private async openSession(user: AdminUser, email: string): Promise<IssuedSession> {
+    await this.lockout.clear(email);
+    await this.users.markLoggedIn(user.id);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.jwtTtlMinutes * 60_000);
+    const tokenId = randomToken(24);
+    await this.txHost.tx.getRepository(AdminSession).insert({ userId: user.id, tokenId, expiresAt, revokedAt: null });
+    const claims: JwtClaims = { sub: String(user.id), sid: tokenId };
+    const token = await this.jwt.signAsync(claims, {
+      secret: this.config.jwtSecret,
+      expiresIn: this.config.jwtTtlMinutes * 60,
+      algorithm: 'HS256',
+    });
+    return { token, tokenType: 'Bearer', expiresAt, user };
+  }
+
+  /** Resolves a verified token's claims to a live session, or refuses. */
+  async principalFor(claims: JwtClaims): Promise<AdminPrincipal> {
+    const rows: { id: string; user_id: string; expires_at: Date; revoked_at: Date | null }[] = await this.txHost.tx.query(
+      'SELECT id, user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
+      [claims.sid],
+    );
+    const session = rows[0];
+    const now = this.clock.nowMs();
+    if (!session || session.revoked_at || new Date(session.expires_at).getTime() <= now || session.user_id !== claims.sub) {
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
+    }
+    const user = await this.users.findById(Number(session.user_id));
+    if (!user || user.status !== 'ACTIVE') throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
+    return {
+      userId: user.id,
+      sessionId: Number(session.id),
+      email: user.email,
+      name: user.name,
+      superAdmin: user.superAdmin,
+      permissions: user.permissions,
+    };
+  }
+
+  async logout(principal: AdminPrincipal): Promise<void> {
+    await this.txHost.tx
+      .getRepository(AdminSession)
+      .update({ id: principal.sessionId }, { revokedAt: this.clock.now() });
+  }
+}

@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayUnique, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PageQueryDto } from '../../common/http/pagination';
+import { USER_SORT_FIELDS } from '../admin-users.service';
+import { PERMISSIONS, Permission } from '../permissions';
+
+export class LoginDto {
+  @ApiProperty({ example: 'admin@example.com' }) @IsString() @MaxLength(320) email: string;
+  @ApiProperty({ example: 'correct horse battery staple' }) @IsString() @MaxLength(1024) password: string;
+}
+
+export class CurrentUserDto {
+  @ApiProperty({ type: 'integer' }) userId: number;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty() superAdmin: boolean;
+  @ApiProperty({ type: [String], enum: PERMISSIONS }) permissions: string[];
+}
+
+export class SessionDto extends CurrentUserDto {
+  @ApiProperty() token: string;
+  @ApiProperty({ example: 'Bearer' }) tokenType: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+}
+
+export class AdminUserDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['ACTIVE', 'DISABLED'] }) status: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) lastLoginAt: string | null;
+  @ApiProperty() superAdmin: boolean;
+  @ApiProperty({ type: [String], enum: PERMISSIONS }) permissions: string[];
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class CreateAdminUserDto {
+  @ApiProperty() @IsEmail() @MaxLength(320) email: string;
+  @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiProperty({ minLength: 12 }) @IsString() @MinLength(12) @MaxLength(1024) password: string;
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() superAdmin?: boolean;
+  @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
+  @IsOptional() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  permissions?: Permission[];
+}
+
+export class UpdateAdminUserDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'], description: 'DISABLED revokes every session of the user' })
+  @IsOptional() @IsIn(['ACTIVE', 'DISABLED']) status?: 'ACTIVE' | 'DISABLED';
+  @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
+  @IsOptional() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  permissions?: Permission[];
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() superAdmin?: boolean;
+}
+
+export class AdminUserListQuery extends PageQueryDto(USER_SORT_FIELDS) {
+  @ApiPropertyOptional({ description: 'Matches email or name (case-insensitive)' })
+  @IsOptional() @IsString() @MaxLength(200) @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  search?: string;
+  @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'] }) @IsOptional() @IsIn(['ACTIVE', 'DISABLED'])
+  status?: 'ACTIVE' | 'DISABLED';
+}

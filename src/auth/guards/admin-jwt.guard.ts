@@ -1,0 +1,42 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import type { AdminPrincipal, JomaRequest } from '../../common/http/request-context';
+import { ADMIN_JWT } from '../admin-jwt.strategy';
+import { hasPermissions, Permission } from '../permissions';
+
+export const REQUIRED_PERMISSIONS = 'joma:required-permissions';
+
+/**
+ * Admin bearer token, then the permissions the route requires. Missing
+ * header: 401 AUTHENTICATION_REQUIRED; bad/expired/revoked: 401
+ * INVALID_CREDENTIALS; lacking a permission: 403 PERMISSION_DENIED.
+ */
+@Injectable()
+export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<JomaRequest>();
+    const header = req.header('authorization');
+    if (!header) throw new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'Authorization: Bearer <token> is required');
+    if (!/^Bearer\s+\S+$/i.test(header)) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Malformed bearer token');
+    await super.canActivate(context);
+    const required =
+      this.reflector.getAllAndOverride<Permission[]>(REQUIRED_PERMISSIONS, [context.getHandler(), context.getClass()]) ?? [];
+    if (!hasPermissions(req.user as AdminPrincipal, required)) {
+      throw new AppError(ErrorCode.PERMISSION_DENIED, `Requires permission: ${required.join(', ')}`);
+    }
+    return true;
+  }
+
+  override handleRequest<T>(err: unknown, user: T): T {
+    if (err instanceof AppError) throw err;
+    if (err || !user) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid or expired token');
+    return user;
+  }
+}

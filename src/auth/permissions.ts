@@ -1,0 +1,21 @@
+/** Permission strings of decisions.md section 2; superAdmin passes every check. */
+export const PERMISSIONS = [
+  'apps:read',
+  'apps:write',
+  'users:read',
+  'users:write',
+  'invoices:read',
+  'catalog:write',
+  'reconciliation:run',
+  'refunds:approve',
+  'webhooks:operate',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function hasPermissions(
+  principal: { superAdmin: boolean; permissions: string[] },
+  required: readonly Permission[],
+): boolean {
+  return principal.superAdmin || required.every((p) => principal.permissions.includes(p));
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { AppConfig } from '../config/app-config';
+import { ConfigValidationError, EnvSchema } from '../config/env.schema';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+
+interface LocalSecrets {
+  jwtSecret: string;
+  encryptionKeyHex: string;
+}
+
+/** Secrets generated once for an embedded install and kept beside its data. */
+function localSecrets(dataDir: string): LocalSecrets {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as LocalSecrets;
+  const secrets = { jwtSecret: randomBytes(48).toString('base64url'), encryptionKeyHex: randomBytes(32).toString('hex') };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+}
+
+/**
+ * Turns the validated environment into the running configuration: with no
+ * DATABASE_URL an embedded PostgreSQL under DATA_DIR (./.data) and locally
+ * kept secrets; otherwise JWT_SECRET and ENCRYPTION_KEY are required.
+ */
+export async function resolveConfig(env: EnvSchema, log: (line: string) => void): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
+  const dataDir = resolve(env.DATA_DIR);
+  if (env.DATABASE_URL) {
+    const missing = (['JWT_SECRET', 'ENCRYPTION_KEY'] as const).filter((k) => !env[k]);
+    if (missing.length) {
+      throw new ConfigValidationError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when DATABASE_URL is set`).join('\n')}`,
+      );
+    }
+    return {
+      config: AppConfig.fromEnv(env, { databaseUrl: env.DATABASE_URL, jwtSecret: env.JWT_SECRET!, encryptionKeyHex: env.ENCRYPTION_KEY! }),
+    };
+  }
+  log(`No DATABASE_URL: starting embedded PostgreSQL in ${join(dataDir, 'pg')}`);
+  const embedded = await startEmbeddedPostgres(join(dataDir, 'pg'), 'joma', () => undefined);
+  const secrets = localSecrets(dataDir);
+  return {
+    config: AppConfig.fromEnv(env, {
+      databaseUrl: embedded.url,
+      jwtSecret: env.JWT_SECRET ?? secrets.jwtSecret,
+      encryptionKeyHex: env.ENCRYPTION_KEY ?? secrets.encryptionKeyHex,
+    }),
+    embedded,
+  };
+}

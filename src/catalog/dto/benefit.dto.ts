@@ -1,0 +1,31 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { PageQueryDto, toInt } from '../../common/http/pagination';
+
+export class CreateBenefitDto {
+  @ApiProperty({ example: 'premium_support', description: 'Unique per app and mode; letters, digits, . _ : -' })
+  @IsString() @MinLength(1) @MaxLength(100) @Matches(/^[A-Za-z0-9._:-]+$/, { message: 'lookupKey may hold only letters, digits and . _ : -' })
+  lookupKey: string;
+  @ApiProperty({ example: 'Premium support' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiPropertyOptional({ description: 'Free-form text (e.g. JSON) for the app' }) @IsOptional() @IsString() @MaxLength(4000) metadata?: string;
+}
+
+export class BenefitDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() lookupKey: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ nullable: true, type: String }) metadata: string | null;
+  @ApiProperty() active: boolean;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class AdminScopeQuery {
+  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) applicationId: number;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) @IsIn(['TEST', 'LIVE']) mode: 'TEST' | 'LIVE';
+}
+
+export const BENEFIT_SORT_FIELDS = ['createdAt', 'lookupKey', 'name', 'id'] as const;
+export class BenefitListQuery extends PageQueryDto(BENEFIT_SORT_FIELDS) {}

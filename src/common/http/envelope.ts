@@ -1,0 +1,70 @@
+import { ErrorCode } from '../errors/error-code';
+import { ErrorDetail } from '../errors/app-error';
+
+export interface PaginationMeta {
+  page: number;
+  size: number;
+  totalElements: number;
+  totalPages: number;
+}
+
+export interface Envelope<T> {
+  data: T | null;
+  meta: {
+    success: boolean;
+    message: string;
+    errorCode?: ErrorCode;
+    timestamp: string;
+    details?: ErrorDetail[];
+  };
+  pagination: PaginationMeta;
+}
+
+export const EMPTY_PAGINATION: PaginationMeta = Object.freeze({
+  page: 0,
+  size: 0,
+  totalElements: 0,
+  totalPages: 0,
+}) as PaginationMeta;
+
+/** A list result a controller returns; the envelope interceptor unwraps it. */
+export class Page<T> {
+  constructor(
+    readonly items: T[],
+    readonly pagination: PaginationMeta,
+  ) {}
+}
+
+export function successEnvelope<T>(data: T, message: string, now: Date): Envelope<T> {
+  if (data instanceof Page) {
+    return {
+      data: data.items as unknown as T,
+      meta: { success: true, message, timestamp: now.toISOString() },
+      pagination: data.pagination,
+    };
+  }
+  return {
+    data: data === undefined ? null : data,
+    meta: { success: true, message, timestamp: now.toISOString() },
+    pagination: { ...EMPTY_PAGINATION },
+  };
+}
+
+export function errorEnvelope(
+  code: ErrorCode,
+  message: string,
+  now: Date,
+  details?: ErrorDetail[],
+): Envelope<null> {
+  return {
+    data: null,
+    meta: {
+      success: false,
+      message,
+      errorCode: code,
+      timestamp: now.toISOString(),
+      ...(details && details.length > 0 ? { details } : {}),
+    },
+    pagination: { ...EMPTY_PAGINATION },
+  };
+}

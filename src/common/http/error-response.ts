@@ -1,0 +1,39 @@
+import { HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { AppError } from '../errors/app-error';
+import { ErrorCode, httpStatusOf } from '../errors/error-code';
+import { errorEnvelope } from './envelope';
+import type { JomaRequest } from './request-context';
+
+const logger = new Logger('Errors');
+
+/** Maps anything thrown to the AppError the client will see. */
+export function toClientError(err: unknown, requestId: string): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const body = err.getResponse();
+    const message =
+      typeof body === 'object' && body !== null && 'message' in body
+        ? String((body as { message: unknown }).message)
+        : err.message;
+    if (status === 404) return new AppError(ErrorCode.ROUTE_NOT_FOUND, message.startsWith('Cannot ') ? message : 'Route not found');
+    if (status === 400) return new AppError(ErrorCode.VALIDATION_FAILED, message);
+    if (status === 401) return new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'Authentication required');
+    if (status === 403) return new AppError(ErrorCode.PERMISSION_DENIED, 'Permission denied');
+    if (status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request body too large');
+    if (status === 429) return new AppError(ErrorCode.RATE_LIMITED, 'Too many requests');
+  }
+  const name = err instanceof Error ? err.name : typeof err;
+  // Only the error's class and PostgreSQL code are logged: messages can carry SQL or values.
+  const pgCode = (err as { code?: unknown })?.code;
+  logger.error(`Unhandled ${name}${pgCode ? ` (code ${String(pgCode)})` : ''}; correlationId=${requestId}`);
+  return new AppError(ErrorCode.INTERNAL_ERROR, `Internal error. Correlation id: ${requestId}`);
+}
+
+export function sendError(res: Response, req: JomaRequest, err: AppError, now: Date): void {
+  if (res.headersSent) return;
+  for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+  res.status(httpStatusOf(err.code)).json(errorEnvelope(err.code, err.message, now, err.details));
+  void req;
+}

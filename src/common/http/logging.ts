@@ -1,0 +1,28 @@
+import type { Params } from 'nestjs-pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Customer-facing capability tokens in paths are masked; query strings dropped. */
+export function safePath(url: string | undefined): string {
+  return (url ?? '').split('?')[0].replace(/\/(pay|checkout)\/[^/]+/g, '/$1/***');
+}
+
+/**
+ * One JSON line per request with its request id. Headers are not logged at
+ * all, so X-Api-Secret, Authorization and cookies never reach a log.
+ */
+export function loggerParams(level: string): Params {
+  return {
+    pinoHttp: {
+      level,
+      genReqId: (req: IncomingMessage) => (req as unknown as { id: string }).id,
+      customProps: () => ({}),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: safePath(req.url) }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: (err: Error) => ({ type: err.name }),
+      },
+      customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    },
+  };
+}

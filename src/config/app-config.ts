@@ -1,0 +1,67 @@
+import { EnvSchema } from './env.schema';
+
+/**
+ * Fully resolved configuration: the validated environment plus what start-up
+ * decided (the database URL of an embedded server, generated secrets).
+ * Injected everywhere as `AppConfig`; nothing else reads `process.env`.
+ */
+export class AppConfig {
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly publicBaseUrl: string;
+  readonly adminEmail?: string;
+  readonly adminPassword?: string;
+  readonly jwtSecret: string;
+  readonly jwtTtlMinutes: number;
+  /** 32-byte AES-256-GCM key for secrets at rest. */
+  readonly encryptionKey: Buffer;
+  readonly webhookTestAllowedSchemes: string[];
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly workersEnabled: boolean;
+  readonly logLevel: string;
+
+  constructor(values: {
+    port: number;
+    databaseUrl: string;
+    publicBaseUrl?: string;
+    adminEmail?: string;
+    adminPassword?: string;
+    jwtSecret: string;
+    jwtTtlMinutes?: number;
+    encryptionKeyHex: string;
+    webhookTestAllowedSchemes?: string[];
+    webhookAllowPrivateTargets?: boolean;
+    workersEnabled?: boolean;
+    logLevel?: string;
+  }) {
+    this.port = values.port;
+    this.databaseUrl = values.databaseUrl;
+    this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, '');
+    this.adminEmail = values.adminEmail;
+    this.adminPassword = values.adminPassword;
+    this.jwtSecret = values.jwtSecret;
+    this.jwtTtlMinutes = values.jwtTtlMinutes ?? 60;
+    this.encryptionKey = Buffer.from(values.encryptionKeyHex, 'hex');
+    this.webhookTestAllowedSchemes = values.webhookTestAllowedSchemes ?? ['https'];
+    this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
+    this.workersEnabled = values.workersEnabled ?? true;
+    this.logLevel = values.logLevel ?? 'info';
+  }
+
+  static fromEnv(env: EnvSchema, resolved: { databaseUrl: string; jwtSecret: string; encryptionKeyHex: string }): AppConfig {
+    return new AppConfig({
+      port: env.PORT,
+      databaseUrl: resolved.databaseUrl,
+      publicBaseUrl: env.PUBLIC_BASE_URL,
+      adminEmail: env.ADMIN_EMAIL,
+      adminPassword: env.ADMIN_PASSWORD,
+      jwtSecret: resolved.jwtSecret,
+      jwtTtlMinutes: env.JWT_TTL_MINUTES,
+      encryptionKeyHex: resolved.encryptionKeyHex,
+      webhookTestAllowedSchemes: env.WEBHOOK_TEST_ALLOWED_SCHEMES.split(','),
+      webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      workersEnabled: env.WORKERS_ENABLED,
+      logLevel: env.LOG_LEVEL,
+    });
+  }
+}

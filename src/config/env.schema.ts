@@ -1,0 +1,82 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined ? undefined : value === 'true' ? true : value === 'false' ? false : value;
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+
+/**
+ * The environment variables of decisions.md section 10 (plus a few operational
+ * knobs). Validated once at start-up; a bad value stops the process with a
+ * message naming the variable.
+ */
+export class EnvSchema {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT: number = 3000;
+
+  @IsOptional() @IsString() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+
+  @IsOptional() @IsString() @Matches(/^[^@\s]+@[^@\s]+$/, { message: 'must be an email address' })
+  ADMIN_EMAIL?: string;
+
+  @IsOptional() @IsString() @MinLength(8)
+  ADMIN_PASSWORD?: string;
+
+  @IsOptional() @IsString() @MinLength(32)
+  JWT_SECRET?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
+  JWT_TTL_MINUTES: number = 60;
+
+  @IsOptional() @IsString() @Matches(/^[0-9a-fA-F]{64}$/, { message: 'must be 32 bytes as 64 hex characters' })
+  ENCRYPTION_KEY?: string;
+
+  @IsOptional() @IsString() @Matches(/^(https?)(,https?)*$/, { message: 'must be a comma-separated list of http/https' })
+  WEBHOOK_TEST_ALLOWED_SCHEMES: string = 'https';
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  WORKERS_ENABLED: boolean = true;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @IsOptional() @IsString()
+  DATA_DIR: string = '.data';
+}
+
+export type Env = EnvSchema;
+
+export class ConfigValidationError extends Error {}
+
+export function validateEnv(raw: Record<string, string | undefined>): EnvSchema {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const env = plainToInstance(EnvSchema, cleaned, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    );
+    throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return env;
+}

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsModule } from 'nestjs-cls';
+import { AppConfig } from '../config/app-config';
+import { dataSourceOptions } from './data-source-options';
+
+/**
+ * TypeORM on PostgreSQL plus the one transaction mechanism: services use
+ * `TransactionHost` (nestjs-cls), so everything a use case writes (its rows,
+ * its outbox events, a stored idempotent response) joins one transaction.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.databaseUrl),
+        autoLoadEntities: true,
+      }),
+    }),
+    ClsModule.forRoot({
+      global: true,
+      middleware: { mount: true },
+      plugins: [
+        new ClsPluginTransactional({
+          imports: [TypeOrmModule],
+          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+          enableTransactionProxy: false,
+        }),
+      ],
+    }),
+  ],
+})
+export class DatabaseModule {}

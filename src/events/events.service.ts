@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Clock } from '../common/clock/clock';
+import type { TenantScope } from '../database/tenant';
+import { EventType, isEventType, statusOfType } from './event-catalogue';
+import { EventRecord } from './event.entity';
+
+/**
+ * The outbox. `record` writes an event inside the caller's transaction, so a
+ * state change and the events it causes commit (or roll back) together.
+ * Delivery reads this table later; nothing is sent from here.
+ */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(scope: TenantScope, type: EventType, data: Record<string, unknown>): Promise<EventRecord> {
+    if (!isEventType(type)) throw new Error(`Event type ${String(type)} is not in the catalogue`);
+    if (!this.txHost.isTransactionActive()) {
+      throw new Error('EventsService.record must run inside the transaction of the state change');
+    }
+    const status = statusOfType(type);
+    const payload = status === undefined ? data : { ...data, status };
+    const repo = this.txHost.tx.getRepository(EventRecord);
+    return repo.save(
+      repo.create({ appId: scope.appId, mode: scope.mode, type, data: payload, createdAt: this.clock.now() }),
+    );
+  }
+}
