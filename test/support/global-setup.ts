@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { runMigrations } from '../../src/database/migrate';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { createDatabase, databaseUrl, serverUrlOf, TEST_DB_PREFIX } from './test-database';
+
+/**
+ * Once per run: find a PostgreSQL (TEST_DATABASE_URL, else DATABASE_URL,
+ * else an embedded one under .data/test-pg), migrate a template database, and
+ * hand its name to the test files, which each clone it.
+ */
+export default async function globalSetup(): Promise<void> {
+  const given = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  let serverUrl: string;
+  if (given) {
+    serverUrl = serverUrlOf(given);
+  } else {
+    const embedded = await startEmbeddedPostgres(join(__dirname, '..', '..', '.data', 'test-pg'), 'postgres');
+    (globalThis as { __JOMA_EMBEDDED__?: unknown }).__JOMA_EMBEDDED__ = embedded;
+    serverUrl = serverUrlOf(embedded.url);
+  }
+  const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const template = `${TEST_DB_PREFIX}${runId}_tpl`;
+  await createDatabase(serverUrl, template);
+  await runMigrations(databaseUrl(serverUrl, template));
+  process.env.JOMA_TEST_SERVER_URL = serverUrl;
+  process.env.JOMA_TEST_RUN_ID = runId;
+  process.env.JOMA_TEST_TEMPLATE = template;
+}

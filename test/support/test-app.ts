@@ -1,0 +1,85 @@
+import 'reflect-metadata';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import request from 'supertest';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/bootstrap/configure-app';
+import { ManualClock } from '../../src/common/clock/clock';
+import { AppConfig } from '../../src/config/app-config';
+import { createDatabase, databaseUrl, newDatabaseName } from './test-database';
+
+export const SUPER_ADMIN = { email: 'root@joma.test', password: 'root-password-123' };
+
+export interface TestApp {
+  app: INestApplication;
+  /** Real HTTP: supertest against the app listening on 127.0.0.1. */
+  http: () => request.Agent;
+  baseUrl: string;
+  clock: ManualClock;
+  /** A pool on the same database, for asserting on rows. */
+  db: Pool;
+  config: AppConfig;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<ConstructorParameters<typeof AppConfig>[0]>;
+  /** A second instance on the same database (for multi-replica tests). */
+  databaseUrl?: string;
+}
+
+/** A fresh database cloned from the migrated template, and the real app on it. */
+export async function createTestDatabase(label = 'file'): Promise<string> {
+  const serverUrl = process.env.JOMA_TEST_SERVER_URL;
+  const runId = process.env.JOMA_TEST_RUN_ID;
+  const template = process.env.JOMA_TEST_TEMPLATE;
+  if (!serverUrl || !runId || !template) throw new Error('Run e2e tests through jest (globalSetup prepares the database)');
+  const name = newDatabaseName(runId, label.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 20) || 'file');
+  await createDatabase(serverUrl, name, template);
+  return databaseUrl(serverUrl, name);
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const url = options.databaseUrl ?? (await createTestDatabase());
+  const clock = new ManualClock();
+  const config = new AppConfig({
+    port: 0,
+    databaseUrl: url,
+    adminEmail: SUPER_ADMIN.email,
+    adminPassword: SUPER_ADMIN.password,
+    jwtSecret: randomBytes(32).toString('hex'),
+    encryptionKeyHex: randomBytes(32).toString('hex'),
+    workersEnabled: false,
+    logLevel: 'silent',
+    webhookTestAllowedSchemes: ['http', 'https'],
+    webhookAllowPrivateTargets: true,
+    ...options.config,
+  });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, { clock }), {
+    bodyParser: false,
+    logger: false,
+  });
+  configureApp(app);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  (config as { publicBaseUrl: string }).publicBaseUrl = baseUrl;
+  const db = new Pool({ connectionString: url, max: 4 });
+  return {
+    app,
+    http: () => request.agent(baseUrl),
+    baseUrl,
+    clock,
+    db,
+    config,
+    databaseUrl: url,
+    async close() {
+      await db.end();
+      await app.close();
+    },
+  };
+}
