@@ -67,13 +67,13 @@ export class AuthService {
 
   /** Resolves a verified token's claims to a live session, or refuses. */
   async principalFor(claims: JwtClaims): Promise<AdminPrincipal> {
-    const rows: { id: string; user_id: string; expires_at: Date; revoked_at: Date | null }[] = await this.txHost.tx.query(
+    const rows: { id: number; user_id: number; expires_at: Date; revoked_at: Date | null }[] = await this.txHost.tx.query(
       'SELECT id, user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
       [claims.sid],
     );
     const session = rows[0];
     const now = this.clock.nowMs();
-    if (!session || session.revoked_at || new Date(session.expires_at).getTime() <= now || session.user_id !== claims.sub) {
+    if (!session || session.revoked_at || new Date(session.expires_at).getTime() <= now || String(session.user_id) !== claims.sub) {
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
     }
     const user = await this.users.findById(Number(session.user_id));

@@ -1,3 +1,4 @@
+import { asApp, createApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('foundation: envelope and errors', () => {
@@ -16,5 +17,31 @@ describe('foundation: envelope and errors', () => {
       meta: { success: true, message: 'OK', timestamp: expect.any(String) },
       pagination: { page: 0, size: 0, totalElements: 0, totalPages: 0 },
     });
+  });
+});
+
+describe('foundation: smoke of app keys, partition and idempotency', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('creates a benefit once per Idempotency-Key and hides it from the other mode', async () => {
+    const app = await createApp(t);
+    const send = () =>
+      t.http().post('/api/v1/benefits').set(asApp(app.TEST)).set('Idempotency-Key', 'k1').send({ lookupKey: 'gold', name: 'Gold' });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.body.data).toMatchObject({ lookupKey: 'gold', active: false, mode: 'TEST' });
+    const second = await send();
+    expect(second.status).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.text).toBe(first.text);
+    const live = await t.http().get(`/api/v1/benefits/${first.body.data.id}`).set(asApp(app.LIVE));
+    expect(live.status).toBe(404);
+    expect(live.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
+    const rows = await t.db.query('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1', [app.id]);
+    expect(rows.rows[0].n).toBe(1);
   });
 });
