@@ -16,6 +16,9 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { InvoicesModule } from './invoices/invoices.module';
+import { PaymentsModule } from './payments/payments.module';
+import { TestHelpersModule } from './test-helpers/test-helpers.module';
 
 export interface AppModuleOptions {
   clock?: Clock;
@@ -38,6 +41,9 @@ export class AppModule {
         AuthModule,
         AppsModule,
         CatalogModule,
+        PaymentsModule,
+        InvoicesModule,
+        TestHelpersModule,
       ],
       providers: [
         // Order matters: idempotency wraps the envelope, so it stores the exact body sent.

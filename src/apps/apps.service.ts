@@ -53,6 +53,13 @@ export class AppsService {
     return app;
   }
 
+  /** Names of several apps in one query. */
+  async namesOf(ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.apps.createQueryBuilder('a').select(['a.id', 'a.name']).where('a.id IN (:...ids)', { ids: [...new Set(ids)] }).getMany();
+    return new Map(rows.map((a) => [a.id, a.name]));
+  }
+
   list(query: PageQuery, filter: { status?: AppStatus }): Promise<Page<App>> {
     const qb = this.apps.createQueryBuilder('a');
     if (filter.status) qb.andWhere('a.status = :status', { status: filter.status });

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Customer } from './customer.entity';
+import { CustomersService } from './customers.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Customer])],
+  providers: [CustomersService],
+  exports: [CustomersService],
+})
+export class CustomersModule {}

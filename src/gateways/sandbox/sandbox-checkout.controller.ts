@@ -1,0 +1,33 @@
+import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AppError } from '../../common/errors/app-error';
+import { SkipEnvelope } from '../../common/http/envelope.interceptor';
+import { sandboxCheckoutPage } from './sandbox-checkout.page';
+import { SandboxChoice, SandboxGateway } from './sandbox.gateway';
+
+const CHOICES: SandboxChoice[] = ['pay', 'fail', 'cancel'];
+
+/** The sandbox gateway's customer-facing pages (not part of Joma's API). */
+@ApiExcludeController()
+@SkipEnvelope()
+@Controller('sandbox/checkout')
+export class SandboxCheckoutController {
+  constructor(private readonly sandbox: SandboxGateway) {}
+
+  @Get(':sessionId')
+  async show(@Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
+    const session = await this.sandbox.findSession(sessionId);
+    if (!session) throw AppError.notFound('Checkout');
+    res.type('html').setHeader('Cache-Control', 'no-store').send(sandboxCheckoutPage(session));
+  }
+
+  @Post(':sessionId')
+  async complete(@Param('sessionId') sessionId: string, @Body() body: { outcome?: string }, @Res() res: Response): Promise<void> {
+    const choice = CHOICES.find((c) => c === body?.outcome);
+    if (!choice) throw AppError.validation('outcome', 'outcome must be pay, fail or cancel');
+    const done = await this.sandbox.complete(sessionId, choice);
+    if (!done) throw AppError.notFound('Checkout');
+    res.redirect(303, done.returnUrl);
+  }
+}

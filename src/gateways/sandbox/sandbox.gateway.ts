@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Clock } from '../../common/clock/clock';
+import { randomToken } from '../../common/crypto/crypto';
+import { AppConfig } from '../../config/app-config';
+import type {
+  CheckoutRequest,
+  CheckoutSession,
+  GatewayOutcome,
+  GatewayRefund,
+  PaymentGateway,
+  SettlementLine,
+  VerifiedStatus,
+} from '../payment-gateway';
+import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
+
+export type SandboxChoice = 'pay' | 'fail' | 'cancel';
+
+const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
+  OPEN: 'open',
+  CAPTURED: 'captured',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+};
+
+/**
+ * The built-in sandbox gateway. It keeps its own sessions (as a real gateway
+ * would on its side), serves a hosted checkout page, and sends the customer
+ * back to Joma's return URL, where Joma verifies the outcome by asking this
+ * adapter, exactly as it asks SSLCommerz's validation API.
+ * Like a real gateway session, a sandbox checkout cannot be cancelled by the
+ * merchant: it can still be paid after Joma's deadline (late settlement).
+ */
+@Injectable()
+export class SandboxGateway implements PaymentGateway {
+  readonly name = 'sandbox';
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  private get sessions() {
+    return this.txHost.tx.getRepository(SandboxSession);
+  }
+
+  async createCheckout(req: CheckoutRequest): Promise<CheckoutSession> {
+    const sessionId = `sbx_${randomToken(24)}`;
+    await this.sessions.insert({
+      sessionId,
+      paymentReference: req.reference,
+      merchantName: req.merchantName,
+      amountMinor: req.amountMinor,
+      currency: req.currency,
+      description: req.description ?? null,
+      returnUrl: req.returnUrl,
+      status: 'OPEN',
+      txnId: null,
+      refundedMinor: 0,
+      completedAt: null,
+    });
+    return { sessionId, checkoutUrl: `${this.config.publicBaseUrl}/sandbox/checkout/${sessionId}` };
+  }
+
+  findSession(sessionId: string): Promise<SandboxSession | null> {
+    if (!/^sbx_[A-Za-z0-9_-]{10,64}$/.test(sessionId)) return Promise.resolve(null);
+    return this.sessions.findOne({ where: { sessionId } });
+  }
+
+  /**
+   * The customer's choice on the checkout page. Only an open session
+   * changes; a second completion leaves the first outcome in place.
+   * Returns where to send the customer's browser.
+   */
+  async complete(sessionId: string, choice: SandboxChoice): Promise<{ session: SandboxSession; returnUrl: string } | null> {
+    const status: SandboxStatus = choice === 'pay' ? 'CAPTURED' : choice === 'fail' ? 'FAILED' : 'CANCELLED';
+    await this.sessions
+      .createQueryBuilder()
+      .update()
+      .set({ status, txnId: choice === 'pay' ? `SBXTXN${randomToken(9).toUpperCase()}` : null, completedAt: this.clock.now() })
+      .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
+      .execute();
+    const session = await this.findSession(sessionId);
+    if (!session) return null;
+    const sep = session.returnUrl.includes('?') ? '&' : '?';
+    return { session, returnUrl: `${session.returnUrl}${sep}session_id=${encodeURIComponent(sessionId)}` };
+  }
+
+  async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {
+    const sessionId = payload.session_id;
+    return typeof sessionId === 'string' ? this.queryStatus(sessionId) : null;
+  }
+
+  async queryStatus(sessionId: string): Promise<VerifiedStatus | null> {
+    const s = await this.findSession(sessionId);
+    if (!s) return null;
+    return {
+      sessionId: s.sessionId,
+      reference: s.paymentReference,
+      outcome: OUTCOME[s.status],
+      amountMinor: s.amountMinor,
+      currency: s.currency,
+      txnId: s.txnId,
+      method:
+        s.status === 'CAPTURED'
+          ? { type: 'sandbox', label: 'Sandbox card •••• 4242', brand: 'SANDBOX', issuer: 'Joma Sandbox Bank', account: '•••• 4242' }
+          : undefined,
+    };
+  }
+
+  async refund(sessionId: string, _txnId: string, amountMinor: number): Promise<GatewayRefund> {
+    const result = await this.sessions
+      .createQueryBuilder()
+      .update()
+      .set({ refundedMinor: () => `refunded_minor + ${Number(amountMinor)}` })
+      .where('session_id = :sessionId AND status = :captured AND refunded_minor + :amount <= amount_minor', {
+        sessionId,
+        captured: 'CAPTURED',
+        amount: amountMinor,
+      })
+      .execute();
+    return { refundId: `sbxr_${randomToken(12)}`, status: result.affected ? 'succeeded' : 'failed' };
+  }
+
+  async settlementLines(day: string): Promise<SettlementLine[]> {
+    const rows = await this.sessions
+      .createQueryBuilder('s')
+      .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'UTC')::date = :day`, { day })
+      .orderBy('s.id')
+      .getMany();
+    return rows.map((s) => ({ reference: s.paymentReference, txnId: s.txnId ?? '', amountMinor: s.amountMinor, settledAt: s.completedAt! }));
+  }
+}

@@ -1,0 +1,154 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDateString,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
+import { CUSTOMER_REFERENCE, PaymentDto } from '../../payments/dto/payment.dto';
+import { INVOICE_STATUSES } from '../invoice-state';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class LineItemInput {
+  @ApiProperty({ example: 'Monthly plan' }) @Transform(trim) @IsString() @MinLength(1) @MaxLength(500) description: string;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, example: 1 }) @IsInt() @Min(1) @Max(100000) qty: number;
+  @MinorAmount() unitAmountMinor: number;
+}
+
+export class CreateInvoiceDto {
+  @ApiProperty({ example: 'cust_42' })
+  @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
+  customerReference: string;
+
+  @ApiProperty({ type: [LineItemInput], minItems: 1, maxItems: 100 })
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => LineItemInput)
+  lineItems: LineItemInput[];
+
+  @CurrencyField() currency?: string;
+
+  @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD; defaults to 7 days after issue' })
+  @IsOptional() @IsDateString({ strict: true }) @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
+  dueDate?: string;
+
+  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsEmail() @MaxLength(320) customerEmail?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() metadata?: Record<string, unknown>;
+}
+
+export class LineItemDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() description: string;
+  @ApiProperty({ type: 'integer' }) qty: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) unitAmountMinor: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) lineTotalMinor: number;
+}
+
+export class InvoiceDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ example: 'INV-000001' }) number: string;
+  @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ type: 'integer' }) applicationId: number;
+  @ApiProperty() applicationName: string;
+  @ApiProperty({ type: 'integer', nullable: true }) subscriptionId: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) priceId: number | null;
+  @ApiProperty() customerReference: string;
+  @ApiProperty({ nullable: true, type: String }) customerName: string | null;
+  @ApiProperty({ nullable: true, type: String }) customerEmail: string | null;
+  @ApiProperty({ nullable: true, type: String }) customerPhone: string | null;
+  @ApiProperty({ type: 'integer', format: 'int64' }) totalMinor: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountPaidMinor: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountDueMinor: number;
+  @ApiProperty({ example: 'BDT' }) currency: string;
+  @ApiProperty({ format: 'date' }) dueDate: string;
+  @ApiProperty({ format: 'date-time' }) issuedAt: string;
+  @ApiProperty({ type: [LineItemDto] }) lineItems: LineItemDto[];
+  @ApiProperty({ type: [PaymentDto] }) payments: PaymentDto[];
+  @ApiProperty({ description: 'Hosted pay page for the customer' }) payableUrl: string;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class InvoiceSummaryDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: 'integer' }) applicationId: number;
+  @ApiProperty() applicationName: string;
+  @ApiProperty() number: string;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
+  @ApiProperty({ type: 'integer' }) customerRefId: number;
+  @ApiProperty() customerExternalId: string;
+  @ApiProperty({ nullable: true, type: String }) customerName: string | null;
+  @ApiProperty({ nullable: true, type: String }) customerEmail: string | null;
+  @ApiProperty({ nullable: true, type: String }) customerPhone: string | null;
+  @ApiProperty({ type: 'integer', format: 'int64' }) totalMinor: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountPaidMinor: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountDueMinor: number;
+  @ApiProperty() currency: string;
+  @ApiProperty({ format: 'date' }) dueDate: string;
+  @ApiProperty({ format: 'date-time' }) issuedAt: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export const INVOICE_SORT_FIELDS = ['createdAt', 'issuedAt', 'dueDate', 'number', 'totalMinor', 'status', 'id'] as const;
+
+export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @IsOptional() @IsIn(INVOICE_STATUSES) status?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) customerReference?: string;
+}
+
+export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
+  @ApiPropertyOptional({ type: 'integer' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @IsOptional() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @IsOptional() @IsIn(INVOICE_STATUSES) status?: string;
+  @ApiPropertyOptional({ description: 'Exact invoice number, e.g. INV-000001' }) @IsOptional() @IsString() @MaxLength(40) number?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'Internal customer id' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) customerRefId?: number;
+  @ApiPropertyOptional({ description: 'Issued on or after (YYYY-MM-DD or ISO date-time)' })
+  @IsOptional() @IsDateString() from?: string;
+  @ApiPropertyOptional({ description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)' })
+  @IsOptional() @IsDateString() to?: string;
+}
+
+export class InvoiceTemplateInput {
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'http(s) URL of the logo' })
+  @IsOptional() @IsString() @MaxLength(2000) @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
+  logoUrl?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200) companyName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(1000) companyAddress?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(1000) contactDetails?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(2000) footerNote?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '#0f766e' })
+  @IsOptional() @IsString() @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, { message: 'accentColor must be a hex colour like #0f766e' })
+  accentColor?: string | null;
+}
+
+export class InvoiceTemplateDto {
+  @ApiProperty({ nullable: true, type: String }) logoUrl: string | null;
+  @ApiProperty({ nullable: true, type: String }) companyName: string | null;
+  @ApiProperty({ nullable: true, type: String }) companyAddress: string | null;
+  @ApiProperty({ nullable: true, type: String }) contactDetails: string | null;
+  @ApiProperty({ nullable: true, type: String }) footerNote: string | null;
+  @ApiProperty({ nullable: true, type: String }) accentColor: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) createdAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) updatedAt: string | null;
+}

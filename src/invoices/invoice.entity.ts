@@ -1,0 +1,53 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintTransformer } from '../common/money/money';
+import type { Mode } from '../common/http/request-context';
+import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import type { InvoiceStatus } from './invoice-state';
+
+@Entity('invoices')
+export class Invoice {
+  @IdColumn() id: number;
+  @BigIntColumn() appId: number;
+  @ModeColumn() mode: Mode;
+  @Column({ type: 'text' }) number: string;
+  @Column({ type: 'text' }) status: InvoiceStatus;
+  @BigIntColumn() customerId: number;
+  @BigIntColumn({ nullable: true }) subscriptionId: number | null;
+  @BigIntColumn({ nullable: true }) priceId: number | null;
+  @BigIntColumn() totalMinor: number;
+  @BigIntColumn() amountPaidMinor: number;
+  @Column({ type: 'text' }) currency: string;
+  /** YYYY-MM-DD */
+  @Column({ type: 'date' }) dueDate: string;
+  @Column({ type: 'timestamptz' }) issuedAt: Date;
+  @Column({ type: 'text' }) payToken: string;
+  @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, unknown> | null;
+  @Column({ type: 'timestamptz', nullable: true }) voidedAt: Date | null;
+  @CreatedAtColumn() createdAt: Date;
+  @UpdatedAtColumn() updatedAt: Date;
+}
+
+@Entity('invoice_line_items')
+export class InvoiceLineItem {
+  @IdColumn() id: number;
+  @BigIntColumn() invoiceId: number;
+  @Column({ type: 'integer' }) position: number;
+  @Column({ type: 'text' }) description: string;
+  @Column({ type: 'integer' }) qty: number;
+  @BigIntColumn() unitAmountMinor: number;
+  @BigIntColumn() lineTotalMinor: number;
+}
+
+/** Per-app branding of invoices and the hosted pay page. */
+@Entity('invoice_templates')
+export class InvoiceTemplate {
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer }) appId: number;
+  @Column({ type: 'text', nullable: true }) logoUrl: string | null;
+  @Column({ type: 'text', nullable: true }) companyName: string | null;
+  @Column({ type: 'text', nullable: true }) companyAddress: string | null;
+  @Column({ type: 'text', nullable: true }) contactDetails: string | null;
+  @Column({ type: 'text', nullable: true }) footerNote: string | null;
+  @Column({ type: 'text', nullable: true }) accentColor: string | null;
+  @CreatedAtColumn() createdAt: Date;
+  @UpdatedAtColumn() updatedAt: Date;
+}

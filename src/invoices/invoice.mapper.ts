@@ -1,0 +1,113 @@
+import type { Customer } from '../customers/customer.entity';
+import type { Payment } from '../payments/payment.entity';
+import { toPaymentDto } from '../payments/payment.mapper';
+import type { InvoiceDto, InvoiceSummaryDto, InvoiceTemplateDto } from './dto/invoice.dto';
+import type { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
+import { amountDue } from './invoice-state';
+
+/** Everything an invoice response shows, loaded without N+1 queries. */
+export interface InvoiceView {
+  invoice: Invoice;
+  lines: InvoiceLineItem[];
+  customer: Customer;
+  payments: Payment[];
+  appName: string;
+  payableUrl: string;
+}
+
+export function toInvoiceDto(v: InvoiceView): InvoiceDto {
+  const i = v.invoice;
+  return {
+    id: i.id,
+    number: i.number,
+    status: i.status,
+    mode: i.mode,
+    applicationId: i.appId,
+    applicationName: v.appName,
+    subscriptionId: i.subscriptionId,
+    priceId: i.priceId,
+    customerReference: v.customer.externalId,
+    customerName: v.customer.name,
+    customerEmail: v.customer.email,
+    customerPhone: v.customer.phone,
+    totalMinor: i.totalMinor,
+    amountPaidMinor: i.amountPaidMinor,
+    amountDueMinor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
+    currency: i.currency,
+    dueDate: i.dueDate,
+    issuedAt: i.issuedAt.toISOString(),
+    lineItems: v.lines.map((l) => ({
+      id: l.id,
+      description: l.description,
+      qty: l.qty,
+      unitAmountMinor: l.unitAmountMinor,
+      lineTotalMinor: l.lineTotalMinor,
+    })),
+    payments: v.payments.map(toPaymentDto),
+    payableUrl: v.payableUrl,
+    metadata: i.metadata,
+    createdAt: i.createdAt.toISOString(),
+    updatedAt: i.updatedAt.toISOString(),
+  };
+}
+
+export interface InvoiceSummaryRow {
+  invoice: Invoice;
+  appName: string;
+  customer: Customer;
+}
+
+export function toInvoiceSummaryDto(r: InvoiceSummaryRow): InvoiceSummaryDto {
+  const i = r.invoice;
+  return {
+    id: i.id,
+    applicationId: i.appId,
+    applicationName: r.appName,
+    number: i.number,
+    mode: i.mode,
+    status: i.status,
+    customerRefId: r.customer.id,
+    customerExternalId: r.customer.externalId,
+    customerName: r.customer.name,
+    customerEmail: r.customer.email,
+    customerPhone: r.customer.phone,
+    totalMinor: i.totalMinor,
+    amountPaidMinor: i.amountPaidMinor,
+    amountDueMinor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
+    currency: i.currency,
+    dueDate: i.dueDate,
+    issuedAt: i.issuedAt.toISOString(),
+    createdAt: i.createdAt.toISOString(),
+    updatedAt: i.updatedAt.toISOString(),
+  };
+}
+
+export function toTemplateDto(t: InvoiceTemplate | null): InvoiceTemplateDto {
+  return {
+    logoUrl: t?.logoUrl ?? null,
+    companyName: t?.companyName ?? null,
+    companyAddress: t?.companyAddress ?? null,
+    contactDetails: t?.contactDetails ?? null,
+    footerNote: t?.footerNote ?? null,
+    accentColor: t?.accentColor ?? null,
+    createdAt: t ? t.createdAt.toISOString() : null,
+    updatedAt: t ? t.updatedAt.toISOString() : null,
+  };
+}
+
+/** `data` of invoice.* events. */
+export function invoiceEventData(i: Invoice, customerReference: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    invoice_id: i.id,
+    number: i.number,
+    total_minor: i.totalMinor,
+    amount_paid_minor: i.amountPaidMinor,
+    amount_due_minor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
+    currency: i.currency,
+    customer_reference: customerReference,
+    due_date: i.dueDate,
+    subscription_id: i.subscriptionId,
+    price_id: i.priceId,
+    ...extra,
+  };
+}

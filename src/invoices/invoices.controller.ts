@@ -1,0 +1,91 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import { Page } from '../common/http/envelope';
+import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AppPrincipal } from '../common/http/request-context';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
+import {
+  AdminInvoiceQuery,
+  CreateInvoiceDto,
+  InvoiceDto,
+  InvoiceListQuery,
+  InvoiceSummaryDto,
+  InvoiceTemplateDto,
+  InvoiceTemplateInput,
+} from './dto/invoice.dto';
+import { toInvoiceDto, toInvoiceSummaryDto, toTemplateDto } from './invoice.mapper';
+import { InvoicesService } from './invoices.service';
+
+@ApiTags('Invoices')
+@Controller('api/v1/invoices')
+@AppAuth()
+export class InvoicesController {
+  constructor(private readonly invoices: InvoicesService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Issue an invoice; totals are computed by Joma; share payableUrl with the customer',
+    description: 'Numbers are INV-000001 style, gapless per app and mode. Emits invoice.issued.',
+  })
+  @ApiEnvelope(InvoiceDto, { status: 201 })
+  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreateInvoiceDto): Promise<InvoiceDto> {
+    return toInvoiceDto(await this.invoices.create(app, body));
+  }
+
+  @Get('template')
+  @ApiOperation({ summary: "The app's invoice template (all fields null until set)" })
+  @ApiEnvelope(InvoiceTemplateDto)
+  async getTemplate(@CurrentApp() app: AppPrincipal): Promise<InvoiceTemplateDto> {
+    return toTemplateDto(await this.invoices.getTemplate(app.appId));
+  }
+
+  @Put('template')
+  @ApiOperation({ summary: "Replace the app's invoice template (fields left out become empty)" })
+  @ApiEnvelope(InvoiceTemplateDto)
+  async putTemplate(@CurrentApp() app: AppPrincipal, @Body() body: InvoiceTemplateInput): Promise<InvoiceTemplateDto> {
+    return toTemplateDto(await this.invoices.putTemplate(app.appId, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "List invoices of the key's mode" })
+  @ApiEnvelope(InvoiceDto, { isArray: true })
+  async list(@CurrentApp() app: AppPrincipal, @Query() query: InvoiceListQuery): Promise<Page<InvoiceDto>> {
+    const page = await this.invoices.list(app, query, { status: query.status, customerReference: query.customerReference });
+    return new Page(page.items.map(toInvoiceDto), page.pagination);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get an invoice with its lines and payments' })
+  @ApiEnvelope(InvoiceDto)
+  @ApiErrors(404)
+  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<InvoiceDto> {
+    return toInvoiceDto(await this.invoices.get(app, id));
+  }
+
+  @Post(':id/void')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.' })
+  @ApiEnvelope(InvoiceDto)
+  @ApiErrors(404, 409)
+  async void(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<InvoiceDto> {
+    return toInvoiceDto(await this.invoices.void(app, id));
+  }
+}
+
+@ApiTags('Admin invoices')
+@Controller('api/v1/admin/invoices')
+export class AdminInvoicesController {
+  constructor(private readonly invoices: InvoicesService) {}
+
+  @Get()
+  @AdminAuth('invoices:read')
+  @ApiOperation({ summary: 'Search invoices across apps and modes' })
+  @ApiEnvelope(InvoiceSummaryDto, { isArray: true })
+  async search(@Query() query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryDto>> {
+    const page = await this.invoices.adminSearch(query);
+    return new Page(page.items.map(toInvoiceSummaryDto), page.pagination);
+  }
+}

@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
+import { PageQueryDto } from '../../common/http/pagination';
+import { PAYMENT_STATUSES } from '../payment-state';
+
+const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** `customerReference`: the app's own id for its customer. */
+export const CUSTOMER_REFERENCE = /^[A-Za-z0-9._:@+-]{1,128}$/;
+
+export class CreatePaymentDto {
+  @MinorAmount()
+  amountMinor: number;
+
+  @ApiProperty({ example: 'cust_42', description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)" })
+  @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
+  customerReference: string;
+
+  @CurrencyField() currency?: string;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Pay (part of) this invoice; amount must not exceed what is due' })
+  @IsOptional() @IsInt() @Min(1)
+  invoiceId?: number;
+
+  @ApiPropertyOptional({ maxLength: 500 }) @IsOptional() @IsString() @MaxLength(500) description?: string;
+
+  @ApiPropertyOptional({ default: 'sandbox', description: 'Gateway adapter to use' })
+  @IsOptional() @IsString() @MaxLength(40)
+  gateway?: string;
+
+  @ApiPropertyOptional({ description: "Where the customer returns after paying; must match the app's returnUrlAllowlist" })
+  @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) successUrl?: string;
+  @ApiPropertyOptional() @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) failUrl?: string;
+  @ApiPropertyOptional() @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) cancelUrl?: string;
+
+  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsEmail() @MaxLength(320) customerEmail?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Up to 8 KiB of JSON kept with the payment' })
+  @IsOptional() @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
+export class PaymentDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ example: 'pay_8J2...' }) reference: string;
+  @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
+  @ApiProperty({ type: 'integer' }) applicationId: number;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountMinor: number;
+  @ApiProperty({ example: 'BDT' }) currency: string;
+  @ApiProperty({ example: 'sandbox' }) gateway: string;
+  @ApiProperty({ nullable: true, type: String }) gatewayTxnId: string | null;
+  @ApiProperty({ nullable: true, type: String }) paymentMethod: string | null;
+  @ApiProperty({ nullable: true, type: String }) paymentMethodLabel: string | null;
+  @ApiProperty({ nullable: true, type: String }) paymentMethodBrand: string | null;
+  @ApiProperty({ nullable: true, type: String }) paymentMethodIssuer: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Masked' }) paymentMethodAccount: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Send the customer here to pay' }) checkoutUrl: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Where the customer returns after paying (successUrl)' }) redirectUrl: string | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) invoiceId: number | null;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'status', 'expiresAt'] as const;
+export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES }) @IsOptional() @IsIn(PAYMENT_STATUSES) status?: string;
+}

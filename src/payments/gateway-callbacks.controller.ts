@@ -1,0 +1,53 @@
+import { All, Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AppError } from '../common/errors/app-error';
+import { SkipEnvelope } from '../common/http/envelope.interceptor';
+import { paymentResultPage } from './payment-result.page';
+import { PaymentsService } from './payments.service';
+
+/**
+ * Where gateways reach Joma: the customer's browser coming back (return)
+ * and server-to-server notifications (IPN). Both go through the one
+ * confirmation path, which asks the gateway before believing anything.
+ */
+@ApiTags('Gateway callbacks')
+@Controller()
+export class GatewayCallbacksController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @All('api/v1/gateways/:gateway/return')
+  @SkipEnvelope()
+  @ApiExcludeEndpoint()
+  async return(
+    @Param('gateway') gateway: string,
+    @Query() query: Record<string, unknown>,
+    @Body() body: Record<string, unknown> | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const result = await this.payments.confirmFromGateway(gateway, { ...query, ...(body ?? {}) });
+    if (!result) throw AppError.notFound('Payment');
+    const p = result.payment;
+    const target =
+      p.status === 'SUCCEEDED' ? p.successUrl : p.status === 'FAILED' ? p.failUrl : p.status === 'PENDING' ? null : p.cancelUrl;
+    res.redirect(303, target ?? `/pay/result/${p.reference}`);
+  }
+
+  @Post('api/v1/gateways/:gateway/ipn')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Gateway server-to-server notification (verified with the gateway before use)' })
+  async ipn(@Param('gateway') gateway: string, @Body() body: Record<string, unknown>): Promise<{ received: boolean }> {
+    const result = await this.payments.confirmFromGateway(gateway, body ?? {});
+    if (!result) throw AppError.notFound('Payment');
+    return { received: true };
+  }
+
+  @Get('pay/result/:reference')
+  @SkipEnvelope()
+  @ApiExcludeEndpoint()
+  async result(@Param('reference') reference: string, @Res() res: Response): Promise<void> {
+    const p = await this.payments.findByReference(reference);
+    if (!p) throw AppError.notFound('Payment');
+    res.type('html').setHeader('Cache-Control', 'no-store').send(paymentResultPage(p));
+  }
+}

@@ -1,0 +1,35 @@
+import { Column, Entity } from 'typeorm';
+import type { Mode } from '../common/http/request-context';
+import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import type { PaymentStatus } from './payment-state';
+
+@Entity('payments')
+export class Payment {
+  @IdColumn() id: number;
+  @BigIntColumn() appId: number;
+  @ModeColumn() mode: Mode;
+  @Column({ type: 'text' }) reference: string;
+  @Column({ type: 'text' }) status: PaymentStatus;
+  @BigIntColumn() amountMinor: number;
+  @Column({ type: 'text' }) currency: string;
+  @Column({ type: 'text' }) gateway: string;
+  @Column({ type: 'text', nullable: true }) gatewaySessionId: string | null;
+  @Column({ type: 'text', nullable: true }) gatewayTxnId: string | null;
+  @Column({ type: 'text', nullable: true }) paymentMethod: string | null;
+  @Column({ type: 'text', nullable: true }) paymentMethodLabel: string | null;
+  @Column({ type: 'text', nullable: true }) paymentMethodBrand: string | null;
+  @Column({ type: 'text', nullable: true }) paymentMethodIssuer: string | null;
+  @Column({ type: 'text', nullable: true }) paymentMethodAccount: string | null;
+  @Column({ type: 'text', nullable: true }) checkoutUrl: string | null;
+  @Column({ type: 'text', nullable: true }) successUrl: string | null;
+  @Column({ type: 'text', nullable: true }) failUrl: string | null;
+  @Column({ type: 'text', nullable: true }) cancelUrl: string | null;
+  @BigIntColumn() customerId: number;
+  @BigIntColumn({ nullable: true }) invoiceId: number | null;
+  @Column({ type: 'text', nullable: true }) description: string | null;
+  @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, unknown> | null;
+  @Column({ type: 'timestamptz' }) expiresAt: Date;
+  @Column({ type: 'timestamptz', nullable: true }) succeededAt: Date | null;
+  @CreatedAtColumn() createdAt: Date;
+  @UpdatedAtColumn() updatedAt: Date;
+}

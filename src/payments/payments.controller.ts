@@ -1,0 +1,78 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AppAuth, CurrentApp } from '../auth/decorators';
+import { Page } from '../common/http/envelope';
+import { PageQueryDto } from '../common/http/pagination';
+import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AppPrincipal } from '../common/http/request-context';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreatePaymentDto, PAYMENT_SORT_FIELDS, PaymentDto, PaymentListQuery } from './dto/payment.dto';
+import { toPaymentDto } from './payment.mapper';
+import { PaymentsService } from './payments.service';
+
+@ApiTags('Payments')
+@Controller('api/v1/payments')
+@AppAuth()
+export class PaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Create a payment; send the customer to its checkoutUrl',
+    description: 'Amount within the app\'s minAmountMinor..maxAmountMinor (else 422 AMOUNT_OUT_OF_RANGE); success/fail/cancel URLs must match the app\'s returnUrlAllowlist (else 400 REDIRECT_URL_NOT_ALLOWED). expiresAt = now + paymentExpiryMinutes.',
+  })
+  @ApiEnvelope(PaymentDto, { status: 201 })
+  @ApiErrors(404, 409, 422)
+  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreatePaymentDto): Promise<PaymentDto> {
+    return toPaymentDto(await this.payments.create(app, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "List payments of the key's mode" })
+  @ApiEnvelope(PaymentDto, { isArray: true })
+  async list(@CurrentApp() app: AppPrincipal, @Query() query: PaymentListQuery): Promise<Page<PaymentDto>> {
+    const page = await this.payments.list(app, query, { status: query.status });
+    return new Page(page.items.map(toPaymentDto), page.pagination);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a payment' })
+  @ApiEnvelope(PaymentDto)
+  @ApiErrors(404)
+  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+    return toPaymentDto(await this.payments.get(app, id));
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)' })
+  @ApiEnvelope(PaymentDto)
+  @ApiErrors(404, 409)
+  async cancel(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+    return toPaymentDto(await this.payments.cancel(app, id));
+  }
+}
+
+export class CustomerPaymentsQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {}
+
+@ApiTags('Customers')
+@Controller('api/v1/customers')
+@AppAuth()
+export class CustomerPaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Get(':externalId/payments')
+  @ApiOperation({ summary: "A customer's payments (by the app's customerReference)" })
+  @ApiEnvelope(PaymentDto, { isArray: true })
+  @ApiErrors(404)
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Param('externalId') externalId: string,
+    @Query() query: CustomerPaymentsQuery,
+  ): Promise<Page<PaymentDto>> {
+    const page = await this.payments.listForCustomer(app, externalId, query);
+    return new Page(page.items.map(toPaymentDto), page.pagination);
+  }
+}

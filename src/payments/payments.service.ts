@@ -1,0 +1,315 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { isRedirectAllowed } from '../apps/app-settings';
+import { AppsService } from '../apps/apps.service';
+import { Clock } from '../common/clock/clock';
+import { randomToken } from '../common/crypto/crypto';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import { assertCurrency } from '../common/money/money';
+import { AppConfig } from '../config/app-config';
+import { CustomersService } from '../customers/customers.service';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { EventsService } from '../events/events.service';
+import { DEFAULT_GATEWAY, GatewayRegistry } from '../gateways/gateway-registry';
+import type { GatewayOutcome, VerifiedStatus } from '../gateways/payment-gateway';
+import type { CreatePaymentDto } from './dto/payment.dto';
+import type { InvoiceLink } from './invoice-link';
+import { Payment } from './payment.entity';
+import { paymentEventData } from './payment.mapper';
+import { PaymentTrigger, transition } from './payment-state';
+
+const METADATA_MAX_BYTES = 8 * 1024;
+const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
+  captured: 'capture',
+  failed: 'fail',
+  cancelled: 'cancel',
+};
+
+export interface CreatePaymentOptions {
+  /**
+   * Created by Joma's own hosted pay page for an invoice's amount due: its
+   * return URLs are Joma's (no allowlist check) and the app's minimum does
+   * not apply (a small remainder must stay payable); the maximum still does.
+   */
+  hosted?: boolean;
+}
+
+export type ApplyResult = { payment: Payment; changed: boolean; invalid?: string };
+
+@Injectable()
+export class PaymentsService {
+  private readonly logger = new Logger('Payments');
+  private readonly payments: TenantRepo<Payment>;
+  private invoiceLink: InvoiceLink | null = null;
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly apps: AppsService,
+    private readonly customers: CustomersService,
+    private readonly gateways: GatewayRegistry,
+    private readonly events: EventsService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.payments = new TenantRepo(txHost, Payment, 'Payment');
+  }
+
+  registerInvoiceLink(link: InvoiceLink): void {
+    this.invoiceLink = link;
+  }
+
+  private link(): InvoiceLink {
+    if (!this.invoiceLink) throw new Error('Invoices module has not registered its InvoiceLink');
+    return this.invoiceLink;
+  }
+
+  @Transactional()
+  async create(scope: TenantScope, input: CreatePaymentDto, opts: CreatePaymentOptions = {}): Promise<Payment> {
+    const currency = assertCurrency(input.currency);
+    const app = await this.apps.get(scope.appId);
+    if ((!opts.hosted && input.amountMinor < app.minAmountMinor) || input.amountMinor > app.maxAmountMinor) {
+      throw new AppError(
+        ErrorCode.AMOUNT_OUT_OF_RANGE,
+        `amountMinor must be between ${app.minAmountMinor} and ${app.maxAmountMinor} for this app`,
+      );
+    }
+    const urls = {
+      successUrl: input.successUrl ?? app.defaultSuccessUrl,
+      failUrl: input.failUrl ?? app.defaultFailUrl,
+      cancelUrl: input.cancelUrl ?? app.defaultCancelUrl,
+    };
+    if (!opts.hosted) {
+      for (const field of ['successUrl', 'failUrl', 'cancelUrl'] as const) {
+        const url = input[field];
+        if (url && !isRedirectAllowed(url, app.returnUrlAllowlist)) {
+          throw new AppError(ErrorCode.REDIRECT_URL_NOT_ALLOWED, `${field} is not allowed by the app's returnUrlAllowlist`, [
+            { field, message: 'origin not in returnUrlAllowlist (or not https when the list is empty)' },
+          ]);
+        }
+      }
+    }
+    if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
+      throw AppError.validation('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
+    }
+    const gateway = this.gateways.get(input.gateway ?? DEFAULT_GATEWAY);
+    if (input.invoiceId !== undefined) await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
+    const customer = await this.customers.findOrCreate(scope, input.customerReference, {
+      name: input.customerName,
+      email: input.customerEmail,
+      phone: input.customerPhone,
+    });
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + app.paymentExpiryMinutes * 60_000);
+    const repo = this.payments.repo;
+    const payment = await repo.save(
+      repo.create({
+        ...scope,
+        reference: `pay_${randomToken(18)}`,
+        status: 'PENDING',
+        amountMinor: input.amountMinor,
+        currency,
+        gateway: gateway.name,
+        gatewaySessionId: null,
+        gatewayTxnId: null,
+        ...urls,
+        customerId: customer.id,
+        invoiceId: input.invoiceId ?? null,
+        description: input.description ?? null,
+        metadata: input.metadata ?? null,
+        expiresAt,
+        succeededAt: null,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    const session = await gateway.createCheckout({
+      reference: payment.reference,
+      amountMinor: payment.amountMinor,
+      currency,
+      description: payment.description,
+      merchantName: app.name,
+      customer: { reference: customer.externalId, name: customer.name, email: customer.email, phone: customer.phone },
+      returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
+      expiresAt,
+    });
+    payment.gatewaySessionId = session.sessionId;
+    payment.checkoutUrl = session.checkoutUrl;
+    return repo.save(payment);
+  }
+
+  /** By the public reference (result page); not scoped, the reference is the capability. */
+  findByReference(reference: string): Promise<Payment | null> {
+    if (!/^pay_[A-Za-z0-9_-]{10,64}$/.test(reference)) return Promise.resolve(null);
+    return this.payments.repo.findOne({ where: { reference } });
+  }
+
+  get(scope: TenantScope, id: number): Promise<Payment> {
+    return this.payments.get(scope, id);
+  }
+
+  list(scope: TenantScope, query: PageQuery, filter: { status?: string; customerId?: number } = {}): Promise<Page<Payment>> {
+    const qb = this.payments.repo.createQueryBuilder('p').where(this.payments.where(scope));
+    if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
+    if (filter.customerId !== undefined) qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
+    return pageOf(qb, 'p', query);
+  }
+
+  async listForCustomer(scope: TenantScope, externalId: string, query: PageQuery): Promise<Page<Payment>> {
+    const customer = await this.customers.getByExternalId(scope, externalId);
+    return this.list(scope, query, { customerId: customer.id });
+  }
+
+  /** Payments of several invoices at once (one query), oldest first. */
+  async forInvoices(scope: TenantScope, invoiceIds: number[]): Promise<Payment[]> {
+    if (invoiceIds.length === 0) return [];
+    return this.payments.repo
+      .createQueryBuilder('p')
+      .where(this.payments.where(scope))
+      .andWhere('p.invoice_id IN (:...ids)', { ids: invoiceIds })
+      .orderBy('p.id', 'ASC')
+      .getMany();
+  }
+
+  /** An open payment of the invoice for exactly this amount, to reuse instead of opening another checkout. */
+  async openPaymentFor(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<Payment | null> {
+    return this.payments.repo
+      .createQueryBuilder('p')
+      .where(this.payments.where(scope))
+      .andWhere('p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now', {
+        invoiceId,
+        pending: 'PENDING',
+        amountMinor,
+        now: this.clock.now(),
+      })
+      .orderBy('p.id', 'DESC')
+      .getOne();
+  }
+
+  /** App-requested cancel: only a PENDING payment; cancelling twice is a no-op. */
+  @Transactional()
+  async cancel(scope: TenantScope, id: number): Promise<Payment> {
+    const payment = await this.payments.getForUpdate(scope, id);
+    const result = await this.apply(payment, 'cancel');
+    if (result.invalid) throw AppError.invalidState(result.invalid);
+    return result.payment;
+  }
+
+  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
+  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    const open = await this.payments.repo.find({
+      where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      lock: { mode: 'pessimistic_write' },
+    });
+    for (const p of open) await this.apply(p, 'cancel');
+  }
+
+  /**
+   * The one confirmation path: whatever reached Joma from a gateway (browser
+   * return, IPN, a test helper) is verified with the gateway, then applied.
+   * Repeats and races change nothing and emit nothing.
+   */
+  @Transactional()
+  async confirmFromGateway(gatewayName: string, payload: Record<string, unknown>): Promise<ApplyResult | null> {
+    if (!this.gateways.has(gatewayName)) return null;
+    const verified = await this.gateways.get(gatewayName).verifyConfirmation(payload);
+    if (!verified) return null;
+    const payment = await this.lockBySession(gatewayName, verified.sessionId);
+    if (!payment) return null;
+    return this.applyVerified(payment, verified);
+  }
+
+  private async lockBySession(gateway: string, sessionId: string): Promise<Payment | null> {
+    return this.payments.repo.findOne({ where: { gateway, gatewaySessionId: sessionId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  private async applyVerified(payment: Payment, verified: VerifiedStatus): Promise<ApplyResult> {
+    if (verified.outcome === 'open') return { payment, changed: false };
+    if (verified.reference !== payment.reference || verified.amountMinor !== payment.amountMinor || verified.currency !== payment.currency) {
+      this.logger.error(`Gateway confirmation does not match payment ${payment.id}; ignored`);
+      return { payment, changed: false, invalid: 'Gateway confirmation does not match the payment' };
+    }
+    return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+  }
+
+  /**
+   * Applies a trigger to a payment already locked FOR UPDATE in this
+   * transaction: the pure transition decides; the row, the event and the
+   * invoice follow in the same transaction.
+   */
+  private async apply(payment: Payment, trigger: PaymentTrigger, verified?: VerifiedStatus): Promise<ApplyResult> {
+    const t = transition(payment.status, trigger);
+    if (t.kind === 'noop') return { payment, changed: false };
+    if (t.kind === 'invalid') return { payment, changed: false, invalid: t.reason };
+    const previous = payment.status;
+    const now = this.clock.now();
+    payment.status = t.to;
+    payment.updatedAt = now;
+    if (t.to === 'SUCCEEDED') {
+      payment.succeededAt = now;
+      payment.gatewayTxnId = verified?.txnId ?? payment.gatewayTxnId;
+      payment.paymentMethod = verified?.method?.type ?? null;
+      payment.paymentMethodLabel = verified?.method?.label ?? null;
+      payment.paymentMethodBrand = verified?.method?.brand ?? null;
+      payment.paymentMethodIssuer = verified?.method?.issuer ?? null;
+      payment.paymentMethodAccount = verified?.method?.account ?? null;
+    }
+    const saved = await this.payments.repo.save(payment);
+    const scope = { appId: saved.appId, mode: saved.mode };
+    const customer = await this.customers.get(scope, saved.customerId);
+    await this.events.record(scope, t.event, paymentEventData(saved, previous, customer.externalId));
+    if (t.to === 'SUCCEEDED' && saved.invoiceId !== null) await this.link().onPaymentSucceeded(scope, saved);
+    return { payment: saved, changed: true };
+  }
+
+  /**
+   * Expires due PENDING payments, a batch at a time, safe with several
+   * replicas (FOR UPDATE SKIP LOCKED). A payment the gateway reports as
+   * captured is settled instead of expired.
+   */
+  @Transactional()
+  async expireDue(limit = 100): Promise<number> {
+    const due = await this.payments.repo
+      .createQueryBuilder('p')
+      .where('p.status = :pending AND p.expires_at <= :now', { pending: 'PENDING', now: this.clock.now() })
+      .orderBy('p.expires_at', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    for (const payment of due) await this.expireOne(payment);
+    return due.length;
+  }
+
+  private async expireOne(payment: Payment): Promise<ApplyResult> {
+    if (payment.gatewaySessionId) {
+      const status = await this.gateways.get(payment.gateway).queryStatus(payment.gatewaySessionId);
+      if (status && status.outcome !== 'open') return this.applyVerified(payment, status);
+    }
+    return this.apply(payment, 'expire');
+  }
+
+  /** Test helper: the deadline passes now (TEST mode only; checked by the caller). */
+  @Transactional()
+  async expireNow(scope: TenantScope, id: number): Promise<Payment> {
+    const payment = await this.payments.getForUpdate(scope, id);
+    if (payment.status === 'PENDING') {
+      payment.expiresAt = this.clock.now();
+      return (await this.expireOne(payment)).payment;
+    }
+    const t = transition(payment.status, 'expire');
+    if (t.kind === 'invalid') throw AppError.invalidState(t.reason);
+    return payment;
+  }
+
+  /** Whether a trigger would be refused for this payment now (for helpers that must not touch the gateway). */
+  async assertCanApply(scope: TenantScope, id: number, trigger: PaymentTrigger): Promise<Payment> {
+    const payment = await this.payments.get(scope, id);
+    const t = transition(payment.status, trigger);
+    if (t.kind === 'invalid') throw AppError.invalidState(t.reason);
+    return payment;
+  }
+}

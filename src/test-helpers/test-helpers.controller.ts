@@ -1,0 +1,46 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { AppAuth, CurrentApp } from '../auth/decorators';
+import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AppPrincipal } from '../common/http/request-context';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { PaymentDto } from '../payments/dto/payment.dto';
+import { toPaymentDto } from '../payments/payment.mapper';
+import { TestHelpersService } from './test-helpers.service';
+import { TestModeOnlyGuard } from './test-mode-only.guard';
+
+export class SettleDto {
+  @ApiProperty({ enum: ['succeeded', 'failed', 'cancelled'] })
+  @IsIn(['succeeded', 'failed', 'cancelled'])
+  outcome: 'succeeded' | 'failed' | 'cancelled';
+}
+
+@ApiTags('Test helpers (TEST keys only)')
+@Controller('api/v1/test-helpers')
+@AppAuth()
+@UseGuards(TestModeOnlyGuard)
+export class TestHelpersController {
+  constructor(private readonly helpers: TestHelpersService) {}
+
+  @Post('payments/:id/settle')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Complete the sandbox checkout with an outcome, through the same confirmation path a gateway uses',
+    description: 'Works after expiry too (late settlement revives the payment). LIVE keys: 403 TEST_MODE_ONLY.',
+  })
+  @ApiEnvelope(PaymentDto)
+  @ApiErrors(404, 409)
+  async settle(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number, @Body() body: SettleDto): Promise<PaymentDto> {
+    return toPaymentDto(await this.helpers.settlePayment(app, id, body.outcome));
+  }
+
+  @Post('payments/:id/expire')
+  @HttpCode(200)
+  @ApiOperation({ summary: "The payment's deadline passes now; the expiry sweep's logic runs for it" })
+  @ApiEnvelope(PaymentDto)
+  @ApiErrors(404, 409)
+  async expire(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+    return toPaymentDto(await this.helpers.expirePayment(app, id));
+  }
+}
