@@ -18,8 +18,9 @@ export class SettleDto {
 
 @ApiTags('Test helpers (TEST keys only)')
 @Controller('api/v1/test-helpers')
-@AppAuth()
+// Decorators apply bottom-up: the app-key guard must be registered (and so run) before the mode check.
 @UseGuards(TestModeOnlyGuard)
+@AppAuth()
 export class TestHelpersController {
   constructor(private readonly helpers: TestHelpersService) {}
 

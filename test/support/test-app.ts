@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
@@ -51,8 +51,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     databaseUrl: url,
     adminEmail: SUPER_ADMIN.email,
     adminPassword: SUPER_ADMIN.password,
-    jwtSecret: randomBytes(32).toString('hex'),
-    encryptionKeyHex: randomBytes(32).toString('hex'),
+    // Derived from the database, so replicas sharing one database share their secrets.
+    jwtSecret: createHash('sha256').update(`jwt:${url}`).digest('hex'),
+    encryptionKeyHex: createHash('sha256').update(`enc:${url}`).digest('hex'),
     workersEnabled: false,
     logLevel: 'silent',
     webhookTestAllowedSchemes: ['http', 'https'],
