@@ -16,6 +16,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { PaymentsModule } from './payments/payments.module';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
@@ -38,6 +39,7 @@ export class AppModule {
         DatabaseModule,
         HealthModule,
         EventsModule,
+        IdempotencyModule,
         AuthModule,
         AppsModule,
         CatalogModule,

@@ -13,7 +13,8 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import type { Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { Clock } from '../common/clock/clock';
-import { sha256Hex } from '../common/crypto/crypto';
+import { decryptSecret, encryptSecret, sha256Hex } from '../common/crypto/crypto';
+import { AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode, httpStatusOf } from '../common/errors/error-code';
 import type { JomaRequest } from '../common/http/request-context';
@@ -62,6 +63,7 @@ interface StoredRow {
  * key as in flight, the handler's writes and events join the transaction,
  * and the response is stored in it too, so a crash leaves nothing or all.
  * It runs outside the envelope interceptor, so it stores the exact body.
+ * Stored bodies are encrypted at rest: some responses carry secrets shown once.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -69,6 +71,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -131,7 +134,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
     }
     res.setHeader('Idempotent-Replayed', 'true');
-    const body = JSON.parse(stored.response_body) as { message: string; details?: [] };
+    const body = JSON.parse(decryptSecret(this.config.encryptionKey, stored.response_body)) as { message: string; details?: [] };
     if (stored.error_code) throw new AppError(stored.error_code, body.message, body.details);
     return body;
   }
@@ -151,7 +154,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       `INSERT INTO idempotency_keys (app_id, mode, key, method, path, request_hash, status_code, error_code, response_body, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ${ignoreConflict ? 'ON CONFLICT (app_id, mode, key) DO NOTHING' : ''}`,
-      [scope.appId, scope.mode, scope.key, method, path, requestHash, status, errorCode, JSON.stringify(body), now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS)],
+      [scope.appId, scope.mode, scope.key, method, path, requestHash, status, errorCode, encryptSecret(this.config.encryptionKey, JSON.stringify(body)), now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS)],
     );
   }
 }

@@ -1,4 +1,5 @@
 import { asApp, createApp } from '../support/factories';
+import { IdempotencyCleanupJob } from '../../src/idempotency/idempotency-cleanup.job';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('foundation: envelope and errors', () => {
@@ -43,5 +44,30 @@ describe('foundation: smoke of app keys, partition and idempotency', () => {
     expect(live.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
     const rows = await t.db.query('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1', [app.id]);
     expect(rows.rows[0].n).toBe(1);
+  });
+});
+
+describe('foundation: idempotency housekeeping', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('deletes only keys older than 24 h and stores response bodies encrypted', async () => {
+    const app = await createApp(t);
+    const res = await t.http().post('/api/v1/benefits').set(asApp(app.TEST)).set('Idempotency-Key', 'old').send({ lookupKey: 'k-old', name: 'Old' });
+    expect(res.status).toBe(201);
+    const stored = await t.db.query(`SELECT response_body FROM idempotency_keys WHERE app_id = $1`, [app.id]);
+    expect(stored.rows[0].response_body).not.toContain('k-old');
+    const job = t.app.get(IdempotencyCleanupJob);
+    expect(await job.run()).toBe(0);
+    t.clock.advance(24 * 60 * 60_000 + 1000);
+    try {
+      expect(await job.run()).toBeGreaterThanOrEqual(1);
+    } finally {
+      t.clock.reset();
+    }
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE app_id = $1`, [app.id])).rows[0].n).toBe(0);
   });
 });
