@@ -29,6 +29,24 @@ export class GatewayRegistry {
     return gateway;
   }
 
+  /**
+   * The gateway a new payment of this mode uses. The sandbox moves no money,
+   * so it serves TEST only: a LIVE payment needs a real gateway.
+   */
+  forMode(mode: 'TEST' | 'LIVE', name?: string): PaymentGateway {
+    const gateway = this.get(name ?? (mode === 'TEST' ? DEFAULT_GATEWAY : this.liveDefault()));
+    if (mode === 'LIVE' && gateway.name === DEFAULT_GATEWAY) {
+      throw new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', [
+        { field: 'gateway', message: 'the sandbox gateway is for TEST mode only; LIVE payments need a real gateway' },
+      ]);
+    }
+    return gateway;
+  }
+
+  private liveDefault(): string {
+    return this.names().find((n) => n !== DEFAULT_GATEWAY) ?? DEFAULT_GATEWAY;
+  }
+
   has(name: string): boolean {
     return this.gateways.has(name);
   }

@@ -141,12 +141,11 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
   private async views(scope: TenantScope, invoices: Invoice[]): Promise<InvoiceView[]> {
     if (invoices.length === 0) return [];
     const ids = invoices.map((i) => i.id);
-    const [lines, customers, payments, app] = await Promise.all([
-      this.lines.createQueryBuilder('l').where('l.invoice_id IN (:...ids)', { ids }).orderBy('l.position', 'ASC').getMany(),
-      this.customers.byIds(invoices.map((i) => i.customerId)),
-      this.payments.forInvoices(scope, ids),
-      this.apps.get(scope.appId),
-    ]);
+    // Sequential on purpose: inside a transaction they share one connection.
+    const lines = await this.lines.createQueryBuilder('l').where('l.invoice_id IN (:...ids)', { ids }).orderBy('l.position', 'ASC').getMany();
+    const customers = await this.customers.byIds(invoices.map((i) => i.customerId));
+    const payments = await this.payments.forInvoices(scope, ids);
+    const app = await this.apps.get(scope.appId);
     return invoices.map((invoice) => ({
       invoice,
       lines: lines.filter((l) => l.invoiceId === invoice.id),

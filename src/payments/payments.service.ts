@@ -14,7 +14,7 @@ import { AppConfig } from '../config/app-config';
 import { CustomersService } from '../customers/customers.service';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { EventsService } from '../events/events.service';
-import { DEFAULT_GATEWAY, GatewayRegistry } from '../gateways/gateway-registry';
+import { GatewayRegistry } from '../gateways/gateway-registry';
 import type { GatewayOutcome, VerifiedStatus } from '../gateways/payment-gateway';
 import type { CreatePaymentDto } from './dto/payment.dto';
 import type { InvoiceLink } from './invoice-link';
@@ -95,8 +95,8 @@ export class PaymentsService {
     if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
       throw AppError.validation('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
     }
-    const gateway = this.gateways.get(input.gateway ?? DEFAULT_GATEWAY);
     if (input.invoiceId !== undefined) await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
+    const gateway = this.gateways.forMode(scope.mode, input.gateway);
     const customer = await this.customers.findOrCreate(scope, input.customerReference, {
       name: input.customerName,
       email: input.customerEmail,

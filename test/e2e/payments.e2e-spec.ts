@@ -104,10 +104,17 @@ describe('payments', () => {
       expect((await t.http().post(`/api/v1/payments/${p.id}/cancel`).set(asApp(creds))).status).toBe(404);
     }
     expect((await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).status).toBe(200);
-    const live = await createPayment(t, app.LIVE);
-    expect(live.mode).toBe('LIVE');
     const list = await t.http().get('/api/v1/payments').set(asApp(app.LIVE));
-    expect(list.body.data.map((x: { id: number }) => x.id)).toEqual([live.id]);
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('never lets the sandbox take a LIVE payment', async () => {
+    for (const body of [{}, { gateway: 'sandbox' }]) {
+      const res = await t.http().post('/api/v1/payments').set(asApp(app.LIVE)).send({ amountMinor: 150000, customerReference: 'c', ...body });
+      expect(res.status).toBe(400);
+      expect(res.body.meta.details).toEqual([{ field: 'gateway', message: expect.stringContaining('TEST mode only') }]);
+    }
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM payments WHERE app_id = $1 AND mode = 'LIVE'`, [app.id])).rows[0].n).toBe(0);
   });
 
   it('cancels a pending payment once; a second cancel is a no-op; settling it afterwards is refused and emits nothing', async () => {
