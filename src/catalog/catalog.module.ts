@@ -4,11 +4,20 @@ import { AuthModule } from '../auth/auth.module';
 import { Benefit } from './benefit.entity';
 import { AdminBenefitsController, BenefitsController } from './benefits.controller';
 import { BenefitsService } from './benefits.service';
+import { CatalogService } from './catalog.service';
+import { Price } from './price.entity';
+import { PricesController } from './prices.controller';
+import { PricesService } from './prices.service';
+import { ProductBenefit } from './product-benefit.entity';
+import { Product } from './product.entity';
+import { AdminProductsController, ProductsController } from './products.controller';
+import { ProductsService } from './products.service';
 
+/** Products, prices and benefits. Other features use CatalogService (and BenefitsService). */
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([Benefit])],
-  controllers: [BenefitsController, AdminBenefitsController],
-  providers: [BenefitsService],
-  exports: [BenefitsService],
+  imports: [AuthModule, TypeOrmModule.forFeature([Benefit, Product, Price, ProductBenefit])],
+  controllers: [BenefitsController, AdminBenefitsController, ProductsController, AdminProductsController, PricesController],
+  providers: [BenefitsService, ProductsService, PricesService, CatalogService],
+  exports: [BenefitsService, CatalogService],
 })
 export class CatalogModule {}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
+import { MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS, PRICE_INTERVALS, PRICE_TYPES, PriceInterval, PriceType } from '../price-terms';
+
+const MAX_COUNT = Math.max(...Object.values(MAX_INTERVAL_COUNT));
+
+export class CreatePriceDto {
+  @ApiProperty({ enum: PRICE_TYPES, enumName: 'PriceType', example: 'RECURRING' })
+  @IsIn(PRICE_TYPES as unknown as string[])
+  type: PriceType;
+
+  @MinorAmount({ description: 'Price in minor units (poisha), 1..2^53-1; 100 = ৳1.00' })
+  amountMinor: number;
+
+  @CurrencyField()
+  currency?: string;
+
+  @ApiPropertyOptional({ enum: PRICE_INTERVALS, enumName: 'PriceInterval', description: 'Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME' })
+  @IsOptional() @IsIn(PRICE_INTERVALS as unknown as string[])
+  interval?: PriceInterval;
+
+  @ApiPropertyOptional({
+    type: 'integer', minimum: 1, maximum: MAX_COUNT, example: 1,
+    description: 'Required for RECURRING (>= 1); the period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)',
+  })
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_COUNT)
+  intervalCount?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_TRIAL_DAYS, default: 0, description: 'RECURRING only; free days before the first charge' })
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_TRIAL_DAYS)
+  trialDays?: number;
+}
+
+export class PriceDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: 'integer' }) productId: number;
+  @ApiProperty({ enum: PRICE_TYPES, enumName: 'PriceType' }) type: PriceType;
+  @ApiProperty({ type: 'integer', format: 'int64', example: 150000 }) amountMinor: number;
+  @ApiProperty({ example: 'BDT' }) currency: string;
+  @ApiProperty({ enum: PRICE_INTERVALS, enumName: 'PriceInterval', nullable: true, description: 'Billing period unit of a RECURRING price; null for ONE_TIME' }) interval: PriceInterval | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null for ONE_TIME' }) intervalCount: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null for ONE_TIME; 0..730 for RECURRING' }) trialDays: number | null;
+  @ApiProperty({ description: 'Only active prices can be purchased' }) active: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AppError } from '../common/errors/app-error';
+import { assertCurrency } from '../common/money/money';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { Price } from './price.entity';
+import { priceTerms, PriceTermsInput } from './price-terms';
+import { Product } from './product.entity';
+import { nextProductStatus } from './product-state';
+
+export interface CreatePriceInput extends PriceTermsInput {
+  amountMinor: number;
+  currency?: string;
+}
+
+@Injectable()
+export class PricesService {
+  private readonly products: TenantRepo<Product>;
+  private readonly prices: TenantRepo<Price>;
+
+  constructor(txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.products = new TenantRepo(txHost, Product, 'Product');
+    this.prices = new TenantRepo(txHost, Price, 'Price');
+  }
+
+  /**
+   * Creates an active price. The product row is locked, so the DRAFT -> ACTIVE
+   * step happens once and in the same transaction as the price; an ARCHIVED
+   * product refuses new prices (409 INVALID_STATE).
+   */
+  @Transactional()
+  async create(scope: TenantScope, productId: number, input: CreatePriceInput): Promise<Price> {
+    const currency = assertCurrency(input.currency);
+    const terms = priceTerms(input);
+    const product = await this.products.getForUpdate(scope, productId);
+    const next = nextProductStatus(product.status, 'price_added');
+    const price = await this.prices.repo.save(
+      this.prices.repo.create({ ...scope, productId, amountMinor: input.amountMinor, currency, ...terms, active: true }),
+    );
+    if (next !== product.status) await this.products.repo.save(Object.assign(product, { status: next }));
+    return price;
+  }
+
+  /**
+   * Stops new purchases of a price; existing subscriptions keep it. Already
+   * inactive: no-op. Allowed on any product status, archived included. The
+   * product keeps its status even when no active price is left.
+   */
+  @Transactional()
+  async deactivate(scope: TenantScope, productId: number, priceId: number): Promise<Price> {
+    const price = await this.prices.getForUpdate(scope, priceId);
+    if (price.productId !== productId) throw AppError.notFound('Price');
+    if (!price.active) return price;
+    price.active = false;
+    return this.prices.repo.save(price);
+  }
+}
