@@ -19,6 +19,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { PaymentsModule } from './payments/payments.module';
+import { PurchasesModule } from './purchases/purchases.module';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
 
 export interface AppModuleOptions {
@@ -45,6 +46,7 @@ export class AppModule {
         CatalogModule,
         PaymentsModule,
         InvoicesModule,
+        PurchasesModule,
         TestHelpersModule,
       ],
       providers: [
