@@ -1,0 +1,128 @@
+/**
+ * Module boundaries (docs/architecture in README.md, "Module boundaries").
+ *
+ * A feature is a folder directly under src/ (apps, auth, invoices, ...). It may
+ * use another feature only through that feature's public surface:
+ *   - its `*.module.ts` and `*.service.ts` at the top of the feature folder,
+ *   - its `dto/` folder,
+ *   - and the shared entry points listed in SHARED_ENTRY_POINTS.
+ * Never its entities (`*.entity.ts`) or anything else inside it.
+ * The shared folders (common, config, database, bootstrap) may be used by all;
+ * common, config and database never reach into a feature.
+ * Feature folders must not depend on each other in a cycle.
+ *
+ * `npm run lint` runs this with --ignore-known: the violations recorded in
+ * .dependency-cruiser-known-violations.json (existing debt) are reported as
+ * ignored, anything new fails. Shrink that file, never grow it by hand.
+ * `npm run lint:boundaries:selftest` proves each rule still fires.
+ */
+const SHARED = '(?:common|config|database|bootstrap)';
+/** A module inside a feature folder; $1 is the feature's name. */
+const IN_FEATURE = `^src/(?!${SHARED}/)([^/]+)/`;
+/** Any module inside any feature folder. */
+const ANY_FEATURE = `^src/(?!${SHARED}/)[^/]+/`;
+
+const SHARED_ENTRY_POINTS = [
+  '^src/auth/decorators\\.ts$',
+  '^src/auth/permissions\\.ts$',
+  '^src/auth/app-credentials\\.service\\.ts$',
+  '^src/idempotency/idempotency\\.interceptor\\.ts$',
+  '^src/events/event-catalogue\\.ts$',
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'feature-no-foreign-entities',
+      severity: 'error',
+      comment:
+        "A feature reads and writes only its own tables. Use the owning feature's exported service instead of its entity.",
+      from: { path: IN_FEATURE },
+      to: { path: `${ANY_FEATURE}.*\\.entity\\.ts$`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'feature-no-foreign-internals',
+      severity: 'error',
+      comment:
+        'Another feature is reached only through its *.module.ts, *.service.ts, dto/ or a shared entry point ' +
+        '(auth/decorators, auth/permissions, auth/app-credentials.service, idempotency/idempotency.interceptor, ' +
+        'events/event-catalogue). Move what you need behind the service, or into src/common if it is feature-free.',
+      from: { path: IN_FEATURE },
+      to: {
+        path: ANY_FEATURE,
+        pathNot: [
+          '^src/$1/',
+          '\\.entity\\.ts$', // reported by feature-no-foreign-entities
+          '^src/[^/]+/[^/]+\\.module\\.ts$',
+          '^src/[^/]+/[^/]+\\.service\\.ts$',
+          '^src/[^/]+/dto/',
+          ...SHARED_ENTRY_POINTS,
+        ],
+      },
+    },
+    {
+      name: 'shared-no-features',
+      severity: 'error',
+      comment:
+        'src/common, src/config and src/database are feature-free building blocks; they must not import a feature ' +
+        '(or the composition root), or every feature would depend on every other.',
+      from: { path: '^src/(?:common|config|database)/' },
+      to: { path: [ANY_FEATURE, '^src/(?:main|app\\.module)\\.ts$'] },
+    },
+    {
+      name: 'no-composition-root-imports',
+      severity: 'error',
+      comment:
+        'src/main.ts and src/app.module.ts wire everything; nothing inside a folder imports them.',
+      from: { path: IN_FEATURE, pathNot: '^src/cli/' },
+      to: { path: '^src/(?:main|app\\.module)\\.ts$' },
+    },
+    {
+      name: 'no-feature-cycles',
+      severity: 'error',
+      comment:
+        'Feature folders must not depend on each other in a cycle (no forwardRef): a cycle means a boundary is wrong.',
+      scope: 'folder',
+      from: { path: `^src/(?!${SHARED}(?:/|$))[^/]+` },
+      to: { path: `^src/(?!${SHARED}(?:/|$))[^/]+`, circular: true },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      comment:
+        'Import cycles between files make load order fragile (undefined classes in Nest decorators).',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that cannot be resolved is a typo or a missing dependency.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment:
+        'Production code must not need a devDependency (npm ci --omit=dev in the Docker image).',
+      from: { path: '^src/', pathNot: '\\.spec\\.ts$' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Resolve node_modules by its own path even when it is a symlink (worktrees), so results match a clean clone.
+    preserveSymlinks: true,
+    exclude: { path: '(^|/)(dist|coverage|\\.data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['main', 'types', 'typings'],
+    },
+  },
+};
