@@ -18,8 +18,11 @@ export class SettleDto {
 
 @ApiTags('Test helpers (TEST keys only)')
 @Controller('api/v1/test-helpers')
-@AppAuth()
+// Order matters: class decorators apply bottom-up and guards run in the order
+// they were added, so the key guard (from @AppAuth) must sit BELOW this line to
+// run first and set the principal the mode check reads.
 @UseGuards(TestModeOnlyGuard)
+@AppAuth()
 export class TestHelpersController {
   constructor(private readonly helpers: TestHelpersService) {}
 
