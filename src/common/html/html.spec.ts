@@ -32,11 +32,8 @@ describe('html template', () => {
   });
 
   it('joins arrays, escaping plain strings in them', () => {
-    expect(
-      html`<ul>
-        ${['<x>', html`<li>ok</li>`]}
-      </ul>`.value,
-    ).toBe('<ul>&lt;x&gt;<li>ok</li></ul>');
+    const items = ['<x>', html`<li>ok</li>`];
+    expect(html`<ul>${items}</ul>`.value).toBe('<ul>&lt;x&gt;<li>ok</li></ul>');
   });
 
   it('renders null, undefined and false as nothing but 0 as 0', () => {
