@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 
 export class CreateBenefitDto {
@@ -23,7 +23,7 @@ export class BenefitDto {
 }
 
 export class AdminScopeQuery {
-  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) applicationId: number;
+  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) applicationId: number;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) @IsIn(['TEST', 'LIVE']) mode: 'TEST' | 'LIVE';
 }
 
