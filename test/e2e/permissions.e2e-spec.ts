@@ -20,7 +20,7 @@ describe('admin permissions, route by route', () => {
   let root: string;
   let seq = 0;
   const next = () => ++seq;
-  const targets = { appId: 0, userId: 0, benefitId: 0 };
+  const targets = { appId: 0, userId: 0, benefitId: 0, productId: 0 };
   const tokens = new Map<string, string>();
 
   const ROUTES: Route[] = [
@@ -36,6 +36,10 @@ describe('admin permissions, route by route', () => {
     { route: 'PATCH /api/v1/admin/users/{id}', permission: 'users:write', success: 200, call: (auth) => t.http().patch(`/api/v1/admin/users/${targets.userId}`).set(auth).send({ name: `Target ${next()}` }) },
     { route: 'POST /api/v1/admin/benefits', permission: 'catalog:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`).set(auth).send({ lookupKey: `b${next()}`, name: 'B' }) },
     { route: 'POST /api/v1/admin/benefits/{id}/activate', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/benefits/${targets.benefitId}/activate`).set(auth) },
+    { route: 'POST /api/v1/admin/products', permission: 'catalog:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`).set(auth).send({ name: `Product ${next()}` }) },
+    { route: 'POST /api/v1/admin/products/{id}/archive', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/archive`).set(auth) },
+    { route: 'POST /api/v1/admin/products/{id}/benefits', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/benefits`).set(auth).send({ benefitId: targets.benefitId }) },
+    { route: 'GET /api/v1/admin/invoices', permission: 'invoices:read', success: 200, call: (auth) => t.http().get(`/api/v1/admin/invoices?applicationId=${targets.appId}`).set(auth) },
   ];
 
   /** An admin holding exactly `perms` (cached per set). */
@@ -52,6 +56,8 @@ describe('admin permissions, route by route', () => {
     targets.userId = (await adminWith(t, [])).id;
     const b = await t.http().post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`).set(bearer(root)).send({ lookupKey: 'target', name: 'Target' });
     targets.benefitId = b.body.data.id;
+    const p = await t.http().post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`).set(bearer(root)).send({ name: 'Target product' });
+    targets.productId = p.body.data.id;
   });
   afterAll(() => t.close());
 
