@@ -16,6 +16,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   clock?: Clock;
@@ -38,6 +39,7 @@ export class AppModule {
         AuthModule,
         AppsModule,
         CatalogModule,
+        WebhooksModule,
       ],
       providers: [
         // Order matters: idempotency wraps the envelope, so it stores the exact body sent.
