@@ -1,6 +1,6 @@
 import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './target-resolver';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -52,9 +52,10 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
     };
     const excerpt = () => (size > 0 ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : '');
     const https = req.url.protocol === 'https:';
+    const host = req.url.hostname.replace(/^\[(.*)\]$/, '$1');
     const options: RequestOptions = {
       method: 'POST',
-      host: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      host,
       port: req.url.port || (https ? 443 : 80),
       path: `${req.url.pathname}${req.url.search}`,
       headers: {
@@ -66,7 +67,8 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
       },
       lookup: pinnedLookup(req.target),
       agent: false,
-      ...(https ? { servername: req.url.hostname.replace(/^\[(.*)\]$/, '$1') } : {}),
+      // SNI and certificate checks against the host name, while connecting to the pinned address.
+      ...(https && !isIP(host) ? { servername: host } : {}),
     };
     const client = (https ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
       statusCode = res.statusCode ?? null;
