@@ -13,6 +13,7 @@ import { sendWebhook, SendOutcome } from './http-sender';
 import { nextRetryDelayMs } from './retry-schedule';
 import { deliveryHeaders } from './signer';
 import { returningRows } from './sql';
+import { WebhookMetrics } from './webhook-metrics';
 import { resolveTarget, ResolvedAddress, TargetRefused } from './target-resolver';
 import { deliveryUrlProblem, hostOf } from './url-policy';
 
@@ -79,6 +80,7 @@ export class WebhookDispatcher {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly metrics: WebhookMetrics,
   ) {}
 
   get leaseMs(): number {
@@ -233,7 +235,10 @@ export class WebhookDispatcher {
     const t0 = performance.now();
     const result = await this.execute(c, signal);
     if (signal.aborted || this.crashed) return;
-    await this.record(c, result, startedAt, Math.round(performance.now() - t0));
+    const durationMs = Math.round(performance.now() - t0);
+    await this.record(c, result, startedAt, durationMs);
+    this.metrics.attempts.inc({ outcome: result.status });
+    this.metrics.attemptDuration.observe(durationMs / 1000);
   }
 
   private async execute(c: Claimed, signal: AbortSignal): Promise<Result> {

@@ -29,7 +29,10 @@ interface RoutableEndpoint {
 
 export interface FanoutResult {
   events: number;
+  /** Deliveries to endpoints. */
   deliveries: number;
+  /** Events kept as UNDELIVERABLE (no endpoint). */
+  undeliverable: number;
 }
 
 /**
@@ -55,7 +58,7 @@ export class WebhookFanout {
           WHERE fanned_out_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       )) as PendingEvent[];
-      if (events.length === 0) return { events: 0, deliveries: 0 };
+      if (events.length === 0) return { events: 0, deliveries: 0, undeliverable: 0 };
 
       const scopes = uniqueScopes(events);
       const endpoints = (await tx.query(
@@ -110,7 +113,7 @@ export class WebhookFanout {
       );
       await tx.query(`UPDATE events SET fanned_out_at = $2 WHERE id = ANY($1::bigint[])`, [events.map((e) => e.id), now]);
       if (routed > 0) await tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
-      return { events: events.length, deliveries: routed };
+      return { events: events.length, deliveries: routed, undeliverable: plan.length - routed };
     });
   }
 }

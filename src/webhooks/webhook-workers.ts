@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { WakeupListener } from './wakeup-listener';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, WebhookFanout } from './webhook-fanout';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookMetrics } from './webhook-metrics';
 
 /**
  * Runs fan-out and delivery in this process when WORKERS_ENABLED (tests start
@@ -23,6 +24,7 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly fanout: WebhookFanout,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly metrics: WebhookMetrics,
   ) {}
 
   get isRunning(): boolean {
@@ -97,6 +99,8 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
         this.fanoutAgain = false;
         for (;;) {
           const r = await this.fanout.fanOutBatch();
+          if (r.deliveries) this.metrics.fannedOut.inc({ routed: 'true' }, r.deliveries);
+          if (r.undeliverable) this.metrics.fannedOut.inc({ routed: 'false' }, r.undeliverable);
           if (r.deliveries > 0) void this.dispatcher.pump();
           if (r.events === 0 || !this.running) break;
         }

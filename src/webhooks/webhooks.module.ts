@@ -13,6 +13,7 @@ import { WebhookEndpointsController } from './webhook-endpoints.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookEventsService } from './webhook-events.service';
 import { WebhookFanout } from './webhook-fanout';
+import { WebhookMetrics } from './webhook-metrics';
 import { WebhookWorkers } from './webhook-workers';
 
 /**
@@ -31,6 +32,7 @@ import { WebhookWorkers } from './webhook-workers';
     WebhookFanout,
     WebhookDispatcher,
     WebhookWorkers,
+    WebhookMetrics,
   ],
   exports: [WebhookWorkers],
 })

@@ -20,7 +20,7 @@ describe('webhooks: delivery to real receivers', () => {
   const test = () => ({ appId: app.id, mode: 'TEST' as const });
 
   beforeAll(async () => {
-    t = await createTestApp({ config: { webhookTimeoutMs: 3000, webhookPollIntervalMs: 100 } });
+    t = await createTestApp({ config: { webhookTimeoutMs: 4000, webhookPollIntervalMs: 100 } });
     await workersOf(t).start();
   });
   afterAll(async () => {
@@ -71,6 +71,8 @@ describe('webhooks: delivery to real receivers', () => {
     const attempts = await t.db.query('SELECT status_code, duration_ms, error FROM webhook_delivery_attempts WHERE delivery_id = ANY($1)', [rows.map((r) => r.id)]);
     expect(attempts.rows).toHaveLength(2);
     for (const at of attempts.rows) expect(at).toMatchObject({ status_code: 200, error: null });
+    const metrics = await t.http().get('/metrics');
+    expect(metrics.text).toMatch(/^joma_webhook_attempts_total\{outcome="DELIVERED"\} [1-9]\d*$/m);
   });
 
   it('retries a 500-answering endpoint on the schedule and parks it, while its sibling is delivered', async () => {
