@@ -2,6 +2,8 @@ import request from 'supertest';
 import { PERMISSIONS, Permission } from '../../src/auth/permissions';
 import { adminWith, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
+import { createEndpoint, deliveriesOfEvent, recordEvent } from '../support/webhooks';
+import { WebhookFanout } from '../../src/webhooks/webhook-fanout';
 
 interface Route {
   /** Method and path as /docs-json lists them. */
@@ -20,7 +22,7 @@ describe('admin permissions, route by route', () => {
   let root: string;
   let seq = 0;
   const next = () => ++seq;
-  const targets = { appId: 0, userId: 0, benefitId: 0, productId: 0 };
+  const targets = { appId: 0, userId: 0, benefitId: 0, productId: 0, endpointId: 0, deliveryId: 0 };
   const tokens = new Map<string, string>();
 
   const ROUTES: Route[] = [
@@ -39,6 +41,11 @@ describe('admin permissions, route by route', () => {
     { route: 'POST /api/v1/admin/products', permission: 'catalog:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`).set(auth).send({ name: `Product ${next()}` }) },
     { route: 'POST /api/v1/admin/products/{id}/archive', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/archive`).set(auth) },
     { route: 'POST /api/v1/admin/products/{id}/benefits', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/benefits`).set(auth).send({ benefitId: targets.benefitId }) },
+    { route: 'GET /api/v1/admin/webhook-deliveries', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get(`/api/v1/admin/webhook-deliveries?applicationId=${targets.appId}`).set(auth) },
+    { route: 'GET /api/v1/admin/webhook-deliveries/{id}', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}`).set(auth) },
+    { route: 'POST /api/v1/admin/webhook-deliveries/{id}/resend', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().post(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}/resend`).set(auth) },
+    { route: 'GET /api/v1/admin/webhook-endpoints', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get('/api/v1/admin/webhook-endpoints').set(auth) },
+    { route: 'POST /api/v1/admin/webhook-endpoints/{id}/resend-parked', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().post(`/api/v1/admin/webhook-endpoints/${targets.endpointId}/resend-parked`).set(auth) },
     { route: 'GET /api/v1/admin/invoices', permission: 'invoices:read', success: 200, call: (auth) => t.http().get(`/api/v1/admin/invoices?applicationId=${targets.appId}`).set(auth) },
   ];
 
@@ -52,7 +59,12 @@ describe('admin permissions, route by route', () => {
   beforeAll(async () => {
     t = await createTestApp();
     root = await superAdminToken(t);
-    targets.appId = (await createApp(t)).id;
+    const app = await createApp(t);
+    targets.appId = app.id;
+    targets.endpointId = (await createEndpoint(t, app.TEST, { url: 'http://127.0.0.1:9/hook' })).id;
+    const eventId = await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'invoice.issued', { invoice_id: 1 });
+    await t.app.get(WebhookFanout).fanOutBatch();
+    targets.deliveryId = (await deliveriesOfEvent(t, eventId))[0].id;
     targets.userId = (await adminWith(t, [])).id;
     const b = await t.http().post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`).set(bearer(root)).send({ lookupKey: 'target', name: 'Target' });
     targets.benefitId = b.body.data.id;
