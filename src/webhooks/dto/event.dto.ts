@@ -1,5 +1,6 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
 import { EVENT_TYPES } from '../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../delivery-status';
@@ -25,5 +26,5 @@ export class EventDto {
 
 export const EVENT_SORT_FIELDS = ['createdAt', 'id'] as const;
 export class EventListQuery extends PageQueryDto(EVENT_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: EVENT_TYPES }) @IsOptional() @IsIn(EVENT_TYPES as unknown as string[]) type?: string;
+  @ApiPropertyOptional({ enum: EVENT_TYPES }) @OptionalField() @IsIn(EVENT_TYPES as unknown as string[]) type?: string;
 }

@@ -1,6 +1,7 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { IsIn, IsInt, Min } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { EVENT_TYPES } from '../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../delivery-status';
@@ -55,17 +56,17 @@ export class ResendParkedResultDto {
 export const DELIVERY_SORT_FIELDS = ['createdAt', 'id', 'nextAttemptAt', 'lastAttemptAt'] as const;
 
 export class DeliveryListQuery extends PageQueryDto(DELIVERY_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptional() @IsIn(DELIVERY_STATUSES as unknown as string[]) status?: string;
-  @ApiPropertyOptional({ enum: EVENT_TYPES }) @IsOptional() @IsIn(EVENT_TYPES as unknown as string[]) eventType?: string;
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @OptionalField() @IsIn(DELIVERY_STATUSES as unknown as string[]) status?: string;
+  @ApiPropertyOptional({ enum: EVENT_TYPES }) @OptionalField() @IsIn(EVENT_TYPES as unknown as string[]) eventType?: string;
 }
 
 export class AdminDeliveryListQuery extends DeliveryListQuery {
-  @ApiPropertyOptional({ type: 'integer' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
-  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @IsOptional() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
-  @ApiPropertyOptional({ type: 'integer' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) endpointId?: number;
+  @ApiPropertyOptional({ type: 'integer' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @OptionalField() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
+  @ApiPropertyOptional({ type: 'integer' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) endpointId?: number;
 }
 
 export class AdminEndpointListQuery extends PageQueryDto(['createdAt', 'id'] as const) {
-  @ApiPropertyOptional({ type: 'integer' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
-  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @IsOptional() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
+  @ApiPropertyOptional({ type: 'integer' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @OptionalField() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
 }

@@ -1,5 +1,6 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
 import { EVENT_TYPES } from '../../events/event-catalogue';
 import { ALL_EVENTS } from '../webhook-endpoint.entity';
@@ -23,29 +24,29 @@ export class CreateWebhookEndpointDto {
   events: string[];
 
   @ApiPropertyOptional({ maxLength: 500, example: 'Order fulfilment' })
-  @IsOptional() @IsString() @MaxLength(500)
+  @OptionalField() @IsString() @MaxLength(500)
   description?: string;
 
   @ApiPropertyOptional({ default: true, description: 'Disabled endpoints receive nothing; their secret and history are kept' })
-  @IsOptional() @IsBoolean()
+  @OptionalField() @IsBoolean()
   enabled?: boolean;
 }
 
 export class UpdateWebhookEndpointDto {
   @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, description: 'Same rules as at creation' })
-  @IsOptional() @IsString() @MaxLength(MAX_URL_LENGTH)
+  @OptionalField() @IsString() @MaxLength(MAX_URL_LENGTH)
   url?: string;
 
   @ApiPropertyOptional({ type: [String], description: EVENTS_DOC, enum: EVENT_CHOICES, isArray: true })
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(EVENT_CHOICES.length) @IsIn(EVENT_CHOICES, { each: true, message: 'each entry of events must be "*" or a catalogued event type' })
+  @OptionalField() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(EVENT_CHOICES.length) @IsIn(EVENT_CHOICES, { each: true, message: 'each entry of events must be "*" or a catalogued event type' })
   events?: string[];
 
   @ApiPropertyOptional({ maxLength: 500, description: 'An empty string clears it' })
-  @IsOptional() @IsString() @MaxLength(500)
+  @OptionalField() @IsString() @MaxLength(500)
   description?: string;
 
   @ApiPropertyOptional()
-  @IsOptional() @IsBoolean()
+  @OptionalField() @IsBoolean()
   enabled?: boolean;
 }
 
