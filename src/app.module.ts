@@ -21,6 +21,7 @@ import { InvoicesModule } from './invoices/invoices.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PurchasesModule } from './purchases/purchases.module';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   clock?: Clock;
@@ -48,6 +49,7 @@ export class AppModule {
         InvoicesModule,
         PurchasesModule,
         TestHelpersModule,
+        WebhooksModule,
       ],
       providers: [
         // Order matters: idempotency wraps the envelope, so it stores the exact body sent.

@@ -70,15 +70,20 @@ export class AppsService {
     return this.credentials.keysOf(appId);
   }
 
-  @Transactional()
+  /** Suspends, reactivates or renames; the key cache is dropped once the change is committed. */
   async update(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
+    const saved = await this.updateInTx(id, patch);
+    this.credentials.invalidateApp(id);
+    return saved;
+  }
+
+  @Transactional()
+  private async updateInTx(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
     const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!app) throw AppError.notFound('App');
     if (patch.name !== undefined) app.name = patch.name;
     if (patch.status !== undefined) app.status = patch.status;
-    const saved = await this.apps.save(app);
-    this.credentials.invalidateApp(id);
-    return saved;
+    return this.apps.save(app);
   }
 
   @Transactional()
@@ -95,8 +100,19 @@ export class AppsService {
     return this.apps.save(next);
   }
 
-  @Transactional()
+  /**
+   * The old pair stops working at once. The key cache is dropped again after
+   * commit: a call racing the rotation could otherwise re-cache the old pair
+   * from the not yet committed row.
+   */
   async rotateCredentials(id: number, mode: Mode): Promise<IssuedCredential> {
+    const issued = await this.rotateInTx(id, mode);
+    this.credentials.invalidateApp(id);
+    return issued;
+  }
+
+  @Transactional()
+  private async rotateInTx(id: number, mode: Mode): Promise<IssuedCredential> {
     await this.get(id);
     return this.credentials.rotate(id, mode);
   }

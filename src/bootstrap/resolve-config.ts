@@ -21,6 +21,18 @@ function localSecrets(dataDir: string): LocalSecrets {
 }
 
 /**
+ * The database start-up uses: DATABASE_URL when set, else the embedded
+ * PostgreSQL under DATA_DIR (./.data/pg), started here. Shared with the CLI.
+ */
+export async function openDatabase(env: EnvSchema, log: (line: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (env.DATABASE_URL) return { url: env.DATABASE_URL };
+  const pgDir = join(resolve(env.DATA_DIR), 'pg');
+  log(`No DATABASE_URL: starting embedded PostgreSQL in ${pgDir}`);
+  const embedded = await startEmbeddedPostgres(pgDir, 'joma', () => undefined);
+  return { url: embedded.url, embedded };
+}
+
+/**
  * Turns the validated environment into the running configuration: with no
  * DATABASE_URL an embedded PostgreSQL under DATA_DIR (./.data) and locally
  * kept secrets; otherwise JWT_SECRET and ENCRYPTION_KEY are required.
@@ -38,12 +50,11 @@ export async function resolveConfig(env: EnvSchema, log: (line: string) => void)
       config: AppConfig.fromEnv(env, { databaseUrl: env.DATABASE_URL, jwtSecret: env.JWT_SECRET!, encryptionKeyHex: env.ENCRYPTION_KEY! }),
     };
   }
-  log(`No DATABASE_URL: starting embedded PostgreSQL in ${join(dataDir, 'pg')}`);
-  const embedded = await startEmbeddedPostgres(join(dataDir, 'pg'), 'joma', () => undefined);
+  const { url, embedded } = await openDatabase(env, log);
   const secrets = localSecrets(dataDir);
   return {
     config: AppConfig.fromEnv(env, {
-      databaseUrl: embedded.url,
+      databaseUrl: url,
       jwtSecret: env.JWT_SECRET ?? secrets.jwtSecret,
       encryptionKeyHex: env.ENCRYPTION_KEY ?? secrets.encryptionKeyHex,
     }),

@@ -18,6 +18,10 @@ export class AppConfig {
   readonly webhookTestAllowedSchemes: string[];
   readonly webhookAllowPrivateTargets: boolean;
   readonly workersEnabled: boolean;
+  /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
+  readonly webhookTimeoutMs: number;
+  /** How often webhook workers poll when no NOTIFY wakes them. */
+  readonly webhookPollIntervalMs: number;
   readonly logLevel: string;
 
   constructor(values: {
@@ -32,6 +36,8 @@ export class AppConfig {
     webhookTestAllowedSchemes?: string[];
     webhookAllowPrivateTargets?: boolean;
     workersEnabled?: boolean;
+    webhookTimeoutMs?: number;
+    webhookPollIntervalMs?: number;
     logLevel?: string;
   }) {
     this.port = values.port;
@@ -45,6 +51,8 @@ export class AppConfig {
     this.webhookTestAllowedSchemes = values.webhookTestAllowedSchemes ?? ['https'];
     this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
     this.workersEnabled = values.workersEnabled ?? true;
+    this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
+    this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.logLevel = values.logLevel ?? 'info';
   }
 

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
-import { TransactionHost } from '@nestjs-cls/transactional';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
@@ -17,6 +17,8 @@ import { decryptSecret, encryptSecret, sha256Hex } from '../common/crypto/crypto
 import { AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode, httpStatusOf } from '../common/errors/error-code';
+import { Envelope, errorEnvelope } from '../common/http/envelope';
+import { RenderedAppError } from '../common/http/error-response';
 import type { JomaRequest } from '../common/http/request-context';
 import { ApiErrors } from '../common/http/swagger';
 import { canonicalJson } from './canonical-json';
@@ -62,7 +64,9 @@ interface StoredRow {
  * request: a transaction-scoped advisory lock on (app, mode, key) marks the
  * key as in flight, the handler's writes and events join the transaction,
  * and the response is stored in it too, so a crash leaves nothing or all.
- * It runs outside the envelope interceptor, so it stores the exact body.
+ * A stored business error (404, 409, 422) rolls back to a savepoint and is
+ * stored in the same transaction, still under the lock. It runs outside the
+ * envelope interceptor, so it stores (and replays) the exact body bytes.
  * Stored bodies are encrypted at rest: some responses carry secrets shown once.
  */
 @Injectable()
@@ -98,45 +102,48 @@ export class IdempotencyInterceptor implements NestInterceptor {
     res: Response,
     next: CallHandler,
   ): Promise<unknown> {
-    try {
-      return await this.txHost.withTransaction(async () => {
-        const tx = this.txHost.tx;
-        const [{ locked }] = await tx.query(
-          `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-          [`idem:${scope.appId}:${scope.mode}:${scope.key}`],
-        );
-        if (!locked) throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still in progress');
-        const now = this.clock.now();
-        const [stored] = (await tx.query(
-          `SELECT method, path, request_hash, status_code, error_code, response_body, expires_at > $4 AS live
-             FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
-          [scope.appId, scope.mode, scope.key, now],
-        )) as (StoredRow & { live: boolean })[];
-        if (stored?.live) return this.replay(stored, method, path, requestHash, res);
-        if (stored) await tx.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`, [scope.appId, scope.mode, scope.key]);
+    const outcome = await this.txHost.withTransaction(async (): Promise<{ body: unknown } | { error: AppError }> => {
+      const tx = this.txHost.tx;
+      const [{ locked }] = await tx.query(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
+        [`idem:${scope.appId}:${scope.mode}:${scope.key}`],
+      );
+      if (!locked) throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still in progress');
+      const now = this.clock.now();
+      const [stored] = (await tx.query(
+        `SELECT method, path, request_hash, status_code, error_code, response_body, expires_at > $4 AS live
+           FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
+        [scope.appId, scope.mode, scope.key, now],
+      )) as (StoredRow & { live: boolean })[];
+      if (stored?.live) return this.replay(stored, method, path, requestHash, res);
+      if (stored) await tx.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`, [scope.appId, scope.mode, scope.key]);
 
-        const body = await lastValueFrom(next.handle());
+      try {
+        // A savepoint: a stored business error undoes the handler's writes but
+        // keeps the key locked until its outcome is stored, in this transaction.
+        const body = await this.txHost.withTransaction(Propagation.Nested, () => lastValueFrom(next.handle()));
         await this.store(scope, method, path, requestHash, res.statusCode, null, body);
-        return body;
-      });
-    } catch (err) {
-      if (err instanceof AppError && STORED_ERRORS.has(err.code)) {
-        await this.txHost.withTransaction(() =>
-          this.store(scope, method, path, requestHash, httpStatusOf(err.code), err.code, { message: err.message, details: err.details }, true),
-        );
+        return { body };
+      } catch (err) {
+        if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
+        const envelope = errorEnvelope(err.code, err.message, this.clock.now(), err.details);
+        await this.store(scope, method, path, requestHash, httpStatusOf(err.code), err.code, envelope);
+        return { error: new RenderedAppError(envelope) };
       }
-      throw err;
-    }
+    });
+    if ('error' in outcome) throw outcome.error;
+    return outcome.body;
   }
 
-  private replay(stored: StoredRow, method: string, path: string, requestHash: string, res: Response): unknown {
+  private replay(stored: StoredRow, method: string, path: string, requestHash: string, res: Response): { body: unknown } | { error: AppError } {
     if (stored.method !== method || stored.path !== path || stored.request_hash !== requestHash) {
       throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
     }
     res.setHeader('Idempotent-Replayed', 'true');
-    const body = JSON.parse(decryptSecret(this.config.encryptionKey, stored.response_body)) as { message: string; details?: [] };
-    if (stored.error_code) throw new AppError(stored.error_code, body.message, body.details);
-    return body;
+    const body = JSON.parse(decryptSecret(this.config.encryptionKey, stored.response_body)) as unknown;
+    // Stored errors hold their whole envelope, so the replay is byte-identical.
+    if (stored.error_code) return { error: new RenderedAppError(body as Envelope<null>) };
+    return { body };
   }
 
   private async store(
@@ -147,13 +154,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     status: number,
     errorCode: ErrorCode | null,
     body: unknown,
-    ignoreConflict = false,
   ): Promise<void> {
     const now = this.clock.now();
     await this.txHost.tx.query(
       `INSERT INTO idempotency_keys (app_id, mode, key, method, path, request_hash, status_code, error_code, response_body, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       ${ignoreConflict ? 'ON CONFLICT (app_id, mode, key) DO NOTHING' : ''}`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [scope.appId, scope.mode, scope.key, method, path, requestHash, status, errorCode, encryptSecret(this.config.encryptionKey, JSON.stringify(body)), now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS)],
     );
   }

@@ -2,7 +2,7 @@ import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { formatTaka } from '../common/money/money';
 import type { InvoiceTemplate } from './invoice.entity';
 import type { InvoiceView } from './invoice.mapper';
-import { amountDue } from './invoice-state';
+import { amountDue, isPayable } from './invoice-state';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in
@@ -15,6 +15,7 @@ export function payPage(view: InvoiceView, template: InvoiceTemplate | null, not
   const company = template?.companyName || view.appName;
   const logo = safeUrl(template?.logoUrl);
   const accent = safeColor(template?.accentColor);
+  const attempt = notice ? null : lastAttempt(view);
   const body = html`<header>
   ${logo ? html`<img src="${logo}" alt="${company} logo">` : ''}
   <div>
@@ -27,6 +28,7 @@ export function payPage(view: InvoiceView, template: InvoiceTemplate | null, not
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${statusWord(i.status)}</span></p>
 <p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)} · Due ${i.dueDate}${i.mode === 'TEST' ? ' · TEST MODE' : ''}</p>
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
+${attempt ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
 <table>
   <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Unit</th><th class="num">Amount</th></tr></thead>
   <tbody>
@@ -49,6 +51,19 @@ ${
 }
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
   return page(`Invoice ${i.number} · ${company}`, accent, body);
+}
+
+const ATTEMPT_WORDS: Record<string, string> = {
+  FAILED: 'Your last payment attempt failed. No money was taken. You can try again.',
+  CANCELLED: 'Your last payment attempt was cancelled. You can try again.',
+  EXPIRED: 'Your last checkout expired before it was completed. You can try again.',
+};
+
+/** Why a customer is back on a still-payable invoice: the outcome of its latest payment (server state, not the URL). */
+function lastAttempt(view: InvoiceView): string | null {
+  if (!isPayable(view.invoice.status)) return null;
+  const last = view.payments[view.payments.length - 1];
+  return last ? (ATTEMPT_WORDS[last.status] ?? null) : null;
 }
 
 function statusWord(status: string): string {

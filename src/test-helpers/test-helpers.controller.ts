@@ -18,7 +18,9 @@ export class SettleDto {
 
 @ApiTags('Test helpers (TEST keys only)')
 @Controller('api/v1/test-helpers')
-// Decorators apply bottom-up: the app-key guard must be registered (and so run) before the mode check.
+// Order matters: class decorators apply bottom-up and guards run in the order
+// they were added, so the key guard (from @AppAuth) must sit BELOW this line to
+// run first and set the principal the mode check reads.
 @UseGuards(TestModeOnlyGuard)
 @AppAuth()
 export class TestHelpersController {

@@ -59,6 +59,8 @@ describe('invoices', () => {
     ['a total beyond 2^53-1', { lineItems: [{ description: 'x', qty: 3, unitAmountMinor: 4_000_000_000_000_000 }] }],
     ['a dueDate in the past', { dueDate: '2020-01-01' }],
     ['a malformed dueDate', { dueDate: '22/11/2026' }],
+    ['an explicit null dueDate', { dueDate: null }],
+    ['a null line description', { lineItems: [{ description: null, qty: 1, unitAmountMinor: 100 }] }],
     ['an unknown field in a line', { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100, tax: 1 }] }],
   ])('refuses %s with 400 and writes nothing', async (_label, patch) => {
     const before = await t.db.query('SELECT count(*)::int AS n FROM invoices');

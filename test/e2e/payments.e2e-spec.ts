@@ -56,6 +56,9 @@ describe('payments', () => {
     ['an unknown field', { tip: 5 }, 400, 'VALIDATION_FAILED'],
     ['an unknown gateway', { gateway: 'paypal' }, 400, 'VALIDATION_FAILED'],
     ['a bad customerReference', { customerReference: 'has space' }, 400, 'VALIDATION_FAILED'],
+    ['an explicit null invoiceId', { invoiceId: null }, 400, 'VALIDATION_FAILED'],
+    ['an explicit null currency', { currency: null }, 400, 'VALIDATION_FAILED'],
+    ['a NUL character', { description: 'a\u0000b' }, 400, 'VALIDATION_FAILED'],
   ])('refuses %s', async (_label, patch, status, code) => {
     const res = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 150000, customerReference: 'c', ...patch });
     expect(res.status).toBe(status);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHash } from 'node:crypto';
@@ -30,7 +30,13 @@ export interface TestAppOptions {
   config?: Partial<ConstructorParameters<typeof AppConfig>[0]>;
   /** A second instance on the same database (for multi-replica tests). */
   databaseUrl?: string;
+  /** Extra test-only modules (controllers that provoke failures, latches), mounted beside the real app. */
+  imports?: (Type<unknown> | DynamicModule)[];
 }
+
+/** Root of a test app with extra modules: the real AppModule plus the test's own. */
+@Module({})
+class TestRootModule {}
 
 /** A fresh database cloned from the migrated template, and the real app on it. */
 export async function createTestDatabase(label = 'file'): Promise<string> {
@@ -60,7 +66,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     webhookAllowPrivateTargets: true,
     ...options.config,
   });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, { clock }), {
+  const root: DynamicModule = options.imports?.length
+    ? { module: TestRootModule, imports: [AppModule.forRoot(config, { clock }), ...options.imports] }
+    : AppModule.forRoot(config, { clock });
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,
     logger: false,
   });

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
 import { SETTINGS_BOUNDS } from '../app-settings';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -13,8 +14,8 @@ export class CreateAppDto {
 
 export class UpdateAppDto {
   @ApiPropertyOptional({ enum: ['ACTIVE', 'SUSPENDED'], description: 'SUSPENDED refuses every app call with 403 APP_SUSPENDED' })
-  @IsOptional() @IsIn(['ACTIVE', 'SUSPENDED']) status?: 'ACTIVE' | 'SUSPENDED';
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @OptionalField() @IsIn(['ACTIVE', 'SUSPENDED']) status?: 'ACTIVE' | 'SUSPENDED';
+  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) name?: string;
 }
 
 export class AppSettingsDto {
@@ -60,21 +61,21 @@ export class UpdateAppSettingsDto {
   @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsUrl(URL_OPTS) @MaxLength(2000)
   logoUrl?: string | null;
   @ApiPropertyOptional({ type: 'integer', minimum: b.refundApprovalThresholdMinor.min, default: b.refundApprovalThresholdMinor.default })
-  @IsOptional() @IsInt() @Min(b.refundApprovalThresholdMinor.min) @Max(Number.MAX_SAFE_INTEGER)
+  @OptionalField() @IsInt() @Min(b.refundApprovalThresholdMinor.min) @Max(Number.MAX_SAFE_INTEGER)
   refundApprovalThresholdMinor?: number;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() receiptsEnabled?: boolean;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() dunningEnabled?: boolean;
+  @ApiPropertyOptional({ default: true }) @OptionalField() @IsBoolean() receiptsEnabled?: boolean;
+  @ApiPropertyOptional({ default: true }) @OptionalField() @IsBoolean() dunningEnabled?: boolean;
   @ApiPropertyOptional({ type: 'integer', minimum: b.minAmountMinor.min, default: b.minAmountMinor.default })
-  @IsOptional() @IsInt() @Min(b.minAmountMinor.min) @Max(b.maxAmountMinor.max)
+  @OptionalField() @IsInt() @Min(b.minAmountMinor.min) @Max(b.maxAmountMinor.max)
   minAmountMinor?: number;
   @ApiPropertyOptional({ type: 'integer', maximum: b.maxAmountMinor.max, default: b.maxAmountMinor.default })
-  @IsOptional() @IsInt() @Min(b.minAmountMinor.min) @Max(b.maxAmountMinor.max)
+  @OptionalField() @IsInt() @Min(b.minAmountMinor.min) @Max(b.maxAmountMinor.max)
   maxAmountMinor?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1440, default: 30 })
-  @IsOptional() @IsInt() @Min(b.paymentExpiryMinutes.min) @Max(b.paymentExpiryMinutes.max)
+  @OptionalField() @IsInt() @Min(b.paymentExpiryMinutes.min) @Max(b.paymentExpiryMinutes.max)
   paymentExpiryMinutes?: number;
   @ApiPropertyOptional({ description: 'Comma-separated origins (https://shop.example.com); empty: any https URL' })
-  @IsOptional() @IsString() @MaxLength(4000)
+  @OptionalField() @IsString() @MaxLength(4000)
   returnUrlAllowlist?: string;
   @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsUrl(URL_OPTS) @MaxLength(2000)
   defaultSuccessUrl?: string | null;

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayUnique, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
 import { USER_SORT_FIELDS } from '../admin-users.service';
 import { PERMISSIONS, Permission } from '../permissions';
 
@@ -39,20 +40,20 @@ export class CreateAdminUserDto {
   @ApiProperty() @IsEmail() @MaxLength(320) email: string;
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
   @ApiProperty({ minLength: 12 }) @IsString() @MinLength(12) @MaxLength(1024) password: string;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() superAdmin?: boolean;
+  @ApiPropertyOptional({ default: false }) @OptionalField() @IsBoolean() superAdmin?: boolean;
   @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
-  @IsOptional() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  @OptionalField() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
 }
 
 export class UpdateAdminUserDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @ApiPropertyOptional() @OptionalField() @IsString() @MinLength(1) @MaxLength(200) name?: string;
   @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'], description: 'DISABLED revokes every session of the user' })
-  @IsOptional() @IsIn(['ACTIVE', 'DISABLED']) status?: 'ACTIVE' | 'DISABLED';
+  @OptionalField() @IsIn(['ACTIVE', 'DISABLED']) status?: 'ACTIVE' | 'DISABLED';
   @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
-  @IsOptional() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  @OptionalField() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() superAdmin?: boolean;
+  @ApiPropertyOptional() @OptionalField() @IsBoolean() superAdmin?: boolean;
 }
 
 export class AdminUserListQuery extends PageQueryDto(USER_SORT_FIELDS) {

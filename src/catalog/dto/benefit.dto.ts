@@ -1,6 +1,7 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 
 export class CreateBenefitDto {
@@ -8,7 +9,7 @@ export class CreateBenefitDto {
   @IsString() @MinLength(1) @MaxLength(100) @Matches(/^[A-Za-z0-9._:-]+$/, { message: 'lookupKey may hold only letters, digits and . _ : -' })
   lookupKey: string;
   @ApiProperty({ example: 'Premium support' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
-  @ApiPropertyOptional({ description: 'Free-form text (e.g. JSON) for the app' }) @IsOptional() @IsString() @MaxLength(4000) metadata?: string;
+  @ApiPropertyOptional({ description: 'Free-form text (e.g. JSON) for the app' }) @OptionalField() @IsString() @MaxLength(4000) metadata?: string;
 }
 
 export class BenefitDto {
@@ -23,7 +24,7 @@ export class BenefitDto {
 }
 
 export class AdminScopeQuery {
-  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) applicationId: number;
+  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) applicationId: number;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) @IsIn(['TEST', 'LIVE']) mode: 'TEST' | 'LIVE';
 }
 

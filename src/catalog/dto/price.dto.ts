@@ -1,5 +1,6 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS, PRICE_INTERVALS, PRICE_TYPES, PriceInterval, PriceType } from '../price-terms';
 
@@ -17,18 +18,18 @@ export class CreatePriceDto {
   currency?: string;
 
   @ApiPropertyOptional({ enum: PRICE_INTERVALS, enumName: 'PriceInterval', description: 'Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME' })
-  @IsOptional() @IsIn(PRICE_INTERVALS as unknown as string[])
+  @OptionalField() @IsIn(PRICE_INTERVALS as unknown as string[])
   interval?: PriceInterval;
 
   @ApiPropertyOptional({
     type: 'integer', minimum: 1, maximum: MAX_COUNT, example: 1,
     description: 'Required for RECURRING (>= 1); the period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)',
   })
-  @IsOptional() @IsInt() @Min(1) @Max(MAX_COUNT)
+  @OptionalField() @IsInt() @Min(1) @Max(MAX_COUNT)
   intervalCount?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_TRIAL_DAYS, default: 0, description: 'RECURRING only; free days before the first charge' })
-  @IsOptional() @IsInt() @Min(0) @Max(MAX_TRIAL_DAYS)
+  @OptionalField() @IsInt() @Min(0) @Max(MAX_TRIAL_DAYS)
   trialDays?: number;
 }
 

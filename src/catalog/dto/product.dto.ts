@@ -1,6 +1,7 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
 import { PRODUCT_STATUSES, ProductStatus } from '../product-state';
 import { BenefitDto } from './benefit.dto';
@@ -14,7 +15,7 @@ export class CreateProductDto {
   name: string;
 
   @ApiPropertyOptional({ example: 'Everything in Basic, plus priority support', maxLength: 4000 })
-  @IsOptional() @IsString() @MaxLength(4000)
+  @OptionalField() @IsString() @MaxLength(4000)
   description?: string;
 }
 
@@ -43,7 +44,7 @@ export class ProductDto {
 export const PRODUCT_SORT_FIELDS = ['createdAt', 'updatedAt', 'name', 'id'] as const;
 export class ProductListQuery extends PageQueryDto(PRODUCT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus' })
-  @IsOptional() @IsIn(PRODUCT_STATUSES as unknown as string[])
+  @OptionalField() @IsIn(PRODUCT_STATUSES as unknown as string[])
   status?: ProductStatus;
 }
 

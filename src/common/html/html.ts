@@ -70,17 +70,26 @@ export function page(title: string, accent: string, body: SafeHtml): string {
   h1 { font-size: 1.3rem; margin: 0; }
   table { width: 100%; border-collapse: collapse; margin: 1rem 0; }
   th, td { text-align: left; padding: .5rem; border-bottom: 1px solid #e5e7eb; }
-  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+  td { overflow-wrap: break-word; }
   .total { font-size: 1.2rem; font-weight: 600; }
   .status { display: inline-block; padding: .2rem .6rem; border-radius: 999px; font-weight: 600; font-size: .85rem; background: #e5e7eb; }
   .status.paid, .status.succeeded { background: #d1fae5; color: #065f46; }
   .status.void, .status.failed, .status.cancelled, .status.expired { background: #fee2e2; color: #991b1b; }
-  button { background: var(--accent); color: #fff; border: 0; border-radius: 8px; padding: .8rem 1.6rem; font-size: 1rem; cursor: pointer; }
+  button { background: var(--accent); color: #fff; border: 0; border-radius: 8px; padding: .8rem 1.6rem; font: inherit; font-size: 1rem; font-weight: 600; cursor: pointer; }
   button.secondary { background: #6b7280; }
   button.danger { background: #b91c1c; }
   .muted { color: #6b7280; font-size: .9rem; }
+  .notice { background: #fef2f2; color: #991b1b; border-radius: 8px; padding: .6rem .9rem; }
   footer { margin-top: 2rem; color: #6b7280; font-size: .85rem; white-space: pre-line; }
   .actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1.5rem; }
+  /* phones: the card fills the screen and the table stays inside it */
+  @media (max-width: 560px) {
+    main { margin: 0; border-radius: 0; box-shadow: none; padding: 1.25rem .75rem; }
+    table { font-size: .85rem; }
+    th, td { padding: .45rem .25rem; }
+    .total { font-size: 1rem; }
+  }
 </style>
 </head>
 <body><main>${body}</main></body>

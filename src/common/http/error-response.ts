@@ -2,7 +2,7 @@ import { HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
-import { errorEnvelope } from './envelope';
+import { Envelope, errorEnvelope } from './envelope';
 import type { JomaRequest } from './request-context';
 
 const logger = new Logger('Errors');
@@ -31,9 +31,20 @@ export function toClientError(err: unknown, requestId: string): AppError {
   return new AppError(ErrorCode.INTERNAL_ERROR, `Internal error. Correlation id: ${requestId}`);
 }
 
+/**
+ * An error whose exact envelope is already fixed, sent byte for byte: an
+ * idempotent request's stored error outcome, first time and on replay.
+ */
+export class RenderedAppError extends AppError {
+  constructor(readonly envelope: Envelope<null>) {
+    super(envelope.meta.errorCode ?? ErrorCode.INTERNAL_ERROR, envelope.meta.message, envelope.meta.details);
+  }
+}
+
 export function sendError(res: Response, req: JomaRequest, err: AppError, now: Date): void {
   if (res.headersSent) return;
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-  res.status(httpStatusOf(err.code)).json(errorEnvelope(err.code, err.message, now, err.details));
+  const body = err instanceof RenderedAppError ? err.envelope : errorEnvelope(err.code, err.message, now, err.details);
+  res.status(httpStatusOf(err.code)).json(body);
   void req;
 }

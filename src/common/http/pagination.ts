@@ -8,6 +8,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** `paginate=false` returns every match up to this many. */
 export const UNPAGINATED_LIMIT = 1000;
+/** Largest page number: keeps page * size an exact integer (a larger OFFSET was a 500). */
+export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_SIZE);
 
 export interface PageQuery<S extends string = string> {
   page?: number;
@@ -28,8 +30,8 @@ export const toBool = ({ value }: { value: unknown }) =>
  */
 export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
   class PageQueryBase implements PageQuery<S[number]> {
-    @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: '0-based page number' })
-    @IsOptional() @Transform(toInt) @IsInt() @Min(0)
+    @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_PAGE, default: 0, description: '0-based page number' })
+    @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(MAX_PAGE)
     page?: number;
 
     @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })

@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { AppError, ErrorDetail } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 
@@ -14,9 +15,38 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
+/**
+ * The path of the first string holding U+0000 in a request value, or null.
+ * PostgreSQL text cannot store NUL, so such input would otherwise fail in
+ * the database as a 500.
+ */
+export function findNulCharacter(value: unknown, path = '', depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (k.includes('\u0000')) return path ? `${path}.${k}` : k;
+    const hit = findNulCharacter(v, path ? `${path}.${k}` : k, depth + 1);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
+
+class JomaValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const at = findNulCharacter(value, metadata.data ?? '');
+      if (at !== null) {
+        const field = at || metadata.type;
+        throw AppError.validation(field, `${field} must not contain the NUL character (\\u0000)`);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** The one ValidationPipe: unknown fields rejected, errors as field details. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new JomaValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
@@ -26,4 +56,15 @@ export function createValidationPipe(): ValidationPipe {
       return new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', details);
     },
   });
+}
+
+/**
+ * An optional request field: it may be left out, but an explicit `null` is
+ * validated like any other value (so it fails unless the field allows it).
+ * Use instead of class-validator's `@IsOptional()`, which also skips `null`
+ * and lets it reach NOT NULL columns as a 500. Pass `{ nullable: true }` for
+ * fields where `null` means "clear".
+ */
+export function OptionalField(opts: { nullable?: boolean } = {}): PropertyDecorator {
+  return ValidateIf((_: object, v: unknown) => v !== undefined && !(opts.nullable && v === null));
 }

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { OptionalField } from '../http/validation';
 import { MAX_MINOR } from './money';
 
 /**
@@ -11,7 +12,7 @@ export function MinorAmount(opts: { min?: number; optional?: boolean; descriptio
   const min = opts.min ?? 1;
   const doc = { type: 'integer', format: 'int64', minimum: min, maximum: MAX_MINOR, description: opts.description ?? 'Amount in minor units (poisha); 100 = ৳1.00', example: 150000 } as const;
   return applyDecorators(
-    ...(opts.optional ? [IsOptional(), ApiPropertyOptional(doc)] : [ApiProperty(doc)]),
+    ...(opts.optional ? [OptionalField(), ApiPropertyOptional(doc)] : [ApiProperty(doc)]),
     IsInt({ message: '$property must be an integer number of minor units' }),
     Min(min),
     Max(MAX_MINOR, { message: '$property must not exceed 2^53-1' }),
@@ -22,7 +23,7 @@ export function MinorAmount(opts: { min?: number; optional?: boolean; descriptio
 export function CurrencyField() {
   return applyDecorators(
     ApiPropertyOptional({ example: 'BDT', default: 'BDT', description: 'Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY' }),
-    IsOptional(),
+    OptionalField(),
     IsString(),
   );
 }

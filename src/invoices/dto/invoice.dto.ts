@@ -1,3 +1,4 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -9,7 +10,6 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -43,14 +43,14 @@ export class CreateInvoiceDto {
   @CurrencyField() currency?: string;
 
   @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD; defaults to 7 days after issue' })
-  @IsOptional() @IsDateString({ strict: true }) @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
+  @OptionalField() @IsDateString({ strict: true }) @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
   dueDate?: string;
 
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
-  @ApiPropertyOptional() @IsOptional() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
+  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @OptionalField() @IsObject() metadata?: Record<string, unknown>;
 }
 
 export class LineItemDto {
@@ -113,32 +113,32 @@ export class InvoiceSummaryDto {
 export const INVOICE_SORT_FIELDS = ['createdAt', 'issuedAt', 'dueDate', 'number', 'totalMinor', 'status', 'id'] as const;
 
 export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @IsOptional() @IsIn(INVOICE_STATUSES) status?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) customerReference?: string;
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @OptionalField() @IsIn(INVOICE_STATUSES) status?: string;
+  @ApiPropertyOptional() @OptionalField() @IsString() @MaxLength(128) customerReference?: string;
 }
 
 export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
-  @ApiPropertyOptional({ type: 'integer' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
-  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @IsOptional() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
-  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @IsOptional() @IsIn(INVOICE_STATUSES) status?: string;
-  @ApiPropertyOptional({ description: 'Exact invoice number, e.g. INV-000001' }) @IsOptional() @IsString() @MaxLength(40) number?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'Internal customer id' }) @IsOptional() @Transform(toInt) @IsInt() @Min(1) customerRefId?: number;
+  @ApiPropertyOptional({ type: 'integer' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @OptionalField() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @OptionalField() @IsIn(INVOICE_STATUSES) status?: string;
+  @ApiPropertyOptional({ description: 'Exact invoice number, e.g. INV-000001' }) @OptionalField() @IsString() @MaxLength(40) number?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'Internal customer id' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) customerRefId?: number;
   @ApiPropertyOptional({ description: 'Issued on or after (YYYY-MM-DD or ISO date-time)' })
-  @IsOptional() @IsDateString() from?: string;
+  @OptionalField() @IsDateString() from?: string;
   @ApiPropertyOptional({ description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)' })
-  @IsOptional() @IsDateString() to?: string;
+  @OptionalField() @IsDateString() to?: string;
 }
 
 export class InvoiceTemplateInput {
   @ApiPropertyOptional({ nullable: true, type: String, description: 'http(s) URL of the logo' })
-  @IsOptional() @IsString() @MaxLength(2000) @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
+  @OptionalField({ nullable: true }) @IsString() @MaxLength(2000) @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
   logoUrl?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200) companyName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(1000) companyAddress?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(1000) contactDetails?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(2000) footerNote?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(200) companyName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(1000) companyAddress?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(1000) contactDetails?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(2000) footerNote?: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: '#0f766e' })
-  @IsOptional() @IsString() @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, { message: 'accentColor must be a hex colour like #0f766e' })
+  @OptionalField({ nullable: true }) @IsString() @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, { message: 'accentColor must be a hex colour like #0f766e' })
   accentColor?: string | null;
 }
 

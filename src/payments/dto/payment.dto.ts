@@ -1,6 +1,7 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsObject, IsString, IsUrl, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { PageQueryDto } from '../../common/http/pagination';
 import { PAYMENT_STATUSES } from '../payment-state';
@@ -22,26 +23,26 @@ export class CreatePaymentDto {
   @CurrencyField() currency?: string;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Pay (part of) this invoice; amount must not exceed what is due' })
-  @IsOptional() @IsInt() @Min(1)
+  @OptionalField() @IsInt() @Min(1)
   invoiceId?: number;
 
-  @ApiPropertyOptional({ maxLength: 500 }) @IsOptional() @IsString() @MaxLength(500) description?: string;
+  @ApiPropertyOptional({ maxLength: 500 }) @OptionalField() @IsString() @MaxLength(500) description?: string;
 
   @ApiPropertyOptional({ default: 'sandbox', description: 'Gateway adapter to use' })
-  @IsOptional() @IsString() @MaxLength(40)
+  @OptionalField() @IsString() @MaxLength(40)
   gateway?: string;
 
   @ApiPropertyOptional({ description: "Where the customer returns after paying; must match the app's returnUrlAllowlist" })
-  @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) successUrl?: string;
-  @ApiPropertyOptional() @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) failUrl?: string;
-  @ApiPropertyOptional() @IsOptional() @IsUrl(URL_OPTS) @MaxLength(2000) cancelUrl?: string;
+  @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) successUrl?: string;
+  @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) failUrl?: string;
+  @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) cancelUrl?: string;
 
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
-  @ApiPropertyOptional() @IsOptional() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
+  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Up to 8 KiB of JSON kept with the payment' })
-  @IsOptional() @IsObject()
+  @OptionalField() @IsObject()
   metadata?: Record<string, unknown>;
 }
 
@@ -71,5 +72,5 @@ export class PaymentDto {
 
 export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'status', 'expiresAt'] as const;
 export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: PAYMENT_STATUSES }) @IsOptional() @IsIn(PAYMENT_STATUSES) status?: string;
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES }) @OptionalField() @IsIn(PAYMENT_STATUSES) status?: string;
 }

@@ -1,6 +1,7 @@
+import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsEmail, IsInt, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { CUSTOMER_REFERENCE } from '../../payments/dto/payment.dto';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -12,9 +13,9 @@ export class CreatePurchaseDto {
   @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
   customerReference: string;
 
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
-  @ApiPropertyOptional() @IsOptional() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
+  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
 }
 
 export class PayableLinkDto {

@@ -1,0 +1,15 @@
+import { findNulCharacter } from './validation';
+
+describe('findNulCharacter', () => {
+  it('finds U+0000 in nested strings and keys, giving the field path', () => {
+    expect(findNulCharacter({ a: 'ok', b: { c: ['x', 'y\u0000'] } })).toBe('b.c.1');
+    expect(findNulCharacter({ ['k\u0000']: 1 })).toBe('k\u0000');
+    expect(findNulCharacter('a\u0000', 'id')).toBe('id');
+  });
+
+  it('returns null for clean values', () => {
+    expect(findNulCharacter({ a: 'ট্যাকা', b: [1, null, true], c: { d: '\\u0000' } })).toBeNull();
+    expect(findNulCharacter(undefined)).toBeNull();
+    expect(findNulCharacter(42)).toBeNull();
+  });
+});

@@ -1,0 +1,65 @@
+import { ConfigValidationError, validateEnv } from './env.schema';
+
+function errorOf(env: Record<string, string | undefined>): ConfigValidationError {
+  try {
+    validateEnv(env);
+  } catch (err) {
+    if (err instanceof ConfigValidationError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigValidationError');
+}
+
+describe('validateEnv', () => {
+  it('applies the defaults of decisions.md section 10', () => {
+    const env = validateEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.JWT_TTL_MINUTES).toBe(60);
+    expect(env.WEBHOOK_TEST_ALLOWED_SCHEMES).toBe('https');
+    expect(env.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(env.WORKERS_ENABLED).toBe(true);
+    expect(env.DATA_DIR).toBe('.data');
+  });
+
+  it('parses good values', () => {
+    const env = validateEnv({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db:5432/joma',
+      ENCRYPTION_KEY: 'ab'.repeat(32),
+      WEBHOOK_TEST_ALLOWED_SCHEMES: 'http,https',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WORKERS_ENABLED: 'false',
+    });
+    expect(env.PORT).toBe(8080);
+    expect(env.ENCRYPTION_KEY).toBe('ab'.repeat(32));
+    expect(env.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+    expect(env.WORKERS_ENABLED).toBe(false);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(validateEnv({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
+  });
+
+  it.each([['abc'], ['70000'], ['-1'], ['80.5']])('PORT=%s stops start-up with a message naming PORT', (port) => {
+    const err = errorOf({ PORT: port });
+    expect(err.message).toMatch(/^Invalid configuration:/);
+    expect(err.message).toMatch(/^\s+PORT: /m);
+  });
+
+  it.each([['abc'], ['ab'.repeat(31)], ['zz'.repeat(32)], ['ab'.repeat(33)]])('ENCRYPTION_KEY=%s is refused naming ENCRYPTION_KEY', (key) => {
+    const err = errorOf({ ENCRYPTION_KEY: key });
+    expect(err.message).toMatch(/ENCRYPTION_KEY: must be 32 bytes as 64 hex characters/);
+    expect(err.message).not.toContain(key);
+  });
+
+  it('names every bad variable, and only those', () => {
+    const err = errorOf({ PORT: 'x', DATABASE_URL: 'mysql://db', WORKERS_ENABLED: 'yes', JWT_SECRET: 'short', PUBLIC_BASE_URL: 'http://ok.example' });
+    for (const name of ['PORT', 'DATABASE_URL', 'WORKERS_ENABLED', 'JWT_SECRET']) expect(err.message).toMatch(new RegExp(`^\\s+${name}: `, 'm'));
+    expect(err.message).not.toMatch(/PUBLIC_BASE_URL/);
+  });
+
+  it('refuses a scheme list outside http/https', () => {
+    expect(errorOf({ WEBHOOK_TEST_ALLOWED_SCHEMES: 'ftp' }).message).toMatch(/WEBHOOK_TEST_ALLOWED_SCHEMES/);
+  });
+});

@@ -1,0 +1,105 @@
+import {
+  afterPayment,
+  amountDue,
+  canVoid,
+  formatInvoiceNumber,
+  INVOICE_STATUSES,
+  isPayable,
+} from './invoice-state';
+
+describe('amountDue', () => {
+  it('is what is left to pay', () => {
+    expect(amountDue(123450, 0)).toBe(123450);
+    expect(amountDue(123450, 23450)).toBe(100000);
+    expect(amountDue(123450, 123450)).toBe(0);
+  });
+
+  it('never goes negative on an overpaid invoice', () => {
+    expect(amountDue(1000, 1500)).toBe(0);
+  });
+});
+
+describe('afterPayment', () => {
+  it('a partial payment of an ISSUED invoice makes it PARTIALLY_PAID', () => {
+    expect(afterPayment('ISSUED', 10000, 0, 4000)).toEqual({
+      status: 'PARTIALLY_PAID',
+      paidMinor: 4000,
+      event: 'invoice.partially_paid',
+    });
+  });
+
+  it('paying the whole amount makes it PAID', () => {
+    expect(afterPayment('ISSUED', 10000, 0, 10000)).toEqual({
+      status: 'PAID',
+      paidMinor: 10000,
+      event: 'invoice.paid',
+    });
+  });
+
+  it('the remainder of a PARTIALLY_PAID invoice makes it PAID', () => {
+    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 6000)).toEqual({
+      status: 'PAID',
+      paidMinor: 10000,
+      event: 'invoice.paid',
+    });
+  });
+
+  it('another partial payment keeps it PARTIALLY_PAID and emits partially_paid again', () => {
+    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 1000)).toEqual({
+      status: 'PARTIALLY_PAID',
+      paidMinor: 5000,
+      event: 'invoice.partially_paid',
+    });
+  });
+
+  it('an overpayment still makes it PAID and records the whole amount', () => {
+    expect(afterPayment('ISSUED', 10000, 0, 12000)).toEqual({
+      status: 'PAID',
+      paidMinor: 12000,
+      event: 'invoice.paid',
+    });
+  });
+
+  it('a payment settling on a PAID or VOID invoice is recorded but changes no status and emits nothing', () => {
+    expect(afterPayment('PAID', 10000, 10000, 500)).toEqual({
+      status: 'PAID',
+      paidMinor: 10500,
+      event: null,
+    });
+    expect(afterPayment('VOID', 10000, 0, 10000)).toEqual({
+      status: 'VOID',
+      paidMinor: 10000,
+      event: null,
+    });
+  });
+});
+
+describe('canVoid', () => {
+  it('only an ISSUED invoice with nothing paid', () => {
+    expect(canVoid('ISSUED', 0)).toBe(true);
+    expect(canVoid('ISSUED', 1)).toBe(false);
+    expect(canVoid('PARTIALLY_PAID', 0)).toBe(false);
+    expect(canVoid('PARTIALLY_PAID', 500)).toBe(false);
+    expect(canVoid('PAID', 10000)).toBe(false);
+    expect(canVoid('VOID', 0)).toBe(false);
+  });
+});
+
+describe('isPayable', () => {
+  it('ISSUED and PARTIALLY_PAID only', () => {
+    expect(INVOICE_STATUSES.filter(isPayable)).toEqual(['ISSUED', 'PARTIALLY_PAID']);
+  });
+});
+
+describe('formatInvoiceNumber', () => {
+  it('pads to six digits', () => {
+    expect(formatInvoiceNumber(1)).toBe('INV-000001');
+    expect(formatInvoiceNumber(42)).toBe('INV-000042');
+    expect(formatInvoiceNumber(999999)).toBe('INV-999999');
+  });
+
+  it('grows past six digits instead of truncating or wrapping', () => {
+    expect(formatInvoiceNumber(1000000)).toBe('INV-1000000');
+    expect(formatInvoiceNumber(12345678)).toBe('INV-12345678');
+  });
+});

@@ -1,0 +1,27 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AppAuth, CurrentApp } from '../auth/decorators';
+import { Page } from '../common/http/envelope';
+import type { AppPrincipal } from '../common/http/request-context';
+import { ApiEnvelope } from '../common/http/swagger';
+import { EventDto, EventListQuery } from './dto/event.dto';
+import { WebhookEventsService } from './webhook-events.service';
+import { toEventDto } from './webhook.mapper';
+
+@ApiTags('Events')
+@Controller('api/v1/events')
+@AppAuth()
+export class EventsController {
+  constructor(private readonly events: WebhookEventsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Recorded events of the key\'s mode, newest first',
+    description: 'Every event is kept, including those of a mode without endpoints (their delivery is UNDELIVERABLE / NO_ENDPOINT_CONFIGURED).',
+  })
+  @ApiEnvelope(EventDto, { isArray: true })
+  async list(@CurrentApp() app: AppPrincipal, @Query() query: EventListQuery): Promise<Page<EventDto>> {
+    const page = await this.events.list(app, query, { type: query.type });
+    return new Page(page.items.map((x) => toEventDto(x.event, x.deliveries)), page.pagination);
+  }
+}

@@ -1,0 +1,94 @@
+import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, LookupFunction } from 'node:net';
+import type { ResolvedAddress } from './target-resolver';
+
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export interface SendOutcome {
+  statusCode: number | null;
+  /** First 1 KiB of the response body (UTF-8, lossy). */
+  excerpt: string | null;
+  /** null when a response arrived; otherwise why not (TIMEOUT, ECONNREFUSED, ...). */
+  error: string | null;
+}
+
+export interface SendRequest {
+  url: URL;
+  target: ResolvedAddress;
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** A lookup that always answers the already-checked address (no second DNS query). */
+function pinnedLookup(target: ResolvedAddress): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    if (options?.all) cb(null, [{ address: target.address, family: target.family }]);
+    else cb(null, target.address, target.family);
+  }) as unknown as LookupFunction;
+}
+
+/**
+ * One POST of a webhook body: node:http(s), the resolved address pinned,
+ * redirects not followed (a 3xx is just a non-2xx answer), one deadline for
+ * connect + response, no connection reuse. Never throws.
+ */
+export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
+  if (req.signal?.aborted) return Promise.resolve({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
+  return new Promise((resolve) => {
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let statusCode: number | null = null;
+    const finish = (outcome: SendOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      resolve(outcome);
+      client.destroy();
+    };
+    const excerpt = () => (size > 0 ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : '');
+    const https = req.url.protocol === 'https:';
+    const host = req.url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const options: RequestOptions = {
+      method: 'POST',
+      host,
+      port: req.url.port || (https ? 443 : 80),
+      path: `${req.url.pathname}${req.url.search}`,
+      headers: {
+        ...req.headers,
+        'Content-Type': 'application/json',
+        'Content-Length': String(req.body.length),
+        'User-Agent': 'Joma-Webhooks/1',
+        Host: req.url.host,
+      },
+      lookup: pinnedLookup(req.target),
+      agent: false,
+      // SNI and certificate checks against the host name, while connecting to the pinned address.
+      ...(https && !isIP(host) ? { servername: host } : {}),
+    };
+    const client = (https ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
+      statusCode = res.statusCode ?? null;
+      res.on('data', (chunk: Buffer) => {
+        if (size < RESPONSE_EXCERPT_BYTES) chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_EXCERPT_BYTES) finish({ statusCode, excerpt: excerpt(), error: null });
+      });
+      res.on('end', () => finish({ statusCode, excerpt: excerpt(), error: null }));
+      res.on('error', () => finish({ statusCode, excerpt: excerpt(), error: null }));
+    });
+    const timer = setTimeout(
+      () => finish({ statusCode, excerpt: statusCode === null ? null : excerpt(), error: statusCode === null ? `TIMEOUT: no response within ${req.timeoutMs} ms` : null }),
+      req.timeoutMs,
+    );
+    const onAbort = () => finish({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
+    req.signal?.addEventListener('abort', onAbort);
+    client.on('error', (err: NodeJS.ErrnoException) => {
+      finish({ statusCode: null, excerpt: null, error: `${err.code ?? 'NETWORK_ERROR'}: ${err.message}` });
+    });
+    client.end(req.body);
+  });
+}

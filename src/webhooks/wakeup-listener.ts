@@ -1,0 +1,67 @@
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+
+/**
+ * A dedicated connection LISTENing on the webhook channels. NOTIFY is only a
+ * wake-up hint (workers poll as well), so a lost connection just means a
+ * reconnect after a second and polling in between.
+ */
+export class WakeupListener {
+  private readonly logger = new Logger(WakeupListener.name);
+  private client: Client | null = null;
+  private stopped = true;
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly channels: string[],
+    private readonly onNotify: (channel: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const client = this.client;
+    this.client = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.databaseUrl, application_name: 'joma-webhook-listener' });
+    client.on('notification', (msg) => this.onNotify(msg.channel));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
+      if (this.stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+    } catch (err) {
+      this.lost(client, err as Error);
+    }
+  }
+
+  private lost(client: Client, err?: Error): void {
+    if (this.stopped || (this.client !== null && this.client !== client)) return;
+    if (err) this.logger.warn(`webhook listener connection lost: ${err.message}`);
+    this.client = null;
+    client.end().catch(() => undefined);
+    if (!this.retryTimer) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        void this.connect();
+      }, 1000);
+      this.retryTimer.unref();
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { IsNull } from 'typeorm';
+import { Clock } from '../common/clock/clock';
+import { AppError } from '../common/errors/app-error';
+import { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import type { TenantScope } from '../database/tenant';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { returningRows } from './sql';
+import { DELIVERIES_CHANNEL } from './webhook-fanout';
+
+export interface DeliveryFilter {
+  applicationId?: number;
+  mode?: Mode;
+  endpointId?: number;
+  status?: string;
+  eventType?: string;
+}
+
+/** Delivery history and re-sends, for apps (their endpoints) and operators (any). */
+@Injectable()
+export class WebhookDeliveriesService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly clock: Clock,
+  ) {}
+
+  private get deliveries() {
+    return this.txHost.tx.getRepository(WebhookDelivery);
+  }
+
+  list(query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+    const qb = this.deliveries.createQueryBuilder('d');
+    if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });
+    if (filter.mode) qb.andWhere('d.mode = :mode', { mode: filter.mode });
+    if (filter.endpointId) qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
+    if (filter.status) qb.andWhere('d.status = :status', { status: filter.status });
+    if (filter.eventType) qb.andWhere('d.eventType = :eventType', { eventType: filter.eventType });
+    return pageOf(qb, 'd', query);
+  }
+
+  /** An app's view: deliveries of one of its endpoints in the key's mode. */
+  async listForEndpoint(scope: TenantScope, endpointId: number, query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+    await this.endpointOf(scope, endpointId);
+    return this.list(query, { ...filter, applicationId: scope.appId, mode: scope.mode, endpointId });
+  }
+
+  async detailForEndpoint(scope: TenantScope, endpointId: number, deliveryId: number): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
+    await this.endpointOf(scope, endpointId);
+    return this.detail(deliveryId, { ...scope, endpointId });
+  }
+
+  async detail(id: number, within?: TenantScope & { endpointId: number }): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
+    const qb = this.deliveries.createQueryBuilder('d').addSelect('d.body').where('d.id = :id', { id });
+    if (within) {
+      qb.andWhere('d.appId = :appId AND d.mode = :mode AND d.endpointId = :endpointId', within);
+    }
+    const delivery = await qb.getOne();
+    if (!delivery) throw AppError.notFound('Webhook delivery');
+    const attempts = await this.txHost.tx.getRepository(WebhookAttempt).find({ where: { deliveryId: id }, order: { id: 'ASC' } });
+    return { delivery, attempts };
+  }
+
+  @Transactional()
+  async resendForEndpoint(scope: TenantScope, endpointId: number, deliveryId: number): Promise<WebhookDelivery> {
+    await this.endpointOf(scope, endpointId);
+    return this.resendLocked(deliveryId, { ...scope, endpointId });
+  }
+
+  /** Operators: re-send one delivery, whatever its app. */
+  @Transactional()
+  async resend(id: number): Promise<WebhookDelivery> {
+    return this.resendLocked(id);
+  }
+
+  /**
+   * Queues a delivery again: same id and body, fresh timestamp and signatures
+   * at its next attempt, the retry schedule starting over. Not for one that
+   * is being attempted right now, nor one without an endpoint.
+   */
+  private async resendLocked(id: number, within?: TenantScope & { endpointId: number }): Promise<WebhookDelivery> {
+    const delivery = await this.deliveries.findOne({
+      where: within ? { id, appId: within.appId, mode: within.mode, endpointId: within.endpointId } : { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!delivery) throw AppError.notFound('Webhook delivery');
+    const now = this.clock.now();
+    if (delivery.endpointId === null) {
+      throw AppError.invalidState('This event had no endpoint to go to (UNDELIVERABLE); there is nothing to re-send');
+    }
+    await this.assertUsable(delivery.endpointId);
+    if (delivery.lockedUntil && delivery.lockedUntil > now) {
+      throw AppError.invalidState('This delivery is being attempted right now; try again in a moment');
+    }
+    if (delivery.status === 'PENDING') return delivery;
+    await this.deliveries.update(
+      { id },
+      { status: 'PENDING', nextAttemptAt: now, cycleAttempts: 0, lockedUntil: null, lockedBy: null, updatedAt: now },
+    );
+    await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    return (await this.deliveries.findOne({ where: { id } }))!;
+  }
+
+  /** Operators: every PARKED delivery of an endpoint back to PENDING (e.g. after its URL was fixed). */
+  @Transactional()
+  async resendParked(endpointId: number): Promise<number> {
+    await this.assertUsable(endpointId, true);
+    const now = this.clock.now();
+    const rows = await returningRows<{ id: number }>(
+      this.txHost.tx,
+      `UPDATE webhook_deliveries
+          SET status = 'PENDING', next_attempt_at = $2, cycle_attempts = 0, locked_until = NULL, locked_by = NULL, updated_at = $2
+        WHERE endpoint_id = $1 AND status = 'PARKED'
+       RETURNING id`,
+      [endpointId, now],
+    );
+    const count = rows.length;
+    if (count > 0) await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    return count;
+  }
+
+  private async endpointOf(scope: TenantScope, endpointId: number): Promise<WebhookEndpoint> {
+    const e = await this.txHost.tx
+      .getRepository(WebhookEndpoint)
+      .findOne({ where: { id: endpointId, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() } });
+    if (!e) throw AppError.notFound('Webhook endpoint');
+    return e;
+  }
+
+  private async assertUsable(endpointId: number, notFoundIfMissing = false): Promise<void> {
+    const e = await this.txHost.tx.getRepository(WebhookEndpoint).findOne({ where: { id: endpointId } });
+    if (!e || e.deletedAt) {
+      if (notFoundIfMissing) throw AppError.notFound('Webhook endpoint');
+      throw AppError.invalidState('The endpoint of this delivery was deleted');
+    }
+    if (!e.enabled) throw AppError.invalidState('The endpoint is disabled; enable it before re-sending');
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { WakeupListener } from './wakeup-listener';
+import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, WebhookFanout } from './webhook-fanout';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookMetrics } from './webhook-metrics';
+
+/**
+ * Runs fan-out and delivery in this process when WORKERS_ENABLED (tests start
+ * it explicitly). Woken by NOTIFY (an event committed, deliveries created or
+ * re-sent) and by a poll every webhookPollIntervalMs as the fallback, which
+ * also picks up retries as they fall due. Stops cleanly on app close.
+ */
+@Injectable()
+export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookWorkers.name);
+  private listener: WakeupListener | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private fanningOut: Promise<void> | null = null;
+  private fanoutAgain = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly fanout: WebhookFanout,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly metrics: WebhookMetrics,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.workersEnabled) await this.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.dispatcher.start();
+    this.listener = new WakeupListener(this.config.databaseUrl, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (channel) =>
+      channel === EVENTS_CHANNEL ? void this.fanOut() : void this.dispatcher.pump(),
+    );
+    await this.listener.start();
+    this.timer = setInterval(() => this.wake(), this.config.webhookPollIntervalMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.listener?.stop();
+    this.listener = null;
+    await this.fanningOut;
+    await this.dispatcher.stop();
+  }
+
+  /** Simulates a crash of this replica's workers (tests of lease recovery). */
+  async crash(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.listener?.stop();
+    this.listener = null;
+    await this.fanningOut;
+    await this.dispatcher.abandon();
+  }
+
+  /** Look for new events and due deliveries now (e.g. after a test moved the clock). */
+  wake(): void {
+    if (!this.running) return;
+    void this.fanOut();
+    void this.dispatcher.pump();
+  }
+
+  private fanOut(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    if (this.fanningOut) {
+      this.fanoutAgain = true;
+      return this.fanningOut;
+    }
+    this.fanningOut = this.fanOutLoop().finally(() => {
+      this.fanningOut = null;
+    });
+    return this.fanningOut;
+  }
+
+  private async fanOutLoop(): Promise<void> {
+    try {
+      do {
+        this.fanoutAgain = false;
+        for (;;) {
+          const r = await this.fanout.fanOutBatch();
+          if (r.deliveries) this.metrics.fannedOut.inc({ routed: 'true' }, r.deliveries);
+          if (r.undeliverable) this.metrics.fannedOut.inc({ routed: 'false' }, r.undeliverable);
+          if (r.deliveries > 0) void this.dispatcher.pump();
+          if (r.events === 0 || !this.running) break;
+        }
+      } while (this.fanoutAgain && this.running);
+    } catch (err) {
+      this.logger.error(`webhook fan-out failed: ${(err as Error).message}`);
+    }
+  }
+}

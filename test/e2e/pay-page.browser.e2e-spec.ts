@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The hosted pay page in a real browser (Debian's Chromium, headless, driven
+ * by playwright-core): what a customer sees and clicks, from the payable link
+ * through the sandbox checkout and back. Chromium is required, never skipped.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const TEMPLATE = {
+  companyName: 'Padma Traders Ltd',
+  companyAddress: '12 Kawran Bazar, Dhaka 1215',
+  accentColor: '#7c3aed',
+  footerNote: 'Thank you for your business.\nQuestions? billing@padma.example',
+};
+const LINES = [
+  { description: 'Annual plan', qty: 1, unitAmountMinor: 100000 },
+  { description: 'Support hours', qty: 2, unitAmountMinor: 11725 },
+];
+
+jest.setTimeout(90_000);
+
+describe('hosted pay page in a browser (Chromium)', () => {
+  let t: TestApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}. The browser e2e test needs it: ` +
+          'install with `apt-get update && apt-get install -y chromium` (Debian/Ubuntu), ' +
+          'or point CHROMIUM_PATH at a Chromium/Chrome binary.',
+      );
+    }
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** An app with a branded template and an ISSUED invoice of ৳1,234.50. */
+  async function issueInvoice(): Promise<{
+    app: CreatedApp;
+    invoice: { id: number; payableUrl: string };
+  }> {
+    const app = await createApp(t);
+    const tpl = await t.http().put('/api/v1/invoices/template').set(asApp(app.TEST)).send(TEMPLATE);
+    expect(tpl.status).toBe(200);
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({ customerReference: 'cust-browser', customerName: 'Rahim Uddin', lineItems: LINES });
+    expect(res.status).toBe(201);
+    expect(res.body.data.totalMinor).toBe(123450);
+    return { app, invoice: res.body.data };
+  }
+
+  async function issueInvoiceWith(
+    app: CreatedApp,
+    lineItems: typeof LINES,
+  ): Promise<{ id: number; payableUrl: string }> {
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({ customerReference: 'cust-phone', lineItems });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  /** A page that records script errors and console errors (CSP violations show up there). */
+  async function openPage(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/favicon/.test(m.location().url))
+        problems.push(`console: ${m.text()}`);
+    });
+    return { page, problems };
+  }
+
+  async function events(appId: number): Promise<string[]> {
+    const rows = await t.db.query('SELECT type FROM events WHERE app_id = $1 ORDER BY id', [appId]);
+    return rows.rows.map((r) => r.type as string);
+  }
+
+  async function invoiceOf(app: CreatedApp, id: number) {
+    const res = await t.http().get(`/api/v1/invoices/${id}`).set(asApp(app.TEST));
+    expect(res.status).toBe(200);
+    return res.body.data;
+  }
+
+  it('shows the branded invoice, pays through the sandbox checkout and comes back PAID', async () => {
+    const { app, invoice } = await issueInvoice();
+    const { page, problems } = await openPage();
+    const payPath = new URL(invoice.payableUrl).pathname;
+
+    const response = await page.goto(invoice.payableUrl);
+    expect(response?.status()).toBe(200);
+    await expect(page.title()).resolves.toBe(`Invoice INV-000001 · ${TEMPLATE.companyName}`);
+    expect(await page.textContent('[data-testid=company]')).toBe(TEMPLATE.companyName);
+    expect(await page.textContent('body')).toContain(TEMPLATE.companyAddress);
+    expect(await page.textContent('body')).toContain('Rahim Uddin');
+    expect(await page.textContent('body')).toContain('TEST MODE');
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('Issued');
+
+    const rows = await Promise.all(
+      (await page.locator('tbody tr').all()).map((tr) => tr.locator('td').allInnerTexts()),
+    );
+    expect(rows).toEqual([
+      ['Annual plan', '1', '৳1,000.00', '৳1,000.00'],
+      ['Support hours', '2', '৳117.25', '৳234.50'],
+    ]);
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳1,234.50');
+    expect((await page.textContent('#pay-button'))?.trim()).toBe('Pay ৳1,234.50');
+    // the template's accent colour and footer are applied
+    expect(
+      await page.evaluate(
+        `getComputedStyle(document.querySelector('#pay-button')).backgroundColor`,
+      ),
+    ).toBe('rgb(124, 58, 237)');
+    expect(await page.locator('footer').innerText()).toBe(TEMPLATE.footerNote);
+    await page.screenshot({ path: join(tmpdir(), 'joma-pay-page-issued.png'), fullPage: true });
+
+    await Promise.all([
+      page.waitForURL(/\/sandbox\/checkout\/sbx_[A-Za-z0-9_-]+$/),
+      page.click('#pay-button'),
+    ]);
+    expect(await page.textContent('[data-testid=amount]')).toBe('৳1,234.50');
+    await page.screenshot({ path: join(tmpdir(), 'joma-sandbox-checkout.png'), fullPage: true });
+
+    await Promise.all([page.waitForURL((u) => u.pathname === payPath), page.click('#sandbox-pay')]);
+    expect(await page.textContent('[data-testid=paid-message]')).toContain('This invoice is paid');
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('Paid');
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳0.00');
+    expect(await page.$('#pay-button')).toBeNull();
+    expect(await page.$('[data-testid=attempt-notice]')).toBeNull();
+    await page.screenshot({ path: join(tmpdir(), 'joma-pay-page-paid.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+
+    const after = await invoiceOf(app, invoice.id);
+    expect(after).toMatchObject({ status: 'PAID', amountPaidMinor: 123450, amountDueMinor: 0 });
+    expect(after.payments).toHaveLength(1);
+    expect(after.payments[0]).toMatchObject({
+      status: 'SUCCEEDED',
+      amountMinor: 123450,
+      gateway: 'sandbox',
+    });
+    expect(await events(app.id)).toEqual(['invoice.issued', 'payment.succeeded', 'invoice.paid']);
+  });
+
+  it('a failed checkout leaves the invoice ISSUED with a FAILED payment and the page still offers Pay', async () => {
+    const { app, invoice } = await issueInvoice();
+    const { page, problems } = await openPage();
+    const payPath = new URL(invoice.payableUrl).pathname;
+
+    await page.goto(invoice.payableUrl);
+    await Promise.all([page.waitForURL(/\/sandbox\/checkout\/sbx_/), page.click('#pay-button')]);
+    const firstCheckout = page.url();
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === payPath),
+      page.click('#sandbox-fail'),
+    ]);
+
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('Issued');
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳1,234.50');
+    expect(await page.$('[data-testid=paid-message]')).toBeNull();
+    expect(await page.isVisible('#pay-button')).toBe(true);
+    expect(await page.textContent('[data-testid=attempt-notice]')).toBe(
+      'Your last payment attempt failed. No money was taken. You can try again.',
+    );
+    await page.screenshot({ path: join(tmpdir(), 'joma-pay-page-after-fail.png'), fullPage: true });
+
+    const after = await invoiceOf(app, invoice.id);
+    expect(after).toMatchObject({ status: 'ISSUED', amountPaidMinor: 0, amountDueMinor: 123450 });
+    expect(after.payments).toHaveLength(1);
+    expect(after.payments[0]).toMatchObject({ status: 'FAILED', amountMinor: 123450 });
+    expect(await events(app.id)).toEqual(['invoice.issued', 'payment.failed']);
+
+    // Pay again opens a fresh checkout (a failed payment is not reused)
+    await Promise.all([page.waitForURL(/\/sandbox\/checkout\/sbx_/), page.click('#pay-button')]);
+    expect(page.url()).not.toBe(firstCheckout);
+    expect(await page.isVisible('#sandbox-pay')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.context().close();
+    const again = await invoiceOf(app, invoice.id);
+    expect(again.payments.map((p: { status: string }) => p.status)).toEqual(['FAILED', 'PENDING']);
+  });
+
+  it('fits a phone screen: no horizontal scrolling, amounts and the Pay button inside the card', async () => {
+    const { app } = await issueInvoice();
+    const invoice = await issueInvoiceWith(app, [
+      {
+        description:
+          'Enterprise plan, annual, with priority support and onboarding for all branches',
+        qty: 12,
+        unitAmountMinor: 1234567,
+      },
+      { description: 'Setup', qty: 1, unitAmountMinor: 5000 },
+    ]);
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    await page.goto(invoice.payableUrl);
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳148,198.04');
+    const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
+    const right = async (sel: string) => {
+      const box = await page.locator(sel).boundingBox();
+      expect(box).not.toBeNull();
+      return box!.x + box!.width;
+    };
+    const [main, due, pay] = [
+      await right('main'),
+      await right('[data-testid=amount-due]'),
+      await right('#pay-button'),
+    ];
+    await page.screenshot({ path: join(tmpdir(), 'joma-pay-page-phone.png'), fullPage: true });
+    await context.close();
+    expect(scrollWidth).toBeLessThanOrEqual(360);
+    expect(main).toBeLessThanOrEqual(360);
+    expect(due).toBeLessThanOrEqual(main);
+    expect(pay).toBeLessThanOrEqual(main);
+  });
+});

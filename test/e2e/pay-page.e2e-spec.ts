@@ -1,0 +1,181 @@
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/** The hosted pay page over plain HTTP: escaping of merchant input, void and unknown links. */
+describe('hosted pay page (HTTP)', () => {
+  let t: TestApp;
+  let app: CreatedApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    app = await createApp(t);
+  });
+  afterAll(() => t.close());
+
+  async function issue(body: Record<string, unknown> = {}) {
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({
+        customerReference: 'cust-esc',
+        lineItems: [{ description: 'Widget', qty: 1, unitAmountMinor: 5000 }],
+        ...body,
+      });
+    expect(res.status).toBe(201);
+    return { invoice: res.body.data, path: new URL(res.body.data.payableUrl).pathname };
+  }
+
+  it('renders merchant and customer input as text, never as markup', async () => {
+    const put = await t.http().put('/api/v1/invoices/template').set(asApp(app.TEST)).send({
+      companyName: '<script>alert(1)</script>',
+      companyAddress: '1 Road </div><iframe src=x>',
+      footerNote: `He said "pay" & it's 'due' <b>now</b>`,
+      logoUrl: 'https://cdn.example.com/logo.png?a="><script>alert(2)</script>',
+      accentColor: '#123abc',
+    });
+    expect(put.status).toBe(200);
+    const { path } = await issue({
+      customerName: '"><svg onload=alert(3)>',
+      lineItems: [{ description: '<img src=x onerror=alert(1)>', qty: 2, unitAmountMinor: 61725 }],
+    });
+
+    const res = await t.http().get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    const body = res.text;
+
+    expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(body).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(body).toContain(
+      'He said &quot;pay&quot; &amp; it&#39;s &#39;due&#39; &lt;b&gt;now&lt;/b&gt;',
+    );
+    expect(body).toContain('1 Road &lt;/div&gt;&lt;iframe src=x&gt;');
+    expect(body).toContain('&quot;&gt;&lt;svg onload=alert(3)&gt;');
+    expect(body).toContain('৳1,234.50');
+    expect(body).toContain('--accent: #123abc;');
+
+    // no raw tags from any of the inputs, and no script element at all
+    expect(body).not.toMatch(/<script/i);
+    expect(body).not.toMatch(/<img src=x/i);
+    expect(body).not.toMatch(/<svg/i);
+    expect(body).not.toMatch(/<iframe/i);
+    expect(body).not.toContain('<b>now</b>');
+    // the logo stays inside its attribute
+    const img = body.match(/<img src="([^"]*)" alt="([^"]*)">/);
+    expect(img).not.toBeNull();
+    expect(img![1]).toMatch(/^https:\/\/cdn\.example\.com\/logo\.png\?a=/);
+    expect(img![1]).not.toMatch(/[<>]/);
+  });
+
+  it('rejects a javascript: (or any non-http) logoUrl at PUT, leaving the template unchanged', async () => {
+    const before = await t.http().get('/api/v1/invoices/template').set(asApp(app.TEST));
+    for (const logoUrl of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:image/svg+xml,<svg onload=alert(1)>',
+      '//evil.example/x.png',
+    ]) {
+      const res = await t
+        .http()
+        .put('/api/v1/invoices/template')
+        .set(asApp(app.TEST))
+        .send({ companyName: 'Acme', logoUrl });
+      expect(res.status).toBe(400);
+      expect(res.body.meta).toMatchObject({ success: false, errorCode: 'VALIDATION_FAILED' });
+      expect(res.body.meta.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'logoUrl' })]),
+      );
+    }
+    const after = await t.http().get('/api/v1/invoices/template').set(asApp(app.TEST));
+    expect(after.body.data).toEqual(before.body.data);
+  });
+
+  it('rejects an accent colour that is not a hex colour', async () => {
+    const res = await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(app.TEST))
+      .send({ accentColor: 'red;} body{display:none' });
+    expect(res.status).toBe(400);
+    expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+  });
+
+  it('a VOID invoice shows the void message and no pay form; posting to it pays nothing', async () => {
+    const { invoice, path } = await issue();
+    const voided = await t.http().post(`/api/v1/invoices/${invoice.id}/void`).set(asApp(app.TEST));
+    expect(voided.status).toBe(200);
+    expect(voided.body.data.status).toBe('VOID');
+
+    const res = await t.http().get(path);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('This invoice has been voided and cannot be paid.');
+    expect(res.text).not.toContain('<form');
+    expect(res.text).not.toContain('id="pay-button"');
+    expect(res.text).toMatch(/data-testid="amount-due">৳0\.00</);
+
+    const pay = await t.http().post(path);
+    expect(pay.status).toBe(409);
+    expect(pay.headers['content-type']).toMatch(/^text\/html/);
+    expect(pay.text).toContain('This invoice is void');
+    expect(pay.text).not.toContain('<form');
+    const payments = await t.db.query(
+      'SELECT count(*)::int AS n FROM payments WHERE invoice_id = $1',
+      [invoice.id],
+    );
+    expect(payments.rows[0].n).toBe(0);
+  });
+
+  it('tells a returning customer how their last attempt ended (cancelled, expired), and nothing before any attempt', async () => {
+    const { invoice, path } = await issue();
+    expect((await t.http().get(path)).text).not.toContain('data-testid="attempt-notice"');
+
+    const pay = await t.http().post(path);
+    expect(pay.status).toBe(303);
+    const checkout = new URL(pay.headers.location).pathname;
+    const cancelled = await t.http().post(checkout).type('form').send({ outcome: 'cancel' });
+    expect(cancelled.status).toBe(303);
+    const back = new URL(cancelled.headers.location);
+    const landed = await t.http().get(back.pathname + back.search);
+    expect(landed.status).toBe(303);
+    expect(new URL(landed.headers.location).pathname).toBe(path);
+    const afterCancel = await t.http().get(path);
+    expect(afterCancel.text).toContain(
+      'Your last payment attempt was cancelled. You can try again.',
+    );
+    expect(afterCancel.text).toContain('id="pay-button"');
+
+    // a new attempt is open: no notice while it is pending; once it expires, the page says so
+    const again = await t.http().post(path);
+    expect(again.status).toBe(303);
+    expect((await t.http().get(path)).text).not.toContain('data-testid="attempt-notice"');
+    const open = await t.db.query(
+      `SELECT id FROM payments WHERE invoice_id = $1 AND status = 'PENDING'`,
+      [invoice.id],
+    );
+    expect(open.rows).toHaveLength(1);
+    const expired = await t
+      .http()
+      .post(`/api/v1/test-helpers/payments/${open.rows[0].id}/expire`)
+      .set(asApp(app.TEST));
+    expect(expired.status).toBe(200);
+    expect(expired.body.data.status).toBe('EXPIRED');
+    expect((await t.http().get(path)).text).toContain(
+      'Your last checkout expired before it was completed. You can try again.',
+    );
+  });
+
+  it('an unknown or malformed token is a 404 HTML page, for GET and POST', async () => {
+    for (const token of ['A'.repeat(32), 'nope', '..%2F..%2Fetc']) {
+      const get = await t.http().get(`/pay/${token}`);
+      expect(get.status).toBe(404);
+      expect(get.headers['content-type']).toMatch(/^text\/html/);
+      expect(get.text).toContain('Invoice not found');
+      expect(get.text).not.toContain('"errorCode"');
+    }
+    const post = await t.http().post(`/pay/${'B'.repeat(32)}`);
+    expect(post.status).toBe(404);
+    expect(post.headers['content-type']).toMatch(/^text\/html/);
+    expect(post.text).toContain('Invoice not found');
+  });
+});

@@ -1,0 +1,81 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { Mode } from '../../src/common/http/request-context';
+import { EventsService } from '../../src/events/events.service';
+import type { EventType } from '../../src/events/event-catalogue';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
+import { WebhookWorkers } from '../../src/webhooks/webhook-workers';
+import { asApp, Credentials } from './factories';
+import type { TestApp } from './test-app';
+
+/** Records one event the way features do: EventsService.record inside a transaction. */
+export async function recordEvent(
+  t: TestApp,
+  scope: { appId: number; mode: Mode },
+  type: EventType,
+  data: Record<string, unknown> = {},
+): Promise<number> {
+  const txHost = t.app.get(TransactionHost);
+  const events = t.app.get(EventsService);
+  const e = await txHost.withTransaction(() => events.record(scope, type, data));
+  return e.id;
+}
+
+export async function createEndpoint(
+  t: TestApp,
+  creds: Credentials,
+  body: { url: string; events?: string[]; enabled?: boolean; description?: string },
+): Promise<{ id: number; secret: string; url: string }> {
+  const res = await t
+    .http()
+    .post('/api/v1/webhook-endpoints')
+    .set(asApp(creds))
+    .send({ events: ['*'], ...body });
+  if (res.status !== 201) throw new Error(`create endpoint failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+export function workersOf(t: TestApp): WebhookWorkers {
+  return t.app.get(WebhookWorkers);
+}
+
+export function dispatcherOf(t: TestApp): WebhookDispatcher {
+  return t.app.get(WebhookDispatcher);
+}
+
+/** Polls `probe` until it returns a truthy value; fails after `timeoutMs` (for background work, not business time). */
+export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 25));
+  }
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_id: number;
+  endpoint_id: number | null;
+  status: string;
+  attempts: number;
+  cycle_attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  locked_by: string | null;
+  locked_until: Date | null;
+  body: string;
+  delivered_at: Date | null;
+}
+
+export async function deliveriesOfEvent(t: TestApp, eventId: number): Promise<DeliveryRow[]> {
+  const r = await t.db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY id', [eventId]);
+  return r.rows;
+}
+
+export async function deliveryRow(t: TestApp, id: number): Promise<DeliveryRow> {
+  const r = await t.db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [id]);
+  return r.rows[0];
+}
