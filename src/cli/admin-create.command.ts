@@ -2,7 +2,6 @@ import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { parseArgs } from 'node:util';
-import type { AdminUser } from '../auth/admin-user.entity';
 import { AdminUsersService, NewAdminUser } from '../auth/admin-users.service';
 import { CreateAdminUserDto } from '../auth/dto/auth.dto';
 import { PERMISSIONS } from '../auth/permissions';
@@ -67,7 +66,10 @@ export function parseAdminCreateArgs(args: string[]): NewAdminUser {
 }
 
 /** Migrates the database, then creates the user through AdminUsersService in a standalone Nest context. */
-export async function createAdminUser(databaseUrl: string, input: NewAdminUser): Promise<AdminUser> {
+export async function createAdminUser(
+  databaseUrl: string,
+  input: NewAdminUser,
+): ReturnType<AdminUsersService['create']> {
   await runMigrations(databaseUrl);
   const ctx = await NestFactory.createApplicationContext(AdminCliModule.forRoot(databaseUrl), { logger: false });
   try {

@@ -31,9 +31,9 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(reply?: (req: ReceivedWebhook, index: number) => Reply): Promise<WebhookReceiver> {
-    let self: WebhookReceiver | undefined;
-    const server = createServer((req, res) => self!.handle(req, res));
-    self = new WebhookReceiver(server);
+    // The handler runs only after listen(), by which time `self` is set.
+    const server = createServer((req, res) => self.handle(req, res));
+    const self = new WebhookReceiver(server);
     if (reply) self.reply = reply;
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     return self;
