@@ -45,7 +45,7 @@ module.exports = {
       name: 'feature-no-foreign-internals',
       severity: 'error',
       comment:
-        'Another feature is reached only through its *.module.ts, *.service.ts, dto/ or a shared entry point ' +
+        'Another feature is reached only through its *.module.ts, *.service.ts, *.types.ts, dto/ or a shared entry point ' +
         '(auth/decorators, auth/permissions, auth/app-credentials.service, idempotency/idempotency.interceptor, ' +
         'events/event-catalogue). Move what you need behind the service, or into src/common if it is feature-free.',
       from: { path: IN_FEATURE },
@@ -56,6 +56,7 @@ module.exports = {
           '\\.entity\\.ts$', // reported by feature-no-foreign-entities
           '^src/[^/]+/[^/]+\\.module\\.ts$',
           '^src/[^/]+/[^/]+\\.service\\.ts$',
+          '^src/[^/]+/[^/]+\\.types\\.ts$', // a feature's published contract (types only, e.g. a port)
           '^src/[^/]+/dto/',
           ...SHARED_ENTRY_POINTS,
         ],

@@ -8,7 +8,10 @@ import { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { App, AppStatus } from './app.entity';
-import { originOf, parseAllowlist, SETTINGS_BOUNDS } from './app-settings';
+import { isRedirectAllowed, originOf, parseAllowlist, SETTINGS_BOUNDS } from './app-settings';
+
+/** The app record other features receive from this service. */
+export type { App } from './app.entity';
 import type { UpdateAppSettingsDto } from './dto/app.dto';
 
 @Injectable()
@@ -115,6 +118,11 @@ export class AppsService {
   private async rotateInTx(id: number, mode: Mode): Promise<IssuedCredential> {
     await this.get(id);
     return this.credentials.rotate(id, mode);
+  }
+
+  /** Whether a success/fail/cancel URL is allowed by the app's returnUrlAllowlist (empty: any https URL). */
+  static isRedirectAllowed(app: App, url: string): boolean {
+    return isRedirectAllowed(url, app.returnUrlAllowlist);
   }
 
   static assertMode(mode: string): Mode {

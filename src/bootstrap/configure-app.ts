@@ -7,7 +7,7 @@ import { sendError } from '../common/http/error-response';
 import type { JomaRequest } from '../common/http/request-context';
 import { requestIdMiddleware } from '../common/http/request-id';
 import { createValidationPipe } from '../common/http/validation';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../common/metrics/metrics';
 import { setupSwagger } from './swagger';
 
 /**

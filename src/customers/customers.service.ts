@@ -5,6 +5,9 @@ import { AppError } from '../common/errors/app-error';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';
 
+/** The customer record other features receive from this service. */
+export type { Customer } from './customer.entity';
+
 export interface CustomerDetails {
   name?: string | null;
   email?: string | null;

@@ -4,7 +4,12 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { Clock } from '../common/clock/clock';
 import type { TenantScope } from '../database/tenant';
 import { EventType, isEventType, statusOfType } from './event-catalogue';
+import { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
 import { EventRecord } from './event.entity';
+
+/** The event record other features receive from this service. */
+export type { EventRecord } from './event.entity';
 
 /**
  * The outbox. `record` writes an event inside the caller's transaction, so a
@@ -29,5 +34,15 @@ export class EventsService {
     return repo.save(
       repo.create({ appId: scope.appId, mode: scope.mode, type, data: payload, createdAt: this.clock.now() }),
     );
+  }
+
+  /** Recorded events of one app and mode, newest first by default. */
+  list(scope: TenantScope, query: PageQuery, filter: { type?: string } = {}): Promise<Page<EventRecord>> {
+    const qb = this.txHost.tx
+      .getRepository(EventRecord)
+      .createQueryBuilder('ev')
+      .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
+    if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
+    return pageOf(qb, 'ev', query);
   }
 }

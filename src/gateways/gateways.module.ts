@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { GatewayRegistry } from './gateway-registry';
+import { GatewaysService } from './gateways.service';
 import { SandboxCheckoutController } from './sandbox/sandbox-checkout.controller';
 import { SandboxSession } from './sandbox/sandbox-session.entity';
 import { SandboxGateway } from './sandbox/sandbox.gateway';
@@ -9,7 +9,7 @@ import { SandboxGateway } from './sandbox/sandbox.gateway';
 @Module({
   imports: [TypeOrmModule.forFeature([SandboxSession])],
   controllers: [SandboxCheckoutController],
-  providers: [SandboxGateway, GatewayRegistry],
-  exports: [GatewayRegistry, SandboxGateway],
+  providers: [SandboxGateway, GatewaysService],
+  exports: [GatewaysService, SandboxGateway],
 })
 export class GatewaysModule {}

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
-import { Metrics } from './metrics';
+import { Metrics } from '../common/metrics/metrics';
 
 @ApiTags('Operations')
 @Controller()

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
-import { Metrics } from './metrics';
+import { Metrics } from '../common/metrics/metrics';
 
 @Global()
 @Module({

@@ -1,6 +1,5 @@
-import type { Customer } from '../customers/customer.entity';
-import type { Payment } from '../payments/payment.entity';
-import { toPaymentDto } from '../payments/payment.mapper';
+import type { Customer } from '../customers/customers.service';
+import { Payment, PaymentsService } from '../payments/payments.service';
 import type { InvoiceDto, InvoiceSummaryDto, InvoiceTemplateDto } from './dto/invoice.dto';
 import type { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
 import { amountDue } from './invoice-state';
@@ -43,7 +42,7 @@ export function toInvoiceDto(v: InvoiceView): InvoiceDto {
       unitAmountMinor: l.unitAmountMinor,
       lineTotalMinor: l.lineTotalMinor,
     })),
-    payments: v.payments.map(toPaymentDto),
+    payments: v.payments.map(PaymentsService.toDto),
     payableUrl: v.payableUrl,
     metadata: i.metadata,
     createdAt: i.createdAt.toISOString(),

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { isRedirectAllowed } from '../apps/app-settings';
 import { AppsService } from '../apps/apps.service';
 import { Clock } from '../common/clock/clock';
 import { randomToken } from '../common/crypto/crypto';
@@ -14,13 +13,20 @@ import { AppConfig } from '../config/app-config';
 import { CustomersService } from '../customers/customers.service';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { EventsService } from '../events/events.service';
-import { GatewayRegistry } from '../gateways/gateway-registry';
-import type { GatewayOutcome, VerifiedStatus } from '../gateways/payment-gateway';
-import type { CreatePaymentDto } from './dto/payment.dto';
-import type { InvoiceLink } from './invoice-link';
+import { GatewaysService } from '../gateways/gateways.service';
+import type { GatewayOutcome, VerifiedStatus } from '../gateways/payment-gateway.types';
+import type { CreatePaymentDto, PaymentDto } from './dto/payment.dto';
+import type { InvoiceLink } from './invoice-link.types';
 import { Payment } from './payment.entity';
-import { paymentEventData } from './payment.mapper';
+import { paymentEventData, toPaymentDto } from './payment.mapper';
 import { PaymentTrigger, transition } from './payment-state';
+
+/** The payment record other features receive from this service. */
+export type { Payment } from './payment.entity';
+
+/** How a (simulated) customer finishes a checkout. */
+export type SettleOutcome = 'succeeded' | 'failed' | 'cancelled';
+const SETTLE_TRIGGER: Record<SettleOutcome, PaymentTrigger> = { succeeded: 'capture', failed: 'fail', cancelled: 'cancel' };
 
 const METADATA_MAX_BYTES = 8 * 1024;
 const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
@@ -50,7 +56,7 @@ export class PaymentsService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly apps: AppsService,
     private readonly customers: CustomersService,
-    private readonly gateways: GatewayRegistry,
+    private readonly gateways: GatewaysService,
     private readonly events: EventsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -85,7 +91,7 @@ export class PaymentsService {
     if (!opts.hosted) {
       for (const field of ['successUrl', 'failUrl', 'cancelUrl'] as const) {
         const url = input[field];
-        if (url && !isRedirectAllowed(url, app.returnUrlAllowlist)) {
+        if (url && !AppsService.isRedirectAllowed(app, url)) {
           throw new AppError(ErrorCode.REDIRECT_URL_NOT_ALLOWED, `${field} is not allowed by the app's returnUrlAllowlist`, [
             { field, message: 'origin not in returnUrlAllowlist (or not https when the list is empty)' },
           ]);
@@ -139,6 +145,11 @@ export class PaymentsService {
     payment.gatewaySessionId = session.sessionId;
     payment.checkoutUrl = session.checkoutUrl;
     return repo.save(payment);
+  }
+
+  /** The app-facing view of a payment (for features that embed payments). */
+  static toDto(p: Payment): PaymentDto {
+    return toPaymentDto(p);
   }
 
   /** By the public reference (result page); not scoped, the reference is the capability. */
@@ -305,10 +316,10 @@ export class PaymentsService {
     return payment;
   }
 
-  /** Whether a trigger would be refused for this payment now (for helpers that must not touch the gateway). */
-  async assertCanApply(scope: TenantScope, id: number, trigger: PaymentTrigger): Promise<Payment> {
+  /** Refuses (409) an outcome this payment can no longer take, before anything touches the gateway. */
+  async assertCanSettle(scope: TenantScope, id: number, outcome: SettleOutcome): Promise<Payment> {
     const payment = await this.payments.get(scope, id);
-    const t = transition(payment.status, trigger);
+    const t = transition(payment.status, SETTLE_TRIGGER[outcome]);
     if (t.kind === 'invalid') throw AppError.invalidState(t.reason);
     return payment;
   }

@@ -6,7 +6,7 @@ import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { PaymentDto } from '../payments/dto/payment.dto';
-import { toPaymentDto } from '../payments/payment.mapper';
+import { PaymentsService } from '../payments/payments.service';
 import { TestHelpersService } from './test-helpers.service';
 import { TestModeOnlyGuard } from './test-mode-only.guard';
 
@@ -35,7 +35,7 @@ export class TestHelpersController {
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
   async settle(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number, @Body() body: SettleDto): Promise<PaymentDto> {
-    return toPaymentDto(await this.helpers.settlePayment(app, id, body.outcome));
+    return PaymentsService.toDto(await this.helpers.settlePayment(app, id, body.outcome));
   }
 
   @Post('payments/:id/expire')
@@ -44,6 +44,6 @@ export class TestHelpersController {
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
   async expire(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
-    return toPaymentDto(await this.helpers.expirePayment(app, id));
+    return PaymentsService.toDto(await this.helpers.expirePayment(app, id));
   }
 }

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../events/event.entity';
+import type { EventRecord } from '../events/events.service';
 import type { EventDeliverySummaryDto, EventDto } from './dto/event.dto';
 import type { WebhookAttemptDto, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import type { WebhookEndpointDto } from './dto/webhook-endpoint.dto';

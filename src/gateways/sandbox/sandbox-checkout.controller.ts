@@ -4,7 +4,8 @@ import type { Response } from 'express';
 import { AppError } from '../../common/errors/app-error';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
 import { sandboxCheckoutPage } from './sandbox-checkout.page';
-import { SandboxChoice, SandboxGateway } from './sandbox.gateway';
+import type { SandboxChoice } from '../payment-gateway.types';
+import { SandboxGateway } from './sandbox.gateway';
 
 const CHOICES: SandboxChoice[] = ['pay', 'fail', 'cancel'];
 

@@ -10,12 +10,12 @@ import type {
   GatewayOutcome,
   GatewayRefund,
   PaymentGateway,
+  SandboxChoice,
   SettlementLine,
   VerifiedStatus,
-} from '../payment-gateway';
+} from '../payment-gateway.types';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 
-export type SandboxChoice = 'pay' | 'fail' | 'cancel';
 
 const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
   OPEN: 'open',

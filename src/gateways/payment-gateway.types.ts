@@ -22,6 +22,9 @@ export interface CheckoutSession {
   checkoutUrl: string;
 }
 
+/** What a customer chooses on the sandbox checkout. */
+export type SandboxChoice = 'pay' | 'fail' | 'cancel';
+
 export type GatewayOutcome = 'captured' | 'failed' | 'cancelled' | 'open';
 
 /** What the gateway itself says about a session, after verification. */
@@ -68,4 +71,3 @@ export interface PaymentGateway {
   settlementLines(day: string): Promise<SettlementLine[]>;
 }
 
-export const PAYMENT_GATEWAYS = Symbol('PAYMENT_GATEWAYS');

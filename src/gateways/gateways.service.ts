@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import type { PaymentGateway } from './payment-gateway';
+import type { PaymentGateway, SandboxChoice } from './payment-gateway.types';
 import { SandboxGateway } from './sandbox/sandbox.gateway';
 
 export const DEFAULT_GATEWAY = 'sandbox';
 
 /** The adapters this deployment offers, by name; chosen per payment. */
 @Injectable()
-export class GatewayRegistry {
+export class GatewaysService {
   private readonly gateways: Map<string, PaymentGateway>;
 
-  constructor(sandbox: SandboxGateway) {
+  constructor(private readonly sandbox: SandboxGateway) {
     this.gateways = new Map<string, PaymentGateway>([[sandbox.name, sandbox]]);
   }
 
@@ -45,6 +45,14 @@ export class GatewayRegistry {
 
   private liveDefault(): string {
     return this.names().find((n) => n !== DEFAULT_GATEWAY) ?? DEFAULT_GATEWAY;
+  }
+
+  /**
+   * The customer's choice on a sandbox checkout (what the test helpers
+   * simulate). False when the session does not exist.
+   */
+  async completeSandboxCheckout(sessionId: string, choice: SandboxChoice): Promise<boolean> {
+    return (await this.sandbox.complete(sessionId, choice)) !== null;
   }
 
   has(name: string): boolean {
