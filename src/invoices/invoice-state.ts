@@ -9,6 +9,11 @@ export function amountDue(totalMinor: number, paidMinor: number): number {
   return Math.max(0, totalMinor - paidMinor);
 }
 
+/** What is still to pay on an invoice; nothing once it is void. */
+export function amountDueOf(i: { status: InvoiceStatus; totalMinor: number; amountPaidMinor: number }): number {
+  return i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor);
+}
+
 export function isPayable(status: InvoiceStatus): boolean {
   return status === 'ISSUED' || status === 'PARTIALLY_PAID';
 }

@@ -2,7 +2,7 @@ import type { Customer } from '../customers/customers.service';
 import { Payment, PaymentsService } from '../payments/payments.service';
 import type { InvoiceDto, InvoiceSummaryDto, InvoiceTemplateDto } from './dto/invoice.dto';
 import type { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
-import { amountDue } from './invoice-state';
+import { amountDueOf } from './invoice-state';
 
 /** Everything an invoice response shows, loaded without N+1 queries. */
 export interface InvoiceView {
@@ -12,6 +12,21 @@ export interface InvoiceView {
   payments: Payment[];
   appName: string;
   payableUrl: string;
+}
+
+/** Customer and money fields shared by the full invoice and the admin summary. */
+function customerAndAmounts(i: Invoice, c: Customer) {
+  return {
+    customerName: c.name,
+    customerEmail: c.email,
+    customerPhone: c.phone,
+    totalMinor: i.totalMinor,
+    amountPaidMinor: i.amountPaidMinor,
+    amountDueMinor: amountDueOf(i),
+    currency: i.currency,
+    dueDate: i.dueDate,
+    issuedAt: i.issuedAt.toISOString(),
+  };
 }
 
 export function toInvoiceDto(v: InvoiceView): InvoiceDto {
@@ -26,15 +41,7 @@ export function toInvoiceDto(v: InvoiceView): InvoiceDto {
     subscriptionId: i.subscriptionId,
     priceId: i.priceId,
     customerReference: v.customer.externalId,
-    customerName: v.customer.name,
-    customerEmail: v.customer.email,
-    customerPhone: v.customer.phone,
-    totalMinor: i.totalMinor,
-    amountPaidMinor: i.amountPaidMinor,
-    amountDueMinor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
-    currency: i.currency,
-    dueDate: i.dueDate,
-    issuedAt: i.issuedAt.toISOString(),
+    ...customerAndAmounts(i, v.customer),
     lineItems: v.lines.map((l) => ({
       id: l.id,
       description: l.description,
@@ -67,15 +74,7 @@ export function toInvoiceSummaryDto(r: InvoiceSummaryRow): InvoiceSummaryDto {
     status: i.status,
     customerRefId: r.customer.id,
     customerExternalId: r.customer.externalId,
-    customerName: r.customer.name,
-    customerEmail: r.customer.email,
-    customerPhone: r.customer.phone,
-    totalMinor: i.totalMinor,
-    amountPaidMinor: i.amountPaidMinor,
-    amountDueMinor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
-    currency: i.currency,
-    dueDate: i.dueDate,
-    issuedAt: i.issuedAt.toISOString(),
+    ...customerAndAmounts(i, r.customer),
     createdAt: i.createdAt.toISOString(),
     updatedAt: i.updatedAt.toISOString(),
   };
@@ -101,7 +100,7 @@ export function invoiceEventData(i: Invoice, customerReference: string, extra: R
     number: i.number,
     total_minor: i.totalMinor,
     amount_paid_minor: i.amountPaidMinor,
-    amount_due_minor: i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor),
+    amount_due_minor: amountDueOf(i),
     currency: i.currency,
     customer_reference: customerReference,
     due_date: i.dueDate,

@@ -2,7 +2,7 @@ import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { formatTaka } from '../common/money/money';
 import type { InvoiceTemplate } from './invoice.entity';
 import type { InvoiceView } from './invoice.mapper';
-import { amountDue, isPayable } from './invoice-state';
+import { amountDueOf, isPayable } from './invoice-state';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in
@@ -11,7 +11,7 @@ import { amountDue, isPayable } from './invoice-state';
  */
 export function payPage(view: InvoiceView, template: InvoiceTemplate | null, notice?: string): string {
   const i = view.invoice;
-  const due = i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor);
+  const due = amountDueOf(i);
   const company = template?.companyName || view.appName;
   const logo = safeUrl(template?.logoUrl);
   const accent = safeColor(template?.accentColor);

@@ -54,24 +54,24 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   async stop(): Promise<void> {
     if (!this.running) return;
-    this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.listener?.stop();
-    this.listener = null;
-    await this.fanningOut;
+    await this.halt();
     await this.dispatcher.stop();
   }
 
   /** Simulates a crash of this replica's workers (tests of lease recovery). */
   async crash(): Promise<void> {
+    await this.halt();
+    await this.dispatcher.abandon();
+  }
+
+  /** Stops waking up and listening, and lets a fan-out in progress finish. */
+  private async halt(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.listener?.stop();
     this.listener = null;
     await this.fanningOut;
-    await this.dispatcher.abandon();
   }
 
   /** Look for new events and due deliveries now (e.g. after a test moved the clock). */
