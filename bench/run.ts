@@ -51,7 +51,8 @@ async function withDeadline<T>(what: string, until: () => Promise<T | null>): Pr
   for (;;) {
     const v = await until();
     if (v !== null) return v;
-    if (Date.now() - started > TIMEOUT_MS) throw new Error(`benchmark time limit reached while waiting for ${what}`);
+    if (Date.now() - started > TIMEOUT_MS)
+      throw new Error(`benchmark time limit reached while waiting for ${what}`);
     await sleep(20);
   }
 }
@@ -65,7 +66,10 @@ async function main(): Promise<void> {
     u.pathname = '';
     serverUrl = u.toString().replace(/\/$/, '');
   } else {
-    const embedded = await startEmbeddedPostgres(join(__dirname, '..', '.data', 'bench-pg'), 'postgres');
+    const embedded = await startEmbeddedPostgres(
+      join(__dirname, '..', '.data', 'bench-pg'),
+      'postgres',
+    );
     serverUrl = embedded.url.replace(/\/postgres$/, '');
     stopEmbedded = () => embedded.stop();
   }
@@ -102,23 +106,43 @@ async function main(): Promise<void> {
       workersEnabled: true,
       logLevel: 'silent',
     });
-    nest = await NestFactory.create(AppModule.forRoot(config), { logger: false, bodyParser: false });
+    nest = await NestFactory.create(AppModule.forRoot(config), {
+      logger: false,
+      bodyParser: false,
+    });
     await nest.init();
     await db.connect();
 
     const { app } = await nest.get(AppsService).create('bench');
     const scope = { appId: app.id, mode: 'TEST' as const };
     const endpoints = nest.get(WebhookEndpointsService);
-    for (let i = 0; i < ENDPOINTS; i++) await endpoints.create(scope, { url: `${receiverUrl}/e${i}`, events: ['*'] });
+    for (let i = 0; i < ENDPOINTS; i++)
+      await endpoints.create(scope, { url: `${receiverUrl}/e${i}`, events: ['*'] });
     const txHost = nest.get(TransactionHost);
     const events = nest.get(EventsService);
     const record = (n: number) =>
       txHost.withTransaction(async () => {
         const ids: number[] = [];
-        for (let i = 0; i < n; i++) ids.push((await events.record(scope, 'payment.succeeded', { payment_id: i, amount_minor: 150000, previous_status: 'pending' })).id);
+        for (let i = 0; i < n; i++)
+          ids.push(
+            (
+              await events.record(scope, 'payment.succeeded', {
+                payment_id: i,
+                amount_minor: 150000,
+                previous_status: 'pending',
+              })
+            ).id,
+          );
         return ids;
       });
-    const deliveredCount = async () => Number((await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'DELIVERED'`)).rows[0].n);
+    const deliveredCount = async () =>
+      Number(
+        (
+          await db.query(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'DELIVERED'`,
+          )
+        ).rows[0].n,
+      );
 
     // --- 1. latency: one event at a time, the system otherwise idle
     log(`latency: ${LATENCY_EVENTS} events x ${ENDPOINTS} endpoints, one at a time`);
@@ -130,8 +154,14 @@ async function main(): Promise<void> {
       await withDeadline('latency deliveries', async () => (arrivals.size >= want ? true : null));
       if (Date.now() - started > TIMEOUT_MS) break;
     }
-    await withDeadline('latency DELIVERED', async () => ((await deliveredCount()) >= commitAt.size * ENDPOINTS ? true : null));
-    const rows = (await db.query<{ id: number; event_id: number }>(`SELECT id, event_id FROM webhook_deliveries`)).rows;
+    await withDeadline('latency DELIVERED', async () =>
+      (await deliveredCount()) >= commitAt.size * ENDPOINTS ? true : null,
+    );
+    const rows = (
+      await db.query<{ id: number; event_id: number }>(
+        `SELECT id, event_id FROM webhook_deliveries`,
+      )
+    ).rows;
     const latencies = rows
       .filter((r) => arrivals.has(Number(r.id)) && commitAt.has(Number(r.event_id)))
       .map((r) => arrivals.get(Number(r.id))! - commitAt.get(Number(r.event_id))!)
@@ -142,11 +172,14 @@ async function main(): Promise<void> {
     const total = BURST_EVENTS * ENDPOINTS;
     log(`throughput: ${BURST_EVENTS} events x ${ENDPOINTS} endpoints = ${total} deliveries`);
     const t0 = performance.now();
-    for (let done = 0; done < BURST_EVENTS; done += 100) await record(Math.min(100, BURST_EVENTS - done));
+    for (let done = 0; done < BURST_EVENTS; done += 100)
+      await record(Math.min(100, BURST_EVENTS - done));
     const committedMs = performance.now() - t0;
     let timedOut = false;
     try {
-      await withDeadline('burst DELIVERED', async () => ((await deliveredCount()) - before >= total ? true : null));
+      await withDeadline('burst DELIVERED', async () =>
+        (await deliveredCount()) - before >= total ? true : null,
+      );
     } catch {
       timedOut = true;
     }
@@ -156,9 +189,20 @@ async function main(): Promise<void> {
 
     const report = {
       generatedAt: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30), node: process.version },
-      database: process.env.DATABASE_URL ? 'DATABASE_URL server (scratch database)' : 'embedded PostgreSQL',
-      settings: { endpoints: ENDPOINTS, pollIntervalMs: config.webhookPollIntervalMs, receiver: '127.0.0.1, answers 200 at once' },
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        memoryGiB: round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
+      database: process.env.DATABASE_URL
+        ? 'DATABASE_URL server (scratch database)'
+        : 'embedded PostgreSQL',
+      settings: {
+        endpoints: ENDPOINTS,
+        pollIntervalMs: config.webhookPollIntervalMs,
+        receiver: '127.0.0.1, answers 200 at once',
+      },
       latency: {
         what: 'commit of the recording transaction -> first attempt arriving at the receiver',
         events: commitAt.size,

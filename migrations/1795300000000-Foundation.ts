@@ -35,7 +35,9 @@ export class Foundation1795300000000 implements MigrationInterface {
         revoked_at  TIMESTAMPTZ,
         created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE INDEX admin_sessions_user_idx ON admin_sessions (user_id) WHERE revoked_at IS NULL`);
+    await q.query(
+      `CREATE INDEX admin_sessions_user_idx ON admin_sessions (user_id) WHERE revoked_at IS NULL`,
+    );
 
     await q.query(`
       CREATE TABLE login_failures (
@@ -43,7 +45,9 @@ export class Foundation1795300000000 implements MigrationInterface {
         email_key   TEXT NOT NULL,
         failed_at   TIMESTAMPTZ NOT NULL
       )`);
-    await q.query(`CREATE INDEX login_failures_email_idx ON login_failures (email_key, failed_at DESC)`);
+    await q.query(
+      `CREATE INDEX login_failures_email_idx ON login_failures (email_key, failed_at DESC)`,
+    );
 
     await q.query(`
       CREATE TABLE apps (
@@ -66,7 +70,9 @@ export class Foundation1795300000000 implements MigrationInterface {
         updated_at                       TIMESTAMPTZ NOT NULL DEFAULT now(),
         CHECK (min_amount_minor <= max_amount_minor)
       )`);
-    await q.query(`COMMENT ON COLUMN apps.webhook_url IS 'Legacy single webhook URL; superseded by webhook endpoints'`);
+    await q.query(
+      `COMMENT ON COLUMN apps.webhook_url IS 'Legacy single webhook URL; superseded by webhook endpoints'`,
+    );
 
     await q.query(`
       CREATE TABLE app_credentials (
@@ -107,7 +113,9 @@ export class Foundation1795300000000 implements MigrationInterface {
         data        JSONB NOT NULL,
         created_at  TIMESTAMPTZ NOT NULL
       )`);
-    await q.query(`CREATE INDEX events_app_mode_idx ON events (app_id, mode, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX events_app_mode_idx ON events (app_id, mode, created_at DESC, id DESC)`,
+    );
 
     await q.query(`
       CREATE TABLE benefits (
@@ -125,7 +133,16 @@ export class Foundation1795300000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['benefits', 'events', 'idempotency_keys', 'app_credentials', 'apps', 'login_failures', 'admin_sessions', 'admin_users']) {
+    for (const t of [
+      'benefits',
+      'events',
+      'idempotency_keys',
+      'app_credentials',
+      'apps',
+      'login_failures',
+      'admin_sessions',
+      'admin_users',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${t}`);
     }
     await q.query(`DROP TYPE IF EXISTS mode`);

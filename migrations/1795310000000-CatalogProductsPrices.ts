@@ -22,7 +22,9 @@ export class CatalogProductsPrices1795310000000 implements MigrationInterface {
         updated_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
         UNIQUE (id, app_id, mode)
       )`);
-    await q.query(`CREATE INDEX products_app_mode_idx ON products (app_id, mode, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX products_app_mode_idx ON products (app_id, mode, created_at DESC, id DESC)`,
+    );
 
     await q.query(`
       CREATE TABLE prices (
@@ -48,7 +50,9 @@ export class CatalogProductsPrices1795310000000 implements MigrationInterface {
     await q.query(`CREATE INDEX prices_product_idx ON prices (product_id, created_at, id)`);
 
     // Lets product_benefits reference a benefit together with its partition.
-    await q.query(`ALTER TABLE benefits ADD CONSTRAINT benefits_id_app_mode_key UNIQUE (id, app_id, mode)`);
+    await q.query(
+      `ALTER TABLE benefits ADD CONSTRAINT benefits_id_app_mode_key UNIQUE (id, app_id, mode)`,
+    );
 
     await q.query(`
       CREATE TABLE product_benefits (

@@ -66,7 +66,9 @@ export class InvoicesPayments1795320000000 implements MigrationInterface {
         updated_at         TIMESTAMPTZ NOT NULL DEFAULT now(),
         UNIQUE (app_id, mode, number)
       )`);
-    await q.query(`CREATE INDEX invoices_app_mode_created_idx ON invoices (app_id, mode, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX invoices_app_mode_created_idx ON invoices (app_id, mode, created_at DESC, id DESC)`,
+    );
     await q.query(`CREATE INDEX invoices_customer_idx ON invoices (customer_id)`);
 
     await q.query(`
@@ -111,11 +113,19 @@ export class InvoicesPayments1795320000000 implements MigrationInterface {
         created_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
         updated_at              TIMESTAMPTZ NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE INDEX payments_app_mode_created_idx ON payments (app_id, mode, created_at DESC, id DESC)`);
-    await q.query(`CREATE INDEX payments_due_expiry_idx ON payments (expires_at) WHERE status = 'PENDING'`);
-    await q.query(`CREATE INDEX payments_invoice_idx ON payments (invoice_id) WHERE invoice_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX payments_app_mode_created_idx ON payments (app_id, mode, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX payments_due_expiry_idx ON payments (expires_at) WHERE status = 'PENDING'`,
+    );
+    await q.query(
+      `CREATE INDEX payments_invoice_idx ON payments (invoice_id) WHERE invoice_id IS NOT NULL`,
+    );
     await q.query(`CREATE INDEX payments_customer_idx ON payments (customer_id, created_at DESC)`);
-    await q.query(`CREATE UNIQUE INDEX payments_gateway_session_idx ON payments (gateway, gateway_session_id) WHERE gateway_session_id IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX payments_gateway_session_idx ON payments (gateway, gateway_session_id) WHERE gateway_session_id IS NOT NULL`,
+    );
 
     // The sandbox gateway's own records: what a real gateway keeps on its side.
     await q.query(`
@@ -137,7 +147,15 @@ export class InvoicesPayments1795320000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['sandbox_sessions', 'payments', 'invoice_line_items', 'invoices', 'invoice_counters', 'invoice_templates', 'customers']) {
+    for (const t of [
+      'sandbox_sessions',
+      'payments',
+      'invoice_line_items',
+      'invoices',
+      'invoice_counters',
+      'invoice_templates',
+      'customers',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${t}`);
     }
   }

@@ -26,18 +26,26 @@ export class WebhookDelivery1795330000000 implements MigrationInterface {
         updated_at         TIMESTAMPTZ NOT NULL DEFAULT now(),
         deleted_at         TIMESTAMPTZ
       )`);
-    await q.query(`COMMENT ON COLUMN webhook_endpoints.secret_ciphertext IS 'AES-256-GCM sealed with ENCRYPTION_KEY; NULL only for a legacy endpoint until its first delivery seals one'`);
-    await q.query(`CREATE INDEX webhook_endpoints_app_mode_idx ON webhook_endpoints (app_id, mode) WHERE deleted_at IS NULL`);
+    await q.query(
+      `COMMENT ON COLUMN webhook_endpoints.secret_ciphertext IS 'AES-256-GCM sealed with ENCRYPTION_KEY; NULL only for a legacy endpoint until its first delivery seals one'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_endpoints_app_mode_idx ON webhook_endpoints (app_id, mode) WHERE deleted_at IS NULL`,
+    );
 
     await q.query(`ALTER TABLE events ADD COLUMN fanned_out_at TIMESTAMPTZ`);
-    await q.query(`CREATE INDEX events_fanout_pending_idx ON events (id) WHERE fanned_out_at IS NULL`);
+    await q.query(
+      `CREATE INDEX events_fanout_pending_idx ON events (id) WHERE fanned_out_at IS NULL`,
+    );
     await q.query(`
       CREATE FUNCTION joma_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM pg_notify('joma_events', '');
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION joma_notify_events()`);
+    await q.query(
+      `CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION joma_notify_events()`,
+    );
 
     await q.query(`
       CREATE TABLE webhook_deliveries (
@@ -63,11 +71,21 @@ export class WebhookDelivery1795330000000 implements MigrationInterface {
         CHECK ((endpoint_id IS NULL) = (status = 'UNDELIVERABLE')),
         CHECK (status NOT IN ('PENDING', 'RETRYING') OR next_attempt_at IS NOT NULL)
       )`);
-    await q.query(`CREATE UNIQUE INDEX webhook_deliveries_event_endpoint_key ON webhook_deliveries (event_id, endpoint_id)`);
-    await q.query(`CREATE UNIQUE INDEX webhook_deliveries_event_unrouted_key ON webhook_deliveries (event_id) WHERE endpoint_id IS NULL`);
-    await q.query(`CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status IN ('PENDING', 'RETRYING')`);
-    await q.query(`CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, status, created_at DESC)`);
-    await q.query(`CREATE INDEX webhook_deliveries_app_idx ON webhook_deliveries (app_id, mode, created_at DESC)`);
+    await q.query(
+      `CREATE UNIQUE INDEX webhook_deliveries_event_endpoint_key ON webhook_deliveries (event_id, endpoint_id)`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX webhook_deliveries_event_unrouted_key ON webhook_deliveries (event_id) WHERE endpoint_id IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status IN ('PENDING', 'RETRYING')`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, status, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_app_idx ON webhook_deliveries (app_id, mode, created_at DESC)`,
+    );
 
     await q.query(`
       CREATE TABLE webhook_delivery_attempts (
@@ -85,7 +103,9 @@ export class WebhookDelivery1795330000000 implements MigrationInterface {
         error             TEXT,
         worker            TEXT
       )`);
-    await q.query(`CREATE INDEX webhook_delivery_attempts_delivery_idx ON webhook_delivery_attempts (delivery_id, id)`);
+    await q.query(
+      `CREATE INDEX webhook_delivery_attempts_delivery_idx ON webhook_delivery_attempts (delivery_id, id)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

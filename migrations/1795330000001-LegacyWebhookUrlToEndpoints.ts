@@ -23,8 +23,12 @@ export class LegacyWebhookUrlToEndpoints1795330000001 implements MigrationInterf
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DELETE FROM webhook_delivery_attempts WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE legacy)`);
-    await q.query(`DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE legacy)`);
+    await q.query(
+      `DELETE FROM webhook_delivery_attempts WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE legacy)`,
+    );
+    await q.query(
+      `DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE legacy)`,
+    );
     await q.query(`DELETE FROM webhook_endpoints WHERE legacy`);
   }
 }

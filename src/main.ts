@@ -7,7 +7,8 @@ import { resolveConfig } from './bootstrap/resolve-config';
 import { ConfigValidationError, validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
 
-const say = (line: string) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: line })}\n`);
+const say = (line: string) =>
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: line })}\n`);
 
 async function main(): Promise<void> {
   const env = validateEnv(process.env);

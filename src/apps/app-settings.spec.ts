@@ -2,7 +2,10 @@ import { isRedirectAllowed, originOf, parseAllowlist } from './app-settings';
 
 describe('parseAllowlist', () => {
   it('splits on commas, trims and drops empties', () => {
-    expect(parseAllowlist(' https://a.example , https://b.example:8443,, ')).toEqual(['https://a.example', 'https://b.example:8443']);
+    expect(parseAllowlist(' https://a.example , https://b.example:8443,, ')).toEqual([
+      'https://a.example',
+      'https://b.example:8443',
+    ]);
     expect(parseAllowlist('')).toEqual([]);
     expect(parseAllowlist(' , ')).toEqual([]);
   });

@@ -24,7 +24,10 @@ export function toAppSettingsDto(a: App): AppSettingsDto {
 }
 
 export function toAppDto(a: App, keys: { mode: string; apiKey: string }[]): AppDto {
-  return { ...toAppSettingsDto(a), credentials: keys.map((k) => ({ mode: k.mode, apiKey: k.apiKey })) };
+  return {
+    ...toAppSettingsDto(a),
+    credentials: keys.map((k) => ({ mode: k.mode, apiKey: k.apiKey })),
+  };
 }
 
 export function toCreatedAppDto(a: App, issued: IssuedCredential[]): CreatedAppDto {

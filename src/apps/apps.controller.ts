@@ -54,26 +54,39 @@ export class AppsController {
   @ApiOperation({ summary: 'Suspend or reactivate an app, or rename it' })
   @ApiEnvelope(AppSettingsDto)
   @ApiErrors(404)
-  async update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateAppDto): Promise<AppSettingsDto> {
+  async update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateAppDto,
+  ): Promise<AppSettingsDto> {
     return toAppSettingsDto(await this.apps.update(id, body));
   }
 
   @Patch(':id/settings')
   @AdminAuth('apps:write')
-  @ApiOperation({ summary: 'Update app settings (amount bounds, payment expiry, redirect allowlist, ...)' })
+  @ApiOperation({
+    summary: 'Update app settings (amount bounds, payment expiry, redirect allowlist, ...)',
+  })
   @ApiEnvelope(AppSettingsDto)
   @ApiErrors(404)
-  async updateSettings(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateAppSettingsDto): Promise<AppSettingsDto> {
+  async updateSettings(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateAppSettingsDto,
+  ): Promise<AppSettingsDto> {
     return toAppSettingsDto(await this.apps.updateSettings(id, body));
   }
 
   @Post(':id/credentials/:mode/rotate')
   @AdminAuth('apps:write')
-  @ApiOperation({ summary: 'Replace one mode\'s key and secret; the old pair stops working at once' })
+  @ApiOperation({
+    summary: "Replace one mode's key and secret; the old pair stops working at once",
+  })
   @ApiParam({ name: 'mode', enum: ['TEST', 'LIVE'] })
   @ApiEnvelope(IssuedCredentialDto, { status: 201 })
   @ApiErrors(404)
-  async rotate(@Param('id', ParseIdPipe) id: number, @Param('mode') mode: string): Promise<IssuedCredentialDto> {
+  async rotate(
+    @Param('id', ParseIdPipe) id: number,
+    @Param('mode') mode: string,
+  ): Promise<IssuedCredentialDto> {
     const c = await this.apps.rotateCredentials(id, AppsService.assertMode(mode));
     return { mode: c.mode, apiKey: c.apiKey, apiSecret: c.apiSecret };
   }

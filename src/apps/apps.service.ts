@@ -59,7 +59,11 @@ export class AppsService {
   /** Names of several apps in one query. */
   async namesOf(ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.apps.createQueryBuilder('a').select(['a.id', 'a.name']).where('a.id IN (:...ids)', { ids: [...new Set(ids)] }).getMany();
+    const rows = await this.apps
+      .createQueryBuilder('a')
+      .select(['a.id', 'a.name'])
+      .where('a.id IN (:...ids)', { ids: [...new Set(ids)] })
+      .getMany();
     return new Map(rows.map((a) => [a.id, a.name]));
   }
 
@@ -98,7 +102,8 @@ export class AppsService {
       throw AppError.validation('minAmountMinor', 'minAmountMinor must not exceed maxAmountMinor');
     }
     for (const origin of parseAllowlist(next.returnUrlAllowlist)) {
-      if (!originOf(origin)) throw AppError.validation('returnUrlAllowlist', `${origin} is not an http(s) origin`);
+      if (!originOf(origin))
+        throw AppError.validation('returnUrlAllowlist', `${origin} is not an http(s) origin`);
     }
     return this.apps.save(next);
   }
@@ -127,7 +132,9 @@ export class AppsService {
 
   static assertMode(mode: string): Mode {
     if (mode !== 'TEST' && mode !== 'LIVE') {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', [{ field: 'mode', message: 'mode must be TEST or LIVE' }]);
+      throw new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', [
+        { field: 'mode', message: 'mode must be TEST or LIVE' },
+      ]);
     }
     return mode;
   }

@@ -17,7 +17,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     if (!adminEmail || !adminPassword) return;
     if ((await this.users.count()) > 0) return;
     try {
-      await this.users.create({ email: adminEmail, name: 'Super admin', password: adminPassword, superAdmin: true });
+      await this.users.create({
+        email: adminEmail,
+        name: 'Super admin',
+        password: adminPassword,
+        superAdmin: true,
+      });
       this.logger.log(`Created the first super admin (${adminEmail})`);
     } catch (err) {
       // Another replica may have won the race; the unique email index decides.

@@ -17,7 +17,13 @@ export function toAdminUserDto(u: AdminUser): AdminUserDto {
 }
 
 export function toCurrentUserDto(p: AdminPrincipal): CurrentUserDto {
-  return { userId: p.userId, email: p.email, name: p.name, superAdmin: p.superAdmin, permissions: p.permissions };
+  return {
+    userId: p.userId,
+    email: p.email,
+    name: p.name,
+    superAdmin: p.superAdmin,
+    permissions: p.permissions,
+  };
 }
 
 export function toSessionDto(s: IssuedSession): SessionDto {

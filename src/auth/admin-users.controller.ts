@@ -6,7 +6,12 @@ import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toAdminUserDto } from './admin-user.mapper';
 import { AdminUsersService } from './admin-users.service';
 import { AdminAuth } from './decorators';
-import { AdminUserDto, AdminUserListQuery, CreateAdminUserDto, UpdateAdminUserDto } from './dto/auth.dto';
+import {
+  AdminUserDto,
+  AdminUserListQuery,
+  CreateAdminUserDto,
+  UpdateAdminUserDto,
+} from './dto/auth.dto';
 
 @ApiTags('Admin users')
 @Controller('api/v1/admin/users')
@@ -42,10 +47,15 @@ export class AdminUsersController {
 
   @Patch(':id')
   @AdminAuth('users:write')
-  @ApiOperation({ summary: 'Change status (DISABLED revokes sessions), permissions, name or superAdmin' })
+  @ApiOperation({
+    summary: 'Change status (DISABLED revokes sessions), permissions, name or superAdmin',
+  })
   @ApiEnvelope(AdminUserDto)
   @ApiErrors(404)
-  async update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateAdminUserDto): Promise<AdminUserDto> {
+  async update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateAdminUserDto,
+  ): Promise<AdminUserDto> {
     return toAdminUserDto(await this.users.update(id, body));
   }
 }

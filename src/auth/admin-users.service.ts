@@ -19,7 +19,14 @@ export interface NewAdminUser {
   permissions?: Permission[];
 }
 
-export const USER_SORT_FIELDS = ['createdAt', 'email', 'name', 'lastLoginAt', 'status', 'id'] as const;
+export const USER_SORT_FIELDS = [
+  'createdAt',
+  'email',
+  'name',
+  'lastLoginAt',
+  'status',
+  'id',
+] as const;
 
 @Injectable()
 export class AdminUsersService {
@@ -46,13 +53,17 @@ export class AdminUsersService {
     try {
       return await this.users.save(user);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError(ErrorCode.DUPLICATE_RESOURCE, 'An admin user with this email exists');
+      if (isUniqueViolation(err))
+        throw new AppError(ErrorCode.DUPLICATE_RESOURCE, 'An admin user with this email exists');
       throw err;
     }
   }
 
   findByEmail(email: string): Promise<AdminUser | null> {
-    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email: email.trim() }).getOne();
+    return this.users
+      .createQueryBuilder('u')
+      .where('lower(u.email) = lower(:email)', { email: email.trim() })
+      .getOne();
   }
 
   findById(id: number): Promise<AdminUser | null> {
@@ -73,7 +84,10 @@ export class AdminUsersService {
     await this.users.update({ id }, { lastLoginAt: this.clock.now() });
   }
 
-  async list(query: PageQuery<(typeof USER_SORT_FIELDS)[number]>, filter: { search?: string; status?: AdminUserStatus }): Promise<Page<AdminUser>> {
+  async list(
+    query: PageQuery<(typeof USER_SORT_FIELDS)[number]>,
+    filter: { search?: string; status?: AdminUserStatus },
+  ): Promise<Page<AdminUser>> {
     const qb = this.users.createQueryBuilder('u');
     if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
     if (filter.search) {
@@ -85,7 +99,15 @@ export class AdminUsersService {
 
   /** Disabling a user revokes every session they hold, in the same transaction. */
   @Transactional()
-  async update(id: number, patch: { status?: AdminUserStatus; permissions?: Permission[]; name?: string; superAdmin?: boolean }): Promise<AdminUser> {
+  async update(
+    id: number,
+    patch: {
+      status?: AdminUserStatus;
+      permissions?: Permission[];
+      name?: string;
+      superAdmin?: boolean;
+    },
+  ): Promise<AdminUser> {
     const user = await this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!user) throw AppError.notFound('Admin user');
     if (patch.name !== undefined) user.name = patch.name.trim();

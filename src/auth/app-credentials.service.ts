@@ -50,7 +50,14 @@ export class AppCredentialsService {
   async issueAll(appId: number): Promise<IssuedCredential[]> {
     const repo = this.txHost.tx.getRepository(AppCredential);
     const issued = (['TEST', 'LIVE'] as Mode[]).map((m) => AppCredentialsService.mint(m));
-    await repo.insert(issued.map((c) => ({ appId, mode: c.mode, apiKey: c.apiKey, secretHash: sha256Hex(c.apiSecret) })));
+    await repo.insert(
+      issued.map((c) => ({
+        appId,
+        mode: c.mode,
+        apiKey: c.apiKey,
+        secretHash: sha256Hex(c.apiSecret),
+      })),
+    );
     return issued;
   }
 
@@ -68,7 +75,9 @@ export class AppCredentialsService {
   }
 
   async keysOf(appId: number): Promise<{ mode: Mode; apiKey: string }[]> {
-    const rows = await this.txHost.tx.getRepository(AppCredential).find({ where: { appId }, order: { mode: 'ASC' } });
+    const rows = await this.txHost.tx
+      .getRepository(AppCredential)
+      .find({ where: { appId }, order: { mode: 'ASC' } });
     return rows.map((r) => ({ mode: r.mode, apiKey: r.apiKey }));
   }
 
@@ -76,15 +85,23 @@ export class AppCredentialsService {
     for (const [key, entry] of this.cache) if (entry.appId === appId) this.cache.delete(key);
   }
 
-  async authenticate(apiKey: string | undefined, apiSecret: string | undefined): Promise<AppPrincipal> {
+  async authenticate(
+    apiKey: string | undefined,
+    apiSecret: string | undefined,
+  ): Promise<AppPrincipal> {
     if (!apiKey || !apiSecret) {
-      throw new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'X-Api-Key and X-Api-Secret headers are required');
+      throw new AppError(
+        ErrorCode.AUTHENTICATION_REQUIRED,
+        'X-Api-Key and X-Api-Secret headers are required',
+      );
     }
     const entry = await this.lookup(apiKey);
     // Compare hashes in constant time; an unknown key still pays for one comparison.
     const matches = safeEqual(sha256Hex(apiSecret), entry?.secretHash ?? sha256Hex('unknown-key'));
-    if (!entry || !matches) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid API key or secret');
-    if (entry.appStatus !== 'ACTIVE') throw new AppError(ErrorCode.APP_SUSPENDED, 'This app is suspended');
+    if (!entry || !matches)
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid API key or secret');
+    if (entry.appStatus !== 'ACTIVE')
+      throw new AppError(ErrorCode.APP_SUSPENDED, 'This app is suspended');
     return { appId: entry.appId, appName: entry.appName, mode: entry.mode };
   }
 
@@ -94,13 +111,18 @@ export class AppCredentialsService {
     if (hit && hit.cachedUntil > now) return hit;
     if (apiKey.length > 200) return null;
     // Read model over apps: the app's name and status travel with its credential.
-    const rows: { app_id: string; mode: Mode; secret_hash: string; name: string; status: string }[] =
-      await this.txHost.tx.query(
-        `SELECT c.app_id, c.mode, c.secret_hash, a.name, a.status
+    const rows: {
+      app_id: string;
+      mode: Mode;
+      secret_hash: string;
+      name: string;
+      status: string;
+    }[] = await this.txHost.tx.query(
+      `SELECT c.app_id, c.mode, c.secret_hash, a.name, a.status
            FROM app_credentials c JOIN apps a ON a.id = c.app_id
           WHERE c.api_key = $1`,
-        [apiKey],
-      );
+      [apiKey],
+    );
     const row = rows[0];
     if (!row) {
       this.cache.delete(apiKey);

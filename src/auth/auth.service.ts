@@ -55,7 +55,9 @@ export class AuthService {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.jwtTtlMinutes * 60_000);
     const tokenId = randomToken(24);
-    await this.txHost.tx.getRepository(AdminSession).insert({ userId: user.id, tokenId, expiresAt, revokedAt: null });
+    await this.txHost.tx
+      .getRepository(AdminSession)
+      .insert({ userId: user.id, tokenId, expiresAt, revokedAt: null });
     const claims: JwtClaims = { sub: String(user.id), sid: tokenId };
     const token = await this.jwt.signAsync(claims, {
       secret: this.config.jwtSecret,
@@ -67,17 +69,24 @@ export class AuthService {
 
   /** Resolves a verified token's claims to a live session, or refuses. */
   async principalFor(claims: JwtClaims): Promise<AdminPrincipal> {
-    const rows: { id: number; user_id: number; expires_at: Date; revoked_at: Date | null }[] = await this.txHost.tx.query(
-      'SELECT id, user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
-      [claims.sid],
-    );
+    const rows: { id: number; user_id: number; expires_at: Date; revoked_at: Date | null }[] =
+      await this.txHost.tx.query(
+        'SELECT id, user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
+        [claims.sid],
+      );
     const session = rows[0];
     const now = this.clock.nowMs();
-    if (!session || session.revoked_at || new Date(session.expires_at).getTime() <= now || String(session.user_id) !== claims.sub) {
+    if (
+      !session ||
+      session.revoked_at ||
+      new Date(session.expires_at).getTime() <= now ||
+      String(session.user_id) !== claims.sub
+    ) {
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
     }
     const user = await this.users.findById(Number(session.user_id));
-    if (!user || user.status !== 'ACTIVE') throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
+    if (!user || user.status !== 'ACTIVE')
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
     return {
       userId: user.id,
       sessionId: Number(session.id),

@@ -1,4 +1,10 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import { ApiErrors } from '../common/http/swagger';
 import type { AdminPrincipal, AppPrincipal, JomaRequest } from '../common/http/request-context';
@@ -30,14 +36,18 @@ export function AppAuth() {
   );
 }
 
-export const CurrentApp = createParamDecorator((_: unknown, ctx: ExecutionContext): AppPrincipal => {
-  const app = ctx.switchToHttp().getRequest<JomaRequest>().principalApp;
-  if (!app) throw new Error('CurrentApp used on a route without @AppAuth()');
-  return app;
-});
+export const CurrentApp = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): AppPrincipal => {
+    const app = ctx.switchToHttp().getRequest<JomaRequest>().principalApp;
+    if (!app) throw new Error('CurrentApp used on a route without @AppAuth()');
+    return app;
+  },
+);
 
-export const CurrentAdmin = createParamDecorator((_: unknown, ctx: ExecutionContext): AdminPrincipal => {
-  const user = ctx.switchToHttp().getRequest<JomaRequest>().user;
-  if (!user) throw new Error('CurrentAdmin used on a route without @AdminAuth()');
-  return user;
-});
+export const CurrentAdmin = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): AdminPrincipal => {
+    const user = ctx.switchToHttp().getRequest<JomaRequest>().user;
+    if (!user) throw new Error('CurrentAdmin used on a route without @AdminAuth()');
+    return user;
+  },
+);

@@ -39,9 +39,14 @@ export class LoginLockoutService {
     const lockedUntil = newest + LOCKOUT_WINDOW_MS;
     if (newest - oldest <= LOCKOUT_WINDOW_MS && now < lockedUntil) {
       const retryAfter = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
-      throw new AppError(ErrorCode.RATE_LIMITED, 'Too many failed logins; try again later', undefined, {
-        'Retry-After': String(retryAfter),
-      });
+      throw new AppError(
+        ErrorCode.RATE_LIMITED,
+        'Too many failed logins; try again later',
+        undefined,
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
     }
   }
 
@@ -52,6 +57,8 @@ export class LoginLockoutService {
   }
 
   async clear(email: string): Promise<void> {
-    await this.txHost.tx.getRepository(LoginFailure).delete({ emailKey: LoginLockoutService.keyOf(email) });
+    await this.txHost.tx
+      .getRepository(LoginFailure)
+      .delete({ emailKey: LoginLockoutService.keyOf(email) });
   }
 }

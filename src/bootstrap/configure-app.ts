@@ -32,7 +32,8 @@ export function configureApp(nest: INestApplication): void {
     });
     next();
   });
-  for (const parser of bodyParsers((err, req, res) => sendError(res, req, err, clock.now()))) app.use(parser);
+  for (const parser of bodyParsers((err, req, res) => sendError(res, req, err, clock.now())))
+    app.use(parser);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setupSwagger(app);

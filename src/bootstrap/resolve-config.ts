@@ -14,7 +14,10 @@ interface LocalSecrets {
 function localSecrets(dataDir: string): LocalSecrets {
   const file = join(dataDir, 'secrets.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as LocalSecrets;
-  const secrets = { jwtSecret: randomBytes(48).toString('base64url'), encryptionKeyHex: randomBytes(32).toString('hex') };
+  const secrets = {
+    jwtSecret: randomBytes(48).toString('base64url'),
+    encryptionKeyHex: randomBytes(32).toString('hex'),
+  };
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
@@ -24,7 +27,10 @@ function localSecrets(dataDir: string): LocalSecrets {
  * The database start-up uses: DATABASE_URL when set, else the embedded
  * PostgreSQL under DATA_DIR (./.data/pg), started here. Shared with the CLI.
  */
-export async function openDatabase(env: EnvSchema, log: (line: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+export async function openDatabase(
+  env: EnvSchema,
+  log: (line: string) => void,
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL };
   const pgDir = join(resolve(env.DATA_DIR), 'pg');
   log(`No DATABASE_URL: starting embedded PostgreSQL in ${pgDir}`);
@@ -37,7 +43,10 @@ export async function openDatabase(env: EnvSchema, log: (line: string) => void):
  * DATABASE_URL an embedded PostgreSQL under DATA_DIR (./.data) and locally
  * kept secrets; otherwise JWT_SECRET and ENCRYPTION_KEY are required.
  */
-export async function resolveConfig(env: EnvSchema, log: (line: string) => void): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
+export async function resolveConfig(
+  env: EnvSchema,
+  log: (line: string) => void,
+): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
   const dataDir = resolve(env.DATA_DIR);
   if (env.DATABASE_URL) {
     const missing = (['JWT_SECRET', 'ENCRYPTION_KEY'] as const).filter((k) => !env[k]);
@@ -47,7 +56,11 @@ export async function resolveConfig(env: EnvSchema, log: (line: string) => void)
       );
     }
     return {
-      config: AppConfig.fromEnv(env, { databaseUrl: env.DATABASE_URL, jwtSecret: env.JWT_SECRET!, encryptionKeyHex: env.ENCRYPTION_KEY! }),
+      config: AppConfig.fromEnv(env, {
+        databaseUrl: env.DATABASE_URL,
+        jwtSecret: env.JWT_SECRET!,
+        encryptionKeyHex: env.ENCRYPTION_KEY!,
+      }),
     };
   }
   const { url, embedded } = await openDatabase(env, log);

@@ -9,13 +9,32 @@ export function setupSwagger(app: INestApplication): void {
     .setDescription(
       'Payment collection for Bangladeshi taka (BDT). Money is integer minor units (poisha). ' +
         'Every response uses the envelope {data, meta, pagination}. App calls authenticate with ' +
-        'X-Api-Key + X-Api-Secret (the key\'s mode, TEST or LIVE, selects the data partition); ' +
+        "X-Api-Key + X-Api-Secret (the key's mode, TEST or LIVE, selects the data partition); " +
         'admin calls with Authorization: Bearer <token> from POST /api/v1/auth/login.',
     )
     .setVersion('1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'pk_test_... or pk_live_...' }, APP_KEY_SCHEME)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Secret', description: 'sk_test_... or sk_live_...' }, APP_SECRET_SCHEME)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Admin session token' }, ADMIN_BEARER_SCHEME)
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Api-Key',
+        description: 'pk_test_... or pk_live_...',
+      },
+      APP_KEY_SCHEME,
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Api-Secret',
+        description: 'sk_test_... or sk_live_...',
+      },
+      APP_SECRET_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Admin session token' },
+      ADMIN_BEARER_SCHEME,
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

@@ -1,6 +1,12 @@
 import { Column, Entity } from 'typeorm';
 import type { Mode } from '../common/http/request-context';
-import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
 
 /** An entitlement an app can attach to products; created inactive. */
 @Entity('benefits')

@@ -21,14 +21,20 @@ export class BenefitsController {
   @ApiOperation({ summary: 'Create a benefit (inactive until activated)' })
   @ApiEnvelope(BenefitDto, { status: 201 })
   @ApiErrors(409)
-  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreateBenefitDto): Promise<BenefitDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: CreateBenefitDto,
+  ): Promise<BenefitDto> {
     return toBenefitDto(await this.benefits.create(app, body));
   }
 
   @Get()
-  @ApiOperation({ summary: 'List benefits of the key\'s mode' })
+  @ApiOperation({ summary: "List benefits of the key's mode" })
   @ApiEnvelope(BenefitDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: BenefitListQuery): Promise<Page<BenefitDto>> {
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: BenefitListQuery,
+  ): Promise<Page<BenefitDto>> {
     const page = await this.benefits.list(app, query);
     return new Page(page.items.map(toBenefitDto), page.pagination);
   }
@@ -37,7 +43,10 @@ export class BenefitsController {
   @ApiOperation({ summary: 'Get a benefit' })
   @ApiEnvelope(BenefitDto)
   @ApiErrors(404)
-  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<BenefitDto> {
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<BenefitDto> {
     return toBenefitDto(await this.benefits.get(app, id));
   }
 
@@ -46,7 +55,10 @@ export class BenefitsController {
   @ApiOperation({ summary: 'Activate a benefit so it can be granted' })
   @ApiEnvelope(BenefitDto)
   @ApiErrors(404)
-  async activate(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<BenefitDto> {
+  async activate(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<BenefitDto> {
     return toBenefitDto(await this.benefits.activate(app, id));
   }
 }
@@ -61,8 +73,13 @@ export class AdminBenefitsController {
   @ApiOperation({ summary: 'Create a benefit for an app in the given mode' })
   @ApiEnvelope(BenefitDto, { status: 201 })
   @ApiErrors(409)
-  async create(@Query() scope: AdminScopeQuery, @Body() body: CreateBenefitDto): Promise<BenefitDto> {
-    return toBenefitDto(await this.benefits.create({ appId: scope.applicationId, mode: scope.mode }, body));
+  async create(
+    @Query() scope: AdminScopeQuery,
+    @Body() body: CreateBenefitDto,
+  ): Promise<BenefitDto> {
+    return toBenefitDto(
+      await this.benefits.create({ appId: scope.applicationId, mode: scope.mode }, body),
+    );
   }
 
   @Post(':id/activate')

@@ -18,13 +18,26 @@ export class BenefitsService {
   }
 
   @Transactional()
-  async create(scope: TenantScope, input: { lookupKey: string; name: string; metadata?: string }): Promise<Benefit> {
+  async create(
+    scope: TenantScope,
+    input: { lookupKey: string; name: string; metadata?: string },
+  ): Promise<Benefit> {
     try {
       return await this.benefits.repo.save(
-        this.benefits.repo.create({ ...scope, lookupKey: input.lookupKey, name: input.name, metadata: input.metadata ?? null, active: false }),
+        this.benefits.repo.create({
+          ...scope,
+          lookupKey: input.lookupKey,
+          name: input.name,
+          metadata: input.metadata ?? null,
+          active: false,
+        }),
       );
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError(ErrorCode.DUPLICATE_RESOURCE, `A benefit with lookupKey ${input.lookupKey} exists`);
+      if (isUniqueViolation(err))
+        throw new AppError(
+          ErrorCode.DUPLICATE_RESOURCE,
+          `A benefit with lookupKey ${input.lookupKey} exists`,
+        );
       if (isForeignKeyViolation(err)) throw AppError.notFound('App');
       throw err;
     }
@@ -35,7 +48,11 @@ export class BenefitsService {
   }
 
   list(scope: TenantScope, query: PageQuery): Promise<Page<Benefit>> {
-    return pageOf(this.benefits.repo.createQueryBuilder('b').where(this.benefits.where(scope)), 'b', query);
+    return pageOf(
+      this.benefits.repo.createQueryBuilder('b').where(this.benefits.where(scope)),
+      'b',
+      query,
+    );
   }
 
   /** Makes a benefit grantable; activating an active benefit is a no-op. */
@@ -49,7 +66,10 @@ export class BenefitsService {
 
   /** For admin routes: the benefit's own partition, found by id alone. */
   async scopeOf(id: number): Promise<TenantScope> {
-    const b = await this.benefits.repo.findOne({ where: { id }, select: { id: true, appId: true, mode: true } });
+    const b = await this.benefits.repo.findOne({
+      where: { id },
+      select: { id: true, appId: true, mode: true },
+    });
     if (!b) throw AppError.notFound('Benefit');
     return { appId: b.appId, mode: b.mode };
   }

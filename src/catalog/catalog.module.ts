@@ -16,7 +16,13 @@ import { ProductsService } from './products.service';
 /** Products, prices and benefits. Other features use CatalogService (and BenefitsService). */
 @Module({
   imports: [AuthModule, TypeOrmModule.forFeature([Benefit, Product, Price, ProductBenefit])],
-  controllers: [BenefitsController, AdminBenefitsController, ProductsController, AdminProductsController, PricesController],
+  controllers: [
+    BenefitsController,
+    AdminBenefitsController,
+    ProductsController,
+    AdminProductsController,
+    PricesController,
+  ],
   providers: [BenefitsService, ProductsService, PricesService, CatalogService],
   exports: [BenefitsService, CatalogService],
 })

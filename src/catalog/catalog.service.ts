@@ -33,14 +33,20 @@ export class CatalogService {
    * are read FOR SHARE, so a concurrent archive or deactivation waits for the
    * purchase to commit (and a purchase waits for one in progress).
    */
-  async priceForPurchase(scope: TenantScope, priceId: number): Promise<{ price: Price; product: Product }> {
+  async priceForPurchase(
+    scope: TenantScope,
+    priceId: number,
+  ): Promise<{ price: Price; product: Product }> {
     const price = await this.readShared(this.prices, scope, priceId);
     if (!price) throw AppError.notFound('Price');
     const product = await this.readShared(this.products, scope, price.productId);
     if (!product) throw AppError.notFound('Product');
-    if (!price.active) throw AppError.invalidState(`Price ${price.id} is inactive and cannot be purchased`);
+    if (!price.active)
+      throw AppError.invalidState(`Price ${price.id} is inactive and cannot be purchased`);
     if (!isPurchasable(product.status)) {
-      throw AppError.invalidState(`Product ${product.id} is ${product.status} and cannot be purchased`);
+      throw AppError.invalidState(
+        `Product ${product.id} is ${product.status} and cannot be purchased`,
+      );
     }
     return { price, product };
   }
@@ -49,16 +55,26 @@ export class CatalogService {
   async activeBenefitsOfProduct(scope: TenantScope, productId: number): Promise<Benefit[]> {
     await this.products.get(scope, productId);
     const links = await this.links.repo.find({
-      where: { ...this.links.where(scope, { productId }), benefit: { active: true } } as FindOptionsWhere<ProductBenefit>,
+      where: {
+        ...this.links.where(scope, { productId }),
+        benefit: { active: true },
+      } as FindOptionsWhere<ProductBenefit>,
       relations: { benefit: true },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return links.map((l) => l.benefit!);
   }
 
-  private async readShared<T extends TenantRow>(repo: TenantRepo<T>, scope: TenantScope, id: number): Promise<T | null> {
+  private async readShared<T extends TenantRow>(
+    repo: TenantRepo<T>,
+    scope: TenantScope,
+    id: number,
+  ): Promise<T | null> {
     if (!this.txHost.isTransactionActive()) return repo.findOne(scope, id);
     if (!Number.isSafeInteger(id) || id < 1) return null;
-    return repo.repo.findOne({ where: repo.where(scope, { id } as FindOptionsWhere<T>), lock: { mode: 'pessimistic_read' } });
+    return repo.repo.findOne({
+      where: repo.where(scope, { id } as FindOptionsWhere<T>),
+      lock: { mode: 'pessimistic_read' },
+    });
   }
 }

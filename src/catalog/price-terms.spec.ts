@@ -14,13 +14,20 @@ function fieldsOf(input: PriceTermsInput): string[] {
 
 describe('priceTerms', () => {
   it('normalises ONE_TIME to null recurring fields', () => {
-    expect(priceTerms({ type: 'ONE_TIME' })).toEqual({ type: 'ONE_TIME', interval: null, intervalCount: null, trialDays: null });
+    expect(priceTerms({ type: 'ONE_TIME' })).toEqual({
+      type: 'ONE_TIME',
+      interval: null,
+      intervalCount: null,
+      trialDays: null,
+    });
   });
 
   it('refuses recurring fields on ONE_TIME, naming each', () => {
     expect(fieldsOf({ type: 'ONE_TIME', interval: 'MONTH' })).toEqual(['interval']);
     expect(fieldsOf({ type: 'ONE_TIME', trialDays: 0 })).toEqual(['trialDays']);
-    expect(fieldsOf({ type: 'ONE_TIME', interval: 'DAY', intervalCount: 1, trialDays: 3 })).toEqual(['interval', 'intervalCount', 'trialDays']);
+    expect(fieldsOf({ type: 'ONE_TIME', interval: 'DAY', intervalCount: 1, trialDays: 3 })).toEqual(
+      ['interval', 'intervalCount', 'trialDays'],
+    );
   });
 
   it('requires interval and intervalCount for RECURRING and defaults trialDays to 0', () => {
@@ -28,20 +35,39 @@ describe('priceTerms', () => {
     expect(fieldsOf({ type: 'RECURRING', interval: 'MONTH' })).toEqual(['intervalCount']);
     expect(fieldsOf({ type: 'RECURRING', intervalCount: 1 })).toEqual(['interval']);
     expect(priceTerms({ type: 'RECURRING', interval: 'MONTH', intervalCount: 1 })).toEqual({
-      type: 'RECURRING', interval: 'MONTH', intervalCount: 1, trialDays: 0,
+      type: 'RECURRING',
+      interval: 'MONTH',
+      intervalCount: 1,
+      trialDays: 0,
     });
   });
 
   it('bounds trialDays to 0..730', () => {
-    expect(priceTerms({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: 730 }).trialDays).toBe(730);
-    expect(fieldsOf({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: 731 })).toEqual(['trialDays']);
-    expect(fieldsOf({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: -1 })).toEqual(['trialDays']);
+    expect(
+      priceTerms({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: 730 })
+        .trialDays,
+    ).toBe(730);
+    expect(
+      fieldsOf({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: 731 }),
+    ).toEqual(['trialDays']);
+    expect(
+      fieldsOf({ type: 'RECURRING', interval: 'YEAR', intervalCount: 1, trialDays: -1 }),
+    ).toEqual(['trialDays']);
   });
 
   it('limits the billing period to three years', () => {
-    for (const [interval, max] of [['DAY', 1095], ['WEEK', 156], ['MONTH', 36], ['YEAR', 3]] as const) {
-      expect(priceTerms({ type: 'RECURRING', interval, intervalCount: max }).intervalCount).toBe(max);
-      expect(fieldsOf({ type: 'RECURRING', interval, intervalCount: max + 1 })).toEqual(['intervalCount']);
+    for (const [interval, max] of [
+      ['DAY', 1095],
+      ['WEEK', 156],
+      ['MONTH', 36],
+      ['YEAR', 3],
+    ] as const) {
+      expect(priceTerms({ type: 'RECURRING', interval, intervalCount: max }).intervalCount).toBe(
+        max,
+      );
+      expect(fieldsOf({ type: 'RECURRING', interval, intervalCount: max + 1 })).toEqual([
+        'intervalCount',
+      ]);
     }
   });
 });

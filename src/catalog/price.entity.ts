@@ -1,6 +1,12 @@
 import { Column, Entity } from 'typeorm';
 import type { Mode } from '../common/http/request-context';
-import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
 import type { PriceInterval, PriceType } from './price-terms';
 
 /** A way to pay for a product. Its terms never change; only `active` does. */

@@ -25,13 +25,19 @@ export class PricesController {
   })
   @ApiEnvelope(PriceDto, { status: 201 })
   @ApiErrors(404, 409)
-  async create(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) productId: number, @Body() body: CreatePriceDto): Promise<PriceDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) productId: number,
+    @Body() body: CreatePriceDto,
+  ): Promise<PriceDto> {
     return toPriceDto(await this.prices.create(app, productId, body));
   }
 
   @Post(':priceId/deactivate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Deactivate a price: it can no longer be purchased (already inactive: no-op)' })
+  @ApiOperation({
+    summary: 'Deactivate a price: it can no longer be purchased (already inactive: no-op)',
+  })
   @ApiParam({ name: 'priceId', type: 'integer' })
   @ApiEnvelope(PriceDto)
   @ApiErrors(404)

@@ -36,9 +36,17 @@ export class PricesService {
     const product = await this.products.getForUpdate(scope, productId);
     const next = nextProductStatus(product.status, 'price_added');
     const price = await this.prices.repo.save(
-      this.prices.repo.create({ ...scope, productId, amountMinor: input.amountMinor, currency, ...terms, active: true }),
+      this.prices.repo.create({
+        ...scope,
+        productId,
+        amountMinor: input.amountMinor,
+        currency,
+        ...terms,
+        active: true,
+      }),
     );
-    if (next !== product.status) await this.products.repo.save(Object.assign(product, { status: next }));
+    if (next !== product.status)
+      await this.products.repo.save(Object.assign(product, { status: next }));
     return price;
   }
 

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { isPurchasable, nextProductStatus, PRODUCT_STATUSES, ProductEvent, ProductStatus } from './product-state';
+import {
+  isPurchasable,
+  nextProductStatus,
+  PRODUCT_STATUSES,
+  ProductEvent,
+  ProductStatus,
+} from './product-state';
 
 const EVENTS: ProductEvent[] = ['price_added', 'archive'];
 
@@ -23,9 +29,12 @@ function outcome(status: ProductStatus, event: ProductEvent): ProductStatus | 'I
 }
 
 describe('product state machine', () => {
-  it.each(PRODUCT_STATUSES.flatMap((s) => EVENTS.map((e) => [s, e] as const)))('%s + %s', (status, event) => {
-    expect(outcome(status, event)).toBe(EXPECTED[status][event]);
-  });
+  it.each(PRODUCT_STATUSES.flatMap((s) => EVENTS.map((e) => [s, e] as const)))(
+    '%s + %s',
+    (status, event) => {
+      expect(outcome(status, event)).toBe(EXPECTED[status][event]);
+    },
+  );
 
   it('never leaves ARCHIVED and only an ACTIVE product is purchasable, whatever the sequence', () => {
     fc.assert(
@@ -43,7 +52,9 @@ describe('product state machine', () => {
           archived ||= status === 'ARCHIVED';
         }
         expect(isPurchasable(status)).toBe(status === 'ACTIVE');
-        expect(status === 'DRAFT').toBe(!events.includes('price_added') && !events.includes('archive'));
+        expect(status === 'DRAFT').toBe(
+          !events.includes('price_added') && !events.includes('archive'),
+        );
       }),
     );
   });

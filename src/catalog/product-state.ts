@@ -13,7 +13,9 @@ export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 export type ProductEvent = 'price_added' | 'archive';
 
 /** The whole state machine; a missing entry is an illegal transition. */
-export const PRODUCT_TRANSITIONS: Readonly<Record<ProductStatus, Partial<Record<ProductEvent, ProductStatus>>>> = {
+export const PRODUCT_TRANSITIONS: Readonly<
+  Record<ProductStatus, Partial<Record<ProductEvent, ProductStatus>>>
+> = {
   DRAFT: { price_added: 'ACTIVE', archive: 'ARCHIVED' },
   ACTIVE: { price_added: 'ACTIVE', archive: 'ARCHIVED' },
   // Archiving twice is a no-op; an archived product takes no new prices.
@@ -23,7 +25,10 @@ export const PRODUCT_TRANSITIONS: Readonly<Record<ProductStatus, Partial<Record<
 /** The next status, or 409 INVALID_STATE when the event is not allowed. */
 export function nextProductStatus(status: ProductStatus, event: ProductEvent): ProductStatus {
   const next = PRODUCT_TRANSITIONS[status][event];
-  if (!next) throw AppError.invalidState(`A product in status ${status} does not allow ${event.replace('_', ' ')}`);
+  if (!next)
+    throw AppError.invalidState(
+      `A product in status ${status} does not allow ${event.replace('_', ' ')}`,
+    );
   return next;
 }
 

@@ -1,6 +1,12 @@
 import { Column, Entity } from 'typeorm';
 import type { Mode } from '../common/http/request-context';
-import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
 import type { ProductStatus } from './product-state';
 
 /** Something an app sells; DRAFT until its first price, then ACTIVE; ARCHIVED stops new purchases. */

@@ -7,7 +7,12 @@ import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { AdminScopeQuery } from './dto/benefit.dto';
-import { AttachBenefitDto, CreateProductDto, ProductDto, ProductListQuery } from './dto/product.dto';
+import {
+  AttachBenefitDto,
+  CreateProductDto,
+  ProductDto,
+  ProductListQuery,
+} from './dto/product.dto';
 import { toProductDto } from './product.mapper';
 import { ProductsService } from './products.service';
 
@@ -19,16 +24,22 @@ export class ProductsController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a product in the key\'s mode (DRAFT until its first price)' })
+  @ApiOperation({ summary: "Create a product in the key's mode (DRAFT until its first price)" })
   @ApiEnvelope(ProductDto, { status: 201 })
-  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreateProductDto): Promise<ProductDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: CreateProductDto,
+  ): Promise<ProductDto> {
     return toProductDto(await this.products.create(app, body));
   }
 
   @Get()
-  @ApiOperation({ summary: 'List products of the key\'s mode, with their prices and benefits' })
+  @ApiOperation({ summary: "List products of the key's mode, with their prices and benefits" })
   @ApiEnvelope(ProductDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: ProductListQuery): Promise<Page<ProductDto>> {
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: ProductListQuery,
+  ): Promise<Page<ProductDto>> {
     const page = await this.products.list(app, query);
     return new Page(page.items.map(toProductDto), page.pagination);
   }
@@ -38,7 +49,10 @@ export class ProductsController {
   @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
   @ApiEnvelope(ProductDto)
   @ApiErrors(404)
-  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<ProductDto> {
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<ProductDto> {
     return toProductDto(await this.products.get(app, id));
   }
 }
@@ -50,17 +64,26 @@ export class AdminProductsController {
 
   @Post()
   @AdminAuth('catalog:write')
-  @ApiOperation({ summary: 'Create a product for an app in the given mode (DRAFT until its first price)' })
+  @ApiOperation({
+    summary: 'Create a product for an app in the given mode (DRAFT until its first price)',
+  })
   @ApiEnvelope(ProductDto, { status: 201 })
   @ApiErrors(404)
-  async create(@Query() scope: AdminScopeQuery, @Body() body: CreateProductDto): Promise<ProductDto> {
-    return toProductDto(await this.products.create({ appId: scope.applicationId, mode: scope.mode }, body));
+  async create(
+    @Query() scope: AdminScopeQuery,
+    @Body() body: CreateProductDto,
+  ): Promise<ProductDto> {
+    return toProductDto(
+      await this.products.create({ appId: scope.applicationId, mode: scope.mode }, body),
+    );
   }
 
   @Post(':id/archive')
   @HttpCode(200)
   @AdminAuth('catalog:write')
-  @ApiOperation({ summary: 'Archive a product: no new purchases or prices (archiving again is a no-op)' })
+  @ApiOperation({
+    summary: 'Archive a product: no new purchases or prices (archiving again is a no-op)',
+  })
   @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
   @ApiEnvelope(ProductDto)
   @ApiErrors(404)
@@ -71,11 +94,18 @@ export class AdminProductsController {
   @Post(':id/benefits')
   @HttpCode(200)
   @AdminAuth('catalog:write')
-  @ApiOperation({ summary: 'Attach a benefit of the same app and mode to a product (attaching twice is a no-op)' })
+  @ApiOperation({
+    summary: 'Attach a benefit of the same app and mode to a product (attaching twice is a no-op)',
+  })
   @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
   @ApiEnvelope(ProductDto)
   @ApiErrors(404)
-  async attachBenefit(@Param('id', ParseIdPipe) id: number, @Body() body: AttachBenefitDto): Promise<ProductDto> {
-    return toProductDto(await this.products.attachBenefit(await this.products.scopeOf(id), id, body.benefitId));
+  async attachBenefit(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: AttachBenefitDto,
+  ): Promise<ProductDto> {
+    return toProductDto(
+      await this.products.attachBenefit(await this.products.scopeOf(id), id, body.benefitId),
+    );
   }
 }

@@ -38,10 +38,18 @@ export class ProductsService {
 
   /** New products are DRAFT: they become ACTIVE with their first price. */
   @Transactional()
-  async create(scope: TenantScope, input: { name: string; description?: string | null }): Promise<ProductDetails> {
+  async create(
+    scope: TenantScope,
+    input: { name: string; description?: string | null },
+  ): Promise<ProductDetails> {
     try {
       const product = await this.products.repo.save(
-        this.products.repo.create({ ...scope, name: input.name, description: input.description ?? null, status: 'DRAFT' }),
+        this.products.repo.create({
+          ...scope,
+          name: input.name,
+          description: input.description ?? null,
+          status: 'DRAFT',
+        }),
       );
       return { product, prices: [], benefits: [] };
     } catch (err) {
@@ -56,7 +64,10 @@ export class ProductsService {
   }
 
   /** One page of products, then one query for their prices and one for their benefits. */
-  async list(scope: TenantScope, query: PageQuery & { status?: ProductStatus }): Promise<Page<ProductDetails>> {
+  async list(
+    scope: TenantScope,
+    query: PageQuery & { status?: ProductStatus },
+  ): Promise<Page<ProductDetails>> {
     const qb = this.products.repo.createQueryBuilder('p').where(this.products.where(scope));
     if (query.status) qb.andWhere('p.status = :status', { status: query.status });
     const page = await pageOf(qb, 'p', query);
@@ -68,7 +79,10 @@ export class ProductsService {
   async archive(scope: TenantScope, id: number): Promise<ProductDetails> {
     const product = await this.products.getForUpdate(scope, id);
     const next = nextProductStatus(product.status, 'archive');
-    const saved = next === product.status ? product : await this.products.repo.save(Object.assign(product, { status: next }));
+    const saved =
+      next === product.status
+        ? product
+        : await this.products.repo.save(Object.assign(product, { status: next }));
     const [details] = await this.withDetails(scope, [saved]);
     return details;
   }
@@ -79,7 +93,11 @@ export class ProductsService {
    * attached; only active ones are granted.
    */
   @Transactional()
-  async attachBenefit(scope: TenantScope, productId: number, benefitId: number): Promise<ProductDetails> {
+  async attachBenefit(
+    scope: TenantScope,
+    productId: number,
+    benefitId: number,
+  ): Promise<ProductDetails> {
     const product = await this.products.get(scope, productId);
     await this.benefits.get(scope, benefitId);
     await this.links.repo
@@ -95,9 +113,13 @@ export class ProductsService {
 
   /** For admin routes: the product's own partition, found by id alone. */
   async scopeOf(id: number): Promise<TenantScope> {
-    const p = Number.isSafeInteger(id) && id > 0
-      ? await this.products.repo.findOne({ where: { id }, select: { id: true, appId: true, mode: true } })
-      : null;
+    const p =
+      Number.isSafeInteger(id) && id > 0
+        ? await this.products.repo.findOne({
+            where: { id },
+            select: { id: true, appId: true, mode: true },
+          })
+        : null;
     if (!p) throw AppError.notFound('Product');
     return { appId: p.appId, mode: p.mode };
   }
@@ -116,7 +138,9 @@ export class ProductsService {
       relations: { benefit: true },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
-    const details = new Map<number, ProductDetails>(products.map((product) => [product.id, { product, prices: [], benefits: [] }]));
+    const details = new Map<number, ProductDetails>(
+      products.map((product) => [product.id, { product, prices: [], benefits: [] }]),
+    );
     for (const price of prices) details.get(price.productId)!.prices.push(price);
     for (const link of links) details.get(link.productId)!.benefits.push(link.benefit!);
     return products.map((p) => details.get(p.id)!);

@@ -31,7 +31,13 @@ export interface CliIo {
 
 /** Parses and validates the arguments with the same rules as POST /api/v1/admin/users. */
 export function parseAdminCreateArgs(args: string[]): NewAdminUser {
-  let values: { email?: string; password?: string; name?: string; super?: boolean; permissions?: string };
+  let values: {
+    email?: string;
+    password?: string;
+    name?: string;
+    super?: boolean;
+    permissions?: string;
+  };
   try {
     ({ values } = parseArgs({
       args,
@@ -55,14 +61,30 @@ export function parseAdminCreateArgs(args: string[]): NewAdminUser {
     password: values.password,
     name: values.name,
     superAdmin: values.super ?? false,
-    permissions: values.permissions === undefined ? [] : values.permissions.split(',').map((p) => p.trim()).filter(Boolean),
+    permissions:
+      values.permissions === undefined
+        ? []
+        : values.permissions
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean),
   });
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length) {
     const flag = (property: string) => (property === 'superAdmin' ? '--super' : `--${property}`);
-    throw new CliUsageError(errors.map((e) => `${flag(e.property)}: ${Object.values(e.constraints ?? {}).join('; ')}`).join('\n'));
+    throw new CliUsageError(
+      errors
+        .map((e) => `${flag(e.property)}: ${Object.values(e.constraints ?? {}).join('; ')}`)
+        .join('\n'),
+    );
   }
-  return { email: dto.email, password: dto.password, name: dto.name, superAdmin: dto.superAdmin, permissions: dto.permissions };
+  return {
+    email: dto.email,
+    password: dto.password,
+    name: dto.name,
+    superAdmin: dto.superAdmin,
+    permissions: dto.permissions,
+  };
 }
 
 /** Migrates the database, then creates the user through AdminUsersService in a standalone Nest context. */
@@ -71,7 +93,9 @@ export async function createAdminUser(
   input: NewAdminUser,
 ): ReturnType<AdminUsersService['create']> {
   await runMigrations(databaseUrl);
-  const ctx = await NestFactory.createApplicationContext(AdminCliModule.forRoot(databaseUrl), { logger: false });
+  const ctx = await NestFactory.createApplicationContext(AdminCliModule.forRoot(databaseUrl), {
+    logger: false,
+  });
   try {
     return await ctx.get(AdminUsersService).create(input);
   } finally {
@@ -83,7 +107,11 @@ export async function createAdminUser(
  * `admin:create`: prints the new user's id (never the password) and returns
  * the process exit code. `env` is the process environment (DATABASE_URL, DATA_DIR).
  */
-export async function adminCreateCommand(args: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function adminCreateCommand(
+  args: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   let input: NewAdminUser;
   try {
     input = parseAdminCreateArgs(args);
@@ -104,7 +132,9 @@ export async function adminCreateCommand(args: string[], env: Record<string, str
     });
     stopEmbedded = db.embedded ? () => db.embedded!.stop() : undefined;
     const user = await createAdminUser(db.url, input);
-    const role = user.superAdmin ? 'super admin' : `permissions: ${user.permissions.join(',') || '(none)'}`;
+    const role = user.superAdmin
+      ? 'super admin'
+      : `permissions: ${user.permissions.join(',') || '(none)'}`;
     io.out(`Created admin user ${user.id} <${user.email}> (${role})`);
     return EXIT.OK;
   } catch (err) {

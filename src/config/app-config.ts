@@ -42,7 +42,10 @@ export class AppConfig {
   }) {
     this.port = values.port;
     this.databaseUrl = values.databaseUrl;
-    this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, '');
+    this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
+      /\/+$/,
+      '',
+    );
     this.adminEmail = values.adminEmail;
     this.adminPassword = values.adminPassword;
     this.jwtSecret = values.jwtSecret;
@@ -56,7 +59,10 @@ export class AppConfig {
     this.logLevel = values.logLevel ?? 'info';
   }
 
-  static fromEnv(env: EnvSchema, resolved: { databaseUrl: string; jwtSecret: string; encryptionKeyHex: string }): AppConfig {
+  static fromEnv(
+    env: EnvSchema,
+    resolved: { databaseUrl: string; jwtSecret: string; encryptionKeyHex: string },
+  ): AppConfig {
     return new AppConfig({
       port: env.PORT,
       databaseUrl: resolved.databaseUrl,

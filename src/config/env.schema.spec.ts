@@ -41,25 +41,40 @@ describe('validateEnv', () => {
     expect(validateEnv({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
   });
 
-  it.each([['abc'], ['70000'], ['-1'], ['80.5']])('PORT=%s stops start-up with a message naming PORT', (port) => {
-    const err = errorOf({ PORT: port });
-    expect(err.message).toMatch(/^Invalid configuration:/);
-    expect(err.message).toMatch(/^\s+PORT: /m);
-  });
+  it.each([['abc'], ['70000'], ['-1'], ['80.5']])(
+    'PORT=%s stops start-up with a message naming PORT',
+    (port) => {
+      const err = errorOf({ PORT: port });
+      expect(err.message).toMatch(/^Invalid configuration:/);
+      expect(err.message).toMatch(/^\s+PORT: /m);
+    },
+  );
 
-  it.each([['abc'], ['ab'.repeat(31)], ['zz'.repeat(32)], ['ab'.repeat(33)]])('ENCRYPTION_KEY=%s is refused naming ENCRYPTION_KEY', (key) => {
-    const err = errorOf({ ENCRYPTION_KEY: key });
-    expect(err.message).toMatch(/ENCRYPTION_KEY: must be 32 bytes as 64 hex characters/);
-    expect(err.message).not.toContain(key);
-  });
+  it.each([['abc'], ['ab'.repeat(31)], ['zz'.repeat(32)], ['ab'.repeat(33)]])(
+    'ENCRYPTION_KEY=%s is refused naming ENCRYPTION_KEY',
+    (key) => {
+      const err = errorOf({ ENCRYPTION_KEY: key });
+      expect(err.message).toMatch(/ENCRYPTION_KEY: must be 32 bytes as 64 hex characters/);
+      expect(err.message).not.toContain(key);
+    },
+  );
 
   it('names every bad variable, and only those', () => {
-    const err = errorOf({ PORT: 'x', DATABASE_URL: 'mysql://db', WORKERS_ENABLED: 'yes', JWT_SECRET: 'short', PUBLIC_BASE_URL: 'http://ok.example' });
-    for (const name of ['PORT', 'DATABASE_URL', 'WORKERS_ENABLED', 'JWT_SECRET']) expect(err.message).toMatch(new RegExp(`^\\s+${name}: `, 'm'));
+    const err = errorOf({
+      PORT: 'x',
+      DATABASE_URL: 'mysql://db',
+      WORKERS_ENABLED: 'yes',
+      JWT_SECRET: 'short',
+      PUBLIC_BASE_URL: 'http://ok.example',
+    });
+    for (const name of ['PORT', 'DATABASE_URL', 'WORKERS_ENABLED', 'JWT_SECRET'])
+      expect(err.message).toMatch(new RegExp(`^\\s+${name}: `, 'm'));
     expect(err.message).not.toMatch(/PUBLIC_BASE_URL/);
   });
 
   it('refuses a scheme list outside http/https', () => {
-    expect(errorOf({ WEBHOOK_TEST_ALLOWED_SCHEMES: 'ftp' }).message).toMatch(/WEBHOOK_TEST_ALLOWED_SCHEMES/);
+    expect(errorOf({ WEBHOOK_TEST_ALLOWED_SCHEMES: 'ftp' }).message).toMatch(
+      /WEBHOOK_TEST_ALLOWED_SCHEMES/,
+    );
   });
 });

@@ -15,7 +15,11 @@ import {
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : value === 'true' ? true : value === 'false' ? false : value;
 const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+  value === undefined || value === ''
+    ? undefined
+    : /^-?\d+$/.test(String(value))
+      ? Number(value)
+      : value;
 
 /**
  * The environment variables of decisions.md section 10 (plus a few operational
@@ -23,43 +27,71 @@ const toInt = ({ value }: { value: unknown }) =>
  * message naming the variable.
  */
 export class EnvSchema {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT: number = 3000;
 
-  @IsOptional() @IsString() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
 
-  @IsOptional() @IsString() @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
   PUBLIC_BASE_URL?: string;
 
-  @IsOptional() @IsString() @Matches(/^[^@\s]+@[^@\s]+$/, { message: 'must be an email address' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^@\s]+@[^@\s]+$/, { message: 'must be an email address' })
   ADMIN_EMAIL?: string;
 
-  @IsOptional() @IsString() @MinLength(8)
+  @IsOptional()
+  @IsString()
+  @MinLength(8)
   ADMIN_PASSWORD?: string;
 
-  @IsOptional() @IsString() @MinLength(32)
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
   JWT_SECRET?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 60)
   JWT_TTL_MINUTES: number = 60;
 
-  @IsOptional() @IsString() @Matches(/^[0-9a-fA-F]{64}$/, { message: 'must be 32 bytes as 64 hex characters' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'must be 32 bytes as 64 hex characters' })
   ENCRYPTION_KEY?: string;
 
-  @IsOptional() @IsString() @Matches(/^(https?)(,https?)*$/, { message: 'must be a comma-separated list of http/https' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(https?)(,https?)*$/, { message: 'must be a comma-separated list of http/https' })
   WEBHOOK_TEST_ALLOWED_SCHEMES: string = 'https';
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   WORKERS_ENABLED: boolean = true;
 
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DATA_DIR: string = '.data';
 }
 

@@ -1,6 +1,12 @@
 import { Column, Entity } from 'typeorm';
 import type { Mode } from '../common/http/request-context';
-import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
 
 /** A payer, known to the app by its own `customerReference` (externalId). */
 @Entity('customers')

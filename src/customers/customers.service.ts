@@ -28,7 +28,11 @@ export class CustomersService {
    * reference whatever the concurrency). Details given now fill in or update
    * the stored ones.
    */
-  async findOrCreate(scope: TenantScope, externalId: string, details: CustomerDetails = {}): Promise<Customer> {
+  async findOrCreate(
+    scope: TenantScope,
+    externalId: string,
+    details: CustomerDetails = {},
+  ): Promise<Customer> {
     const rows: Customer[] = await this.txHost.tx.query(
       `INSERT INTO customers (app_id, mode, external_id, name, email, phone)
        VALUES ($1, $2, $3, $4, $5, $6)
@@ -39,7 +43,14 @@ export class CustomersService {
          updated_at = CASE WHEN (EXCLUDED.name, EXCLUDED.email, EXCLUDED.phone) IS NOT DISTINCT FROM (NULL, NULL, NULL)
                            THEN customers.updated_at ELSE now() END
        RETURNING id`,
-      [scope.appId, scope.mode, externalId, details.name ?? null, details.email ?? null, details.phone ?? null],
+      [
+        scope.appId,
+        scope.mode,
+        externalId,
+        details.name ?? null,
+        details.email ?? null,
+        details.phone ?? null,
+      ],
     );
     return this.customers.get(scope, Number(rows[0].id));
   }
@@ -60,7 +71,10 @@ export class CustomersService {
 
   async byIds(ids: number[]): Promise<Map<number, Customer>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.customers.repo.createQueryBuilder('c').where('c.id IN (:...ids)', { ids: [...new Set(ids)] }).getMany();
+    const rows = await this.customers.repo
+      .createQueryBuilder('c')
+      .where('c.id IN (:...ids)', { ids: [...new Set(ids)] })
+      .getMany();
     return new Map(rows.map((c) => [c.id, c]));
   }
 }

@@ -2,7 +2,8 @@ import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } fr
 import { bigintTransformer } from '../common/money/money';
 
 /** BIGSERIAL primary key as a JS number. */
-export const IdColumn = () => PrimaryGeneratedColumn({ type: 'bigint', transformer: bigintTransformer } as never);
+export const IdColumn = () =>
+  PrimaryGeneratedColumn({ type: 'bigint', transformer: bigintTransformer } as never);
 /** BIGINT (money, foreign keys) as a JS number with the safe-integer guard. */
 export const BigIntColumn = (opts: { nullable?: boolean } = {}) =>
   Column({ type: 'bigint', transformer: bigintTransformer, nullable: opts.nullable ?? false });

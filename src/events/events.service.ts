@@ -23,7 +23,11 @@ export class EventsService {
     private readonly clock: Clock,
   ) {}
 
-  async record(scope: TenantScope, type: EventType, data: Record<string, unknown>): Promise<EventRecord> {
+  async record(
+    scope: TenantScope,
+    type: EventType,
+    data: Record<string, unknown>,
+  ): Promise<EventRecord> {
     if (!isEventType(type)) throw new Error(`Event type ${String(type)} is not in the catalogue`);
     if (!this.txHost.isTransactionActive()) {
       throw new Error('EventsService.record must run inside the transaction of the state change');
@@ -32,12 +36,22 @@ export class EventsService {
     const payload = status === undefined ? data : { ...data, status };
     const repo = this.txHost.tx.getRepository(EventRecord);
     return repo.save(
-      repo.create({ appId: scope.appId, mode: scope.mode, type, data: payload, createdAt: this.clock.now() }),
+      repo.create({
+        appId: scope.appId,
+        mode: scope.mode,
+        type,
+        data: payload,
+        createdAt: this.clock.now(),
+      }),
     );
   }
 
   /** Recorded events of one app and mode, newest first by default. */
-  list(scope: TenantScope, query: PageQuery, filter: { type?: string } = {}): Promise<Page<EventRecord>> {
+  list(
+    scope: TenantScope,
+    query: PageQuery,
+    filter: { type?: string } = {},
+  ): Promise<Page<EventRecord>> {
     const qb = this.txHost.tx
       .getRepository(EventRecord)
       .createQueryBuilder('ev')

@@ -37,7 +37,10 @@ export class GatewaysService {
     const gateway = this.get(name ?? (mode === 'TEST' ? DEFAULT_GATEWAY : this.liveDefault()));
     if (mode === 'LIVE' && gateway.name === DEFAULT_GATEWAY) {
       throw new AppError(ErrorCode.VALIDATION_FAILED, 'Validation failed', [
-        { field: 'gateway', message: 'the sandbox gateway is for TEST mode only; LIVE payments need a real gateway' },
+        {
+          field: 'gateway',
+          message: 'the sandbox gateway is for TEST mode only; LIVE payments need a real gateway',
+        },
       ]);
     }
     return gateway;

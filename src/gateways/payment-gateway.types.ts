@@ -9,7 +9,12 @@ export interface CheckoutRequest {
   currency: string;
   description?: string | null;
   merchantName: string;
-  customer: { reference: string; name?: string | null; email?: string | null; phone?: string | null };
+  customer: {
+    reference: string;
+    name?: string | null;
+    email?: string | null;
+    phone?: string | null;
+  };
   /** Where the gateway sends the customer's browser back; Joma verifies before believing it. */
   returnUrl: string;
   expiresAt: Date;
@@ -67,7 +72,11 @@ export interface PaymentGateway {
    */
   verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null>;
   queryStatus(sessionId: string): Promise<VerifiedStatus | null>;
-  refund(sessionId: string, txnId: string, amountMinor: number, reason?: string): Promise<GatewayRefund>;
+  refund(
+    sessionId: string,
+    txnId: string,
+    amountMinor: number,
+    reason?: string,
+  ): Promise<GatewayRefund>;
   settlementLines(day: string): Promise<SettlementLine[]>;
 }
-

@@ -25,7 +25,10 @@ export class HealthController {
 
   @Get('readyz')
   @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiOkResponse({ description: 'Envelope with data.status "ready"; 500 INTERNAL_ERROR when the database is unreachable' })
+  @ApiOkResponse({
+    description:
+      'Envelope with data.status "ready"; 500 INTERNAL_ERROR when the database is unreachable',
+  })
   async readyz() {
     try {
       await this.db.query('SELECT 1');

@@ -19,7 +19,13 @@ export class IdempotencyCleanupJob implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     if (!this.config.workersEnabled) return;
-    this.scheduler.addInterval('idempotency-cleanup', setInterval(() => void this.run().catch(() => this.logger.error('cleanup failed')), 60 * 60_000));
+    this.scheduler.addInterval(
+      'idempotency-cleanup',
+      setInterval(
+        () => void this.run().catch(() => this.logger.error('cleanup failed')),
+        60 * 60_000,
+      ),
+    );
   }
 
   async run(batch = 5000): Promise<number> {

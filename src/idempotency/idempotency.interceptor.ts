@@ -84,7 +84,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     const key = req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) return next.handle();
-    if (key.length < 1 || key.length > 255) throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
+    if (key.length < 1 || key.length > 255)
+      throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
     const app = req.principalApp;
     if (!app) throw new Error('@Idempotent() needs an app-authenticated route');
     const scope = { appId: app.appId, mode: app.mode, key };
@@ -102,45 +103,76 @@ export class IdempotencyInterceptor implements NestInterceptor {
     res: Response,
     next: CallHandler,
   ): Promise<unknown> {
-    const outcome = await this.txHost.withTransaction(async (): Promise<{ body: unknown } | { error: AppError }> => {
-      const tx = this.txHost.tx;
-      const [{ locked }] = await tx.query(
-        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-        [`idem:${scope.appId}:${scope.mode}:${scope.key}`],
-      );
-      if (!locked) throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still in progress');
-      const now = this.clock.now();
-      const [stored] = (await tx.query(
-        `SELECT method, path, request_hash, status_code, error_code, response_body, expires_at > $4 AS live
+    const outcome = await this.txHost.withTransaction(
+      async (): Promise<{ body: unknown } | { error: AppError }> => {
+        const tx = this.txHost.tx;
+        const [{ locked }] = await tx.query(
+          `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
+          [`idem:${scope.appId}:${scope.mode}:${scope.key}`],
+        );
+        if (!locked)
+          throw new AppError(
+            ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+            'A request with this Idempotency-Key is still in progress',
+          );
+        const now = this.clock.now();
+        const [stored] = (await tx.query(
+          `SELECT method, path, request_hash, status_code, error_code, response_body, expires_at > $4 AS live
            FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
-        [scope.appId, scope.mode, scope.key, now],
-      )) as (StoredRow & { live: boolean })[];
-      if (stored?.live) return this.replay(stored, method, path, requestHash, res);
-      if (stored) await tx.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`, [scope.appId, scope.mode, scope.key]);
+          [scope.appId, scope.mode, scope.key, now],
+        )) as (StoredRow & { live: boolean })[];
+        if (stored?.live) return this.replay(stored, method, path, requestHash, res);
+        if (stored)
+          await tx.query(
+            `DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
+            [scope.appId, scope.mode, scope.key],
+          );
 
-      try {
-        // A savepoint: a stored business error undoes the handler's writes but
-        // keeps the key locked until its outcome is stored, in this transaction.
-        const body = await this.txHost.withTransaction(Propagation.Nested, () => lastValueFrom(next.handle()));
-        await this.store(scope, method, path, requestHash, res.statusCode, null, body);
-        return { body };
-      } catch (err) {
-        if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
-        const envelope = errorEnvelope(err.code, err.message, this.clock.now(), err.details);
-        await this.store(scope, method, path, requestHash, httpStatusOf(err.code), err.code, envelope);
-        return { error: new RenderedAppError(envelope) };
-      }
-    });
+        try {
+          // A savepoint: a stored business error undoes the handler's writes but
+          // keeps the key locked until its outcome is stored, in this transaction.
+          const body = await this.txHost.withTransaction(Propagation.Nested, () =>
+            lastValueFrom(next.handle()),
+          );
+          await this.store(scope, method, path, requestHash, res.statusCode, null, body);
+          return { body };
+        } catch (err) {
+          if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
+          const envelope = errorEnvelope(err.code, err.message, this.clock.now(), err.details);
+          await this.store(
+            scope,
+            method,
+            path,
+            requestHash,
+            httpStatusOf(err.code),
+            err.code,
+            envelope,
+          );
+          return { error: new RenderedAppError(envelope) };
+        }
+      },
+    );
     if ('error' in outcome) throw outcome.error;
     return outcome.body;
   }
 
-  private replay(stored: StoredRow, method: string, path: string, requestHash: string, res: Response): { body: unknown } | { error: AppError } {
+  private replay(
+    stored: StoredRow,
+    method: string,
+    path: string,
+    requestHash: string,
+    res: Response,
+  ): { body: unknown } | { error: AppError } {
     if (stored.method !== method || stored.path !== path || stored.request_hash !== requestHash) {
-      throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        'This Idempotency-Key was used with a different request',
+      );
     }
     res.setHeader('Idempotent-Replayed', 'true');
-    const body = JSON.parse(decryptSecret(this.config.encryptionKey, stored.response_body)) as unknown;
+    const body = JSON.parse(
+      decryptSecret(this.config.encryptionKey, stored.response_body),
+    ) as unknown;
     // Stored errors hold their whole envelope, so the replay is byte-identical.
     if (stored.error_code) return { error: new RenderedAppError(body as Envelope<null>) };
     return { body };
@@ -159,7 +191,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await this.txHost.tx.query(
       `INSERT INTO idempotency_keys (app_id, mode, key, method, path, request_hash, status_code, error_code, response_body, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [scope.appId, scope.mode, scope.key, method, path, requestHash, status, errorCode, encryptSecret(this.config.encryptionKey, JSON.stringify(body)), now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS)],
+      [
+        scope.appId,
+        scope.mode,
+        scope.key,
+        method,
+        path,
+        requestHash,
+        status,
+        errorCode,
+        encryptSecret(this.config.encryptionKey, JSON.stringify(body)),
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      ],
     );
   }
 }

@@ -3,14 +3,23 @@
  *   ISSUED -> PARTIALLY_PAID -> PAID, ISSUED -> VOID (only while nothing is paid).
  */
 export type InvoiceStatus = 'ISSUED' | 'PARTIALLY_PAID' | 'PAID' | 'VOID';
-export const INVOICE_STATUSES: readonly InvoiceStatus[] = ['ISSUED', 'PARTIALLY_PAID', 'PAID', 'VOID'];
+export const INVOICE_STATUSES: readonly InvoiceStatus[] = [
+  'ISSUED',
+  'PARTIALLY_PAID',
+  'PAID',
+  'VOID',
+];
 
 export function amountDue(totalMinor: number, paidMinor: number): number {
   return Math.max(0, totalMinor - paidMinor);
 }
 
 /** What is still to pay on an invoice; nothing once it is void. */
-export function amountDueOf(i: { status: InvoiceStatus; totalMinor: number; amountPaidMinor: number }): number {
+export function amountDueOf(i: {
+  status: InvoiceStatus;
+  totalMinor: number;
+  amountPaidMinor: number;
+}): number {
   return i.status === 'VOID' ? 0 : amountDue(i.totalMinor, i.amountPaidMinor);
 }
 
@@ -24,7 +33,11 @@ export function afterPayment(
   totalMinor: number,
   paidMinor: number,
   amountMinor: number,
-): { status: InvoiceStatus; paidMinor: number; event: 'invoice.paid' | 'invoice.partially_paid' | null } {
+): {
+  status: InvoiceStatus;
+  paidMinor: number;
+  event: 'invoice.paid' | 'invoice.partially_paid' | null;
+} {
   const paid = paidMinor + amountMinor;
   // A payment that settles on a voided or already paid invoice is still recorded (to be refunded).
   if (status === 'VOID' || status === 'PAID') return { status, paidMinor: paid, event: null };

@@ -1,7 +1,13 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintTransformer } from '../common/money/money';
 import type { Mode } from '../common/http/request-context';
-import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn, UpdatedAtColumn } from '../database/columns';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
 import type { InvoiceStatus } from './invoice-state';
 
 @Entity('invoices')

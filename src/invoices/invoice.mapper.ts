@@ -94,7 +94,11 @@ export function toTemplateDto(t: InvoiceTemplate | null): InvoiceTemplateDto {
 }
 
 /** `data` of invoice.* events. */
-export function invoiceEventData(i: Invoice, customerReference: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function invoiceEventData(
+  i: Invoice,
+  customerReference: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     invoice_id: i.id,
     number: i.number,

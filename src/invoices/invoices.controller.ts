@@ -31,7 +31,10 @@ export class InvoicesController {
     description: 'Numbers are INV-000001 style, gapless per app and mode. Emits invoice.issued.',
   })
   @ApiEnvelope(InvoiceDto, { status: 201 })
-  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreateInvoiceDto): Promise<InvoiceDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: CreateInvoiceDto,
+  ): Promise<InvoiceDto> {
     return toInvoiceDto(await this.invoices.create(app, body));
   }
 
@@ -45,15 +48,24 @@ export class InvoicesController {
   @Put('template')
   @ApiOperation({ summary: "Replace the app's invoice template (fields left out become empty)" })
   @ApiEnvelope(InvoiceTemplateDto)
-  async putTemplate(@CurrentApp() app: AppPrincipal, @Body() body: InvoiceTemplateInput): Promise<InvoiceTemplateDto> {
+  async putTemplate(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: InvoiceTemplateInput,
+  ): Promise<InvoiceTemplateDto> {
     return toTemplateDto(await this.invoices.putTemplate(app.appId, body));
   }
 
   @Get()
   @ApiOperation({ summary: "List invoices of the key's mode" })
   @ApiEnvelope(InvoiceDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: InvoiceListQuery): Promise<Page<InvoiceDto>> {
-    const page = await this.invoices.list(app, query, { status: query.status, customerReference: query.customerReference });
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: InvoiceListQuery,
+  ): Promise<Page<InvoiceDto>> {
+    const page = await this.invoices.list(app, query, {
+      status: query.status,
+      customerReference: query.customerReference,
+    });
     return new Page(page.items.map(toInvoiceDto), page.pagination);
   }
 
@@ -61,16 +73,25 @@ export class InvoicesController {
   @ApiOperation({ summary: 'Get an invoice with its lines and payments' })
   @ApiEnvelope(InvoiceDto)
   @ApiErrors(404)
-  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<InvoiceDto> {
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<InvoiceDto> {
     return toInvoiceDto(await this.invoices.get(app, id));
   }
 
   @Post(':id/void')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.' })
+  @ApiOperation({
+    summary:
+      'Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.',
+  })
   @ApiEnvelope(InvoiceDto)
   @ApiErrors(404, 409)
-  async void(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<InvoiceDto> {
+  async void(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<InvoiceDto> {
     return toInvoiceDto(await this.invoices.void(app, id));
   }
 }

@@ -67,14 +67,21 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
   }
 
   @Transactional()
-  async create(scope: TenantScope, input: CreateInvoiceDto, links: InvoiceLinks = {}): Promise<InvoiceView> {
+  async create(
+    scope: TenantScope,
+    input: CreateInvoiceDto,
+    links: InvoiceLinks = {},
+  ): Promise<InvoiceView> {
     const currency = assertCurrency(input.currency);
     const lineTotals = input.lineItems.map((l) => multiplyMinor(l.unitAmountMinor, l.qty));
     const totalMinor = addMinor(...lineTotals);
     const now = this.clock.now();
     const today = now.toISOString().slice(0, 10);
-    const dueDate = input.dueDate ?? new Date(now.getTime() + DEFAULT_DUE_DAYS * 86_400_000).toISOString().slice(0, 10);
-    if (dueDate < today) throw AppError.validation('dueDate', 'dueDate must not be before the issue date');
+    const dueDate =
+      input.dueDate ??
+      new Date(now.getTime() + DEFAULT_DUE_DAYS * 86_400_000).toISOString().slice(0, 10);
+    if (dueDate < today)
+      throw AppError.validation('dueDate', 'dueDate must not be before the issue date');
     const customer = await this.customers.findOrCreate(scope, input.customerReference, {
       name: input.customerName,
       email: input.customerEmail,
@@ -112,9 +119,20 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
         }),
       ),
     );
-    await this.events.record(scope, 'invoice.issued', invoiceEventData(invoice, customer.externalId));
+    await this.events.record(
+      scope,
+      'invoice.issued',
+      invoiceEventData(invoice, customer.externalId),
+    );
     const app = await this.apps.get(scope.appId);
-    return { invoice, lines, customer, payments: [], appName: app.name, payableUrl: this.payableUrl(invoice) };
+    return {
+      invoice,
+      lines,
+      customer,
+      payments: [],
+      appName: app.name,
+      payableUrl: this.payableUrl(invoice),
+    };
   }
 
   async get(scope: TenantScope, id: number): Promise<InvoiceView> {
@@ -123,7 +141,11 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     return view;
   }
 
-  async list(scope: TenantScope, query: PageQuery, filter: { status?: string; customerReference?: string }): Promise<Page<InvoiceView>> {
+  async list(
+    scope: TenantScope,
+    query: PageQuery,
+    filter: { status?: string; customerReference?: string },
+  ): Promise<Page<InvoiceView>> {
     const qb = this.invoices.repo.createQueryBuilder('i').where(this.invoices.where(scope));
     if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
     if (filter.customerReference) {
@@ -140,7 +162,11 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     if (invoices.length === 0) return [];
     const ids = invoices.map((i) => i.id);
     // Sequential on purpose: inside a transaction they share one connection.
-    const lines = await this.lines.createQueryBuilder('l').where('l.invoice_id IN (:...ids)', { ids }).orderBy('l.position', 'ASC').getMany();
+    const lines = await this.lines
+      .createQueryBuilder('l')
+      .where('l.invoice_id IN (:...ids)', { ids })
+      .orderBy('l.position', 'ASC')
+      .getMany();
     const customers = await this.customers.byIds(invoices.map((i) => i.customerId));
     const payments = await this.payments.forInvoices(scope, ids);
     const app = await this.apps.get(scope.appId);
@@ -175,29 +201,44 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   async assertPayable(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<void> {
     const invoice = await this.invoices.get(scope, invoiceId);
-    if (!isPayable(invoice.status)) throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
+    if (!isPayable(invoice.status))
+      throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
     const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);
     if (amountMinor > due) {
-      throw new AppError(ErrorCode.AMOUNT_OUT_OF_RANGE, `amountMinor exceeds the invoice's amount due (${due})`);
+      throw new AppError(
+        ErrorCode.AMOUNT_OUT_OF_RANGE,
+        `amountMinor exceeds the invoice's amount due (${due})`,
+      );
     }
   }
 
   async onPaymentSucceeded(scope: TenantScope, payment: Payment): Promise<void> {
     if (payment.invoiceId === null) return;
     const invoice = await this.invoices.getForUpdate(scope, payment.invoiceId);
-    const next = afterPayment(invoice.status, invoice.totalMinor, invoice.amountPaidMinor, payment.amountMinor);
+    const next = afterPayment(
+      invoice.status,
+      invoice.totalMinor,
+      invoice.amountPaidMinor,
+      payment.amountMinor,
+    );
     invoice.status = next.status;
     invoice.amountPaidMinor = next.paidMinor;
     const saved = await this.invoices.repo.save(invoice);
     if (next.event) {
       const customer = await this.customers.get(scope, saved.customerId);
-      await this.events.record(scope, next.event, invoiceEventData(saved, customer.externalId, { payment_id: payment.id }));
+      await this.events.record(
+        scope,
+        next.event,
+        invoiceEventData(saved, customer.externalId, { payment_id: payment.id }),
+      );
     }
   }
 
   // --- Hosted pay page
 
-  async byPayToken(token: string): Promise<{ view: InvoiceView; template: InvoiceTemplate | null } | null> {
+  async byPayToken(
+    token: string,
+  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null } | null> {
     if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return null;
     const invoice = await this.invoices.repo.findOne({ where: { payToken: token } });
     if (!invoice) return null;
@@ -216,7 +257,8 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     if (!found) throw AppError.notFound('Invoice');
     const scope = { appId: found.appId, mode: found.mode };
     const invoice = await this.invoices.getForUpdate(scope, found.id);
-    if (!isPayable(invoice.status)) throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
+    if (!isPayable(invoice.status))
+      throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
     const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);
     const open = await this.payments.openPaymentFor(scope, invoice.id, due);
     if (open) return open;
@@ -269,14 +311,20 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     if (query.customerRefId) qb.andWhere('i.customer_id = :cid', { cid: query.customerRefId });
     if (query.from) qb.andWhere('i.issued_at >= :from', { from: new Date(query.from) });
     if (query.to) {
-      const to = /^\d{4}-\d{2}-\d{2}$/.test(query.to) ? new Date(new Date(query.to).getTime() + 86_400_000) : new Date(query.to);
+      const to = /^\d{4}-\d{2}-\d{2}$/.test(query.to)
+        ? new Date(new Date(query.to).getTime() + 86_400_000)
+        : new Date(query.to);
       qb.andWhere('i.issued_at < :to', { to });
     }
     const page = await pageOf(qb, 'i', query);
     const customers = await this.customers.byIds(page.items.map((i) => i.customerId));
     const appNames = await this.apps.namesOf(page.items.map((i) => i.appId));
     return new Page(
-      page.items.map((invoice) => ({ invoice, customer: customers.get(invoice.customerId)!, appName: appNames.get(invoice.appId) ?? '' })),
+      page.items.map((invoice) => ({
+        invoice,
+        customer: customers.get(invoice.customerId)!,
+        appName: appNames.get(invoice.appId) ?? '',
+      })),
       page.pagination,
     );
   }

@@ -17,7 +17,10 @@ export class PayPageController {
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
     const found = await this.invoices.byPayToken(token);
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Content-Security-Policy', "default-src 'none'; img-src https: http:; style-src 'unsafe-inline'; form-action 'self' http: https:");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; img-src https: http:; style-src 'unsafe-inline'; form-action 'self' http: https:",
+    );
     res.setHeader('Referrer-Policy', 'no-referrer');
     if (!found) {
       res.status(404).type('html').send(notFoundPage());
@@ -38,7 +41,10 @@ export class PayPageController {
           res.status(404).type('html').send(notFoundPage());
           return;
         }
-        res.status(409).type('html').send(payPage(found.view, found.template, err.message));
+        res
+          .status(409)
+          .type('html')
+          .send(payPage(found.view, found.template, err.message));
         return;
       }
       throw err;

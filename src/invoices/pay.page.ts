@@ -9,7 +9,11 @@ import { amountDueOf, isPayable } from './invoice-state';
  * taka, a Pay button (a plain form: works without JavaScript). Every
  * merchant-supplied string is escaped by `html`.
  */
-export function payPage(view: InvoiceView, template: InvoiceTemplate | null, notice?: string): string {
+export function payPage(
+  view: InvoiceView,
+  template: InvoiceTemplate | null,
+  notice?: string,
+): string {
   const i = view.invoice;
   const due = amountDueOf(i);
   const company = template?.companyName || view.appName;
@@ -33,7 +37,8 @@ ${attempt ? html`<p class="notice" role="status" data-testid="attempt-notice">${
   <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Unit</th><th class="num">Amount</th></tr></thead>
   <tbody>
     ${view.lines.map(
-      (l) => html`<tr><td>${l.description}</td><td class="num">${l.qty}</td><td class="num">${formatTaka(l.unitAmountMinor)}</td><td class="num">${formatTaka(l.lineTotalMinor)}</td></tr>`,
+      (l) =>
+        html`<tr><td>${l.description}</td><td class="num">${l.qty}</td><td class="num">${formatTaka(l.unitAmountMinor)}</td><td class="num">${formatTaka(l.lineTotalMinor)}</td></tr>`,
     )}
   </tbody>
   <tfoot>
@@ -67,9 +72,17 @@ function lastAttempt(view: InvoiceView): string | null {
 }
 
 function statusWord(status: string): string {
-  return status === 'PARTIALLY_PAID' ? 'Partially paid' : status === 'VOID' ? 'Void' : status.charAt(0) + status.slice(1).toLowerCase();
+  return status === 'PARTIALLY_PAID'
+    ? 'Partially paid'
+    : status === 'VOID'
+      ? 'Void'
+      : status.charAt(0) + status.slice(1).toLowerCase();
 }
 
 export function notFoundPage(): string {
-  return page('Invoice not found', '#6b7280', html`<h1>Invoice not found</h1><p>This payment link is not valid.</p>`);
+  return page(
+    'Invoice not found',
+    '#6b7280',
+    html`<h1>Invoice not found</h1><p>This payment link is not valid.</p>`,
+  );
 }

@@ -29,14 +29,25 @@ export class GatewayCallbacksController {
     if (!result) throw AppError.notFound('Payment');
     const p = result.payment;
     const target =
-      p.status === 'SUCCEEDED' ? p.successUrl : p.status === 'FAILED' ? p.failUrl : p.status === 'PENDING' ? null : p.cancelUrl;
+      p.status === 'SUCCEEDED'
+        ? p.successUrl
+        : p.status === 'FAILED'
+          ? p.failUrl
+          : p.status === 'PENDING'
+            ? null
+            : p.cancelUrl;
     res.redirect(303, target ?? `/pay/result/${p.reference}`);
   }
 
   @Post('api/v1/gateways/:gateway/ipn')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Gateway server-to-server notification (verified with the gateway before use)' })
-  async ipn(@Param('gateway') gateway: string, @Body() body: Record<string, unknown>): Promise<{ received: boolean }> {
+  @ApiOperation({
+    summary: 'Gateway server-to-server notification (verified with the gateway before use)',
+  })
+  async ipn(
+    @Param('gateway') gateway: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<{ received: boolean }> {
     const result = await this.payments.confirmFromGateway(gateway, body ?? {});
     if (!result) throw AppError.notFound('Payment');
     return { received: true };

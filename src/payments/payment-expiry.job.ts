@@ -23,7 +23,10 @@ export class PaymentExpiryJob implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     if (!this.config.workersEnabled) return;
-    this.scheduler.addInterval('payment-expiry', setInterval(() => void this.sweep(), EXPIRY_SWEEP_MS));
+    this.scheduler.addInterval(
+      'payment-expiry',
+      setInterval(() => void this.sweep(), EXPIRY_SWEEP_MS),
+    );
   }
 
   /** One sweep: batches until nothing is due. Returns how many payments were handled. */

@@ -13,10 +13,17 @@
 export type PaymentStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED' | 'EXPIRED';
 export type PaymentTrigger = 'capture' | 'fail' | 'cancel' | 'expire';
 
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
+  'PENDING',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+];
 export const PAYMENT_TRIGGERS: readonly PaymentTrigger[] = ['capture', 'fail', 'cancel', 'expire'];
 
-export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.cancelled' | 'payment.expired';
+export type PaymentEventType =
+  'payment.succeeded' | 'payment.failed' | 'payment.cancelled' | 'payment.expired';
 
 export type Transition =
   | { kind: 'apply'; to: PaymentStatus; event: PaymentEventType }
@@ -47,9 +54,14 @@ export function transition(from: PaymentStatus, trigger: PaymentTrigger): Transi
   if (from === 'SUCCEEDED' && trigger === 'expire') return { kind: 'noop' };
   // an expired checkout the gateway later reports failed or cancelled stays expired
   if (from === 'EXPIRED' && (trigger === 'fail' || trigger === 'cancel')) {
-    return trigger === 'fail' ? { kind: 'noop' } : { kind: 'invalid', reason: 'An expired payment cannot be cancelled' };
+    return trigger === 'fail'
+      ? { kind: 'noop' }
+      : { kind: 'invalid', reason: 'An expired payment cannot be cancelled' };
   }
-  return { kind: 'invalid', reason: `A ${from.toLowerCase()} payment cannot be ${TARGET[trigger].to.toLowerCase()}` };
+  return {
+    kind: 'invalid',
+    reason: `A ${from.toLowerCase()} payment cannot be ${TARGET[trigger].to.toLowerCase()}`,
+  };
 }
 
 export function isFinal(status: PaymentStatus): boolean {

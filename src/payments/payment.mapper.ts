@@ -28,7 +28,11 @@ export function toPaymentDto(p: Payment): PaymentDto {
 }
 
 /** `data` of payment.* events (decisions.md section 8). */
-export function paymentEventData(p: Payment, previousStatus: string, customerReference: string): Record<string, unknown> {
+export function paymentEventData(
+  p: Payment,
+  previousStatus: string,
+  customerReference: string,
+): Record<string, unknown> {
   return {
     payment_id: p.id,
     previous_status: previousStatus.toLowerCase(),

@@ -7,7 +7,12 @@ import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreatePaymentDto, PAYMENT_SORT_FIELDS, PaymentDto, PaymentListQuery } from './dto/payment.dto';
+import {
+  CreatePaymentDto,
+  PAYMENT_SORT_FIELDS,
+  PaymentDto,
+  PaymentListQuery,
+} from './dto/payment.dto';
 import { toPaymentDto } from './payment.mapper';
 import { PaymentsService } from './payments.service';
 
@@ -21,18 +26,25 @@ export class PaymentsController {
   @Idempotent()
   @ApiOperation({
     summary: 'Create a payment; send the customer to its checkoutUrl',
-    description: 'Amount within the app\'s minAmountMinor..maxAmountMinor (else 422 AMOUNT_OUT_OF_RANGE); success/fail/cancel URLs must match the app\'s returnUrlAllowlist (else 400 REDIRECT_URL_NOT_ALLOWED). expiresAt = now + paymentExpiryMinutes.',
+    description:
+      "Amount within the app's minAmountMinor..maxAmountMinor (else 422 AMOUNT_OUT_OF_RANGE); success/fail/cancel URLs must match the app's returnUrlAllowlist (else 400 REDIRECT_URL_NOT_ALLOWED). expiresAt = now + paymentExpiryMinutes.",
   })
   @ApiEnvelope(PaymentDto, { status: 201 })
   @ApiErrors(404, 409, 422)
-  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreatePaymentDto): Promise<PaymentDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: CreatePaymentDto,
+  ): Promise<PaymentDto> {
     return toPaymentDto(await this.payments.create(app, body));
   }
 
   @Get()
   @ApiOperation({ summary: "List payments of the key's mode" })
   @ApiEnvelope(PaymentDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: PaymentListQuery): Promise<Page<PaymentDto>> {
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: PaymentListQuery,
+  ): Promise<Page<PaymentDto>> {
     const page = await this.payments.list(app, query, { status: query.status });
     return new Page(page.items.map(toPaymentDto), page.pagination);
   }
@@ -41,16 +53,24 @@ export class PaymentsController {
   @ApiOperation({ summary: 'Get a payment' })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404)
-  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<PaymentDto> {
     return toPaymentDto(await this.payments.get(app, id));
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)' })
+  @ApiOperation({
+    summary: 'Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)',
+  })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
-  async cancel(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+  async cancel(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<PaymentDto> {
     return toPaymentDto(await this.payments.cancel(app, id));
   }
 }

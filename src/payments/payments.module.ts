@@ -12,7 +12,14 @@ import { CustomerPaymentsController, PaymentsController } from './payments.contr
 import { PaymentsService } from './payments.service';
 
 @Module({
-  imports: [AuthModule, AppsModule, CustomersModule, EventsModule, GatewaysModule, TypeOrmModule.forFeature([Payment])],
+  imports: [
+    AuthModule,
+    AppsModule,
+    CustomersModule,
+    EventsModule,
+    GatewaysModule,
+    TypeOrmModule.forFeature([Payment]),
+  ],
   controllers: [PaymentsController, CustomerPaymentsController, GatewayCallbacksController],
   providers: [PaymentsService, PaymentExpiryJob],
   exports: [PaymentsService, PaymentExpiryJob],

@@ -26,7 +26,11 @@ export type { Payment } from './payment.entity';
 
 /** How a (simulated) customer finishes a checkout. */
 export type SettleOutcome = 'succeeded' | 'failed' | 'cancelled';
-const SETTLE_TRIGGER: Record<SettleOutcome, PaymentTrigger> = { succeeded: 'capture', failed: 'fail', cancelled: 'cancel' };
+const SETTLE_TRIGGER: Record<SettleOutcome, PaymentTrigger> = {
+  succeeded: 'capture',
+  failed: 'fail',
+  cancelled: 'cancel',
+};
 
 const METADATA_MAX_BYTES = 8 * 1024;
 const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
@@ -74,10 +78,17 @@ export class PaymentsService {
   }
 
   @Transactional()
-  async create(scope: TenantScope, input: CreatePaymentDto, opts: CreatePaymentOptions = {}): Promise<Payment> {
+  async create(
+    scope: TenantScope,
+    input: CreatePaymentDto,
+    opts: CreatePaymentOptions = {},
+  ): Promise<Payment> {
     const currency = assertCurrency(input.currency);
     const app = await this.apps.get(scope.appId);
-    if ((!opts.hosted && input.amountMinor < app.minAmountMinor) || input.amountMinor > app.maxAmountMinor) {
+    if (
+      (!opts.hosted && input.amountMinor < app.minAmountMinor) ||
+      input.amountMinor > app.maxAmountMinor
+    ) {
       throw new AppError(
         ErrorCode.AMOUNT_OUT_OF_RANGE,
         `amountMinor must be between ${app.minAmountMinor} and ${app.maxAmountMinor} for this app`,
@@ -92,16 +103,27 @@ export class PaymentsService {
       for (const field of ['successUrl', 'failUrl', 'cancelUrl'] as const) {
         const url = input[field];
         if (url && !AppsService.isRedirectAllowed(app, url)) {
-          throw new AppError(ErrorCode.REDIRECT_URL_NOT_ALLOWED, `${field} is not allowed by the app's returnUrlAllowlist`, [
-            { field, message: 'origin not in returnUrlAllowlist (or not https when the list is empty)' },
-          ]);
+          throw new AppError(
+            ErrorCode.REDIRECT_URL_NOT_ALLOWED,
+            `${field} is not allowed by the app's returnUrlAllowlist`,
+            [
+              {
+                field,
+                message: 'origin not in returnUrlAllowlist (or not https when the list is empty)',
+              },
+            ],
+          );
         }
       }
     }
     if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
-      throw AppError.validation('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
+      throw AppError.validation(
+        'metadata',
+        `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
+      );
     }
-    if (input.invoiceId !== undefined) await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
+    if (input.invoiceId !== undefined)
+      await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
     const gateway = this.gateways.forMode(scope.mode, input.gateway);
     const customer = await this.customers.findOrCreate(scope, input.customerReference, {
       name: input.customerName,
@@ -138,7 +160,12 @@ export class PaymentsService {
       currency,
       description: payment.description,
       merchantName: app.name,
-      customer: { reference: customer.externalId, name: customer.name, email: customer.email, phone: customer.phone },
+      customer: {
+        reference: customer.externalId,
+        name: customer.name,
+        email: customer.email,
+        phone: customer.phone,
+      },
       returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
       expiresAt,
     });
@@ -162,14 +189,23 @@ export class PaymentsService {
     return this.payments.get(scope, id);
   }
 
-  list(scope: TenantScope, query: PageQuery, filter: { status?: string; customerId?: number } = {}): Promise<Page<Payment>> {
+  list(
+    scope: TenantScope,
+    query: PageQuery,
+    filter: { status?: string; customerId?: number } = {},
+  ): Promise<Page<Payment>> {
     const qb = this.payments.repo.createQueryBuilder('p').where(this.payments.where(scope));
     if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
-    if (filter.customerId !== undefined) qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
+    if (filter.customerId !== undefined)
+      qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
     return pageOf(qb, 'p', query);
   }
 
-  async listForCustomer(scope: TenantScope, externalId: string, query: PageQuery): Promise<Page<Payment>> {
+  async listForCustomer(
+    scope: TenantScope,
+    externalId: string,
+    query: PageQuery,
+  ): Promise<Page<Payment>> {
     const customer = await this.customers.getByExternalId(scope, externalId);
     return this.list(scope, query, { customerId: customer.id });
   }
@@ -186,16 +222,23 @@ export class PaymentsService {
   }
 
   /** An open payment of the invoice for exactly this amount, to reuse instead of opening another checkout. */
-  async openPaymentFor(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<Payment | null> {
+  async openPaymentFor(
+    scope: TenantScope,
+    invoiceId: number,
+    amountMinor: number,
+  ): Promise<Payment | null> {
     return this.payments.repo
       .createQueryBuilder('p')
       .where(this.payments.where(scope))
-      .andWhere('p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now', {
-        invoiceId,
-        pending: 'PENDING',
-        amountMinor,
-        now: this.clock.now(),
-      })
+      .andWhere(
+        'p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now',
+        {
+          invoiceId,
+          pending: 'PENDING',
+          amountMinor,
+          now: this.clock.now(),
+        },
+      )
       .orderBy('p.id', 'DESC')
       .getOne();
   }
@@ -224,7 +267,10 @@ export class PaymentsService {
    * Repeats and races change nothing and emit nothing.
    */
   @Transactional()
-  async confirmFromGateway(gatewayName: string, payload: Record<string, unknown>): Promise<ApplyResult | null> {
+  async confirmFromGateway(
+    gatewayName: string,
+    payload: Record<string, unknown>,
+  ): Promise<ApplyResult | null> {
     if (!this.gateways.has(gatewayName)) return null;
     const verified = await this.gateways.get(gatewayName).verifyConfirmation(payload);
     if (!verified) return null;
@@ -234,14 +280,25 @@ export class PaymentsService {
   }
 
   private async lockBySession(gateway: string, sessionId: string): Promise<Payment | null> {
-    return this.payments.repo.findOne({ where: { gateway, gatewaySessionId: sessionId }, lock: { mode: 'pessimistic_write' } });
+    return this.payments.repo.findOne({
+      where: { gateway, gatewaySessionId: sessionId },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   private async applyVerified(payment: Payment, verified: VerifiedStatus): Promise<ApplyResult> {
     if (verified.outcome === 'open') return { payment, changed: false };
-    if (verified.reference !== payment.reference || verified.amountMinor !== payment.amountMinor || verified.currency !== payment.currency) {
+    if (
+      verified.reference !== payment.reference ||
+      verified.amountMinor !== payment.amountMinor ||
+      verified.currency !== payment.currency
+    ) {
       this.logger.error(`Gateway confirmation does not match payment ${payment.id}; ignored`);
-      return { payment, changed: false, invalid: 'Gateway confirmation does not match the payment' };
+      return {
+        payment,
+        changed: false,
+        invalid: 'Gateway confirmation does not match the payment',
+      };
     }
     return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
   }
@@ -251,7 +308,11 @@ export class PaymentsService {
    * transaction: the pure transition decides; the row, the event and the
    * invoice follow in the same transaction.
    */
-  private async apply(payment: Payment, trigger: PaymentTrigger, verified?: VerifiedStatus): Promise<ApplyResult> {
+  private async apply(
+    payment: Payment,
+    trigger: PaymentTrigger,
+    verified?: VerifiedStatus,
+  ): Promise<ApplyResult> {
     const t = transition(payment.status, trigger);
     if (t.kind === 'noop') return { payment, changed: false };
     if (t.kind === 'invalid') return { payment, changed: false, invalid: t.reason };
@@ -271,8 +332,13 @@ export class PaymentsService {
     const saved = await this.payments.repo.save(payment);
     const scope = { appId: saved.appId, mode: saved.mode };
     const customer = await this.customers.get(scope, saved.customerId);
-    await this.events.record(scope, t.event, paymentEventData(saved, previous, customer.externalId));
-    if (t.to === 'SUCCEEDED' && saved.invoiceId !== null) await this.link().onPaymentSucceeded(scope, saved);
+    await this.events.record(
+      scope,
+      t.event,
+      paymentEventData(saved, previous, customer.externalId),
+    );
+    if (t.to === 'SUCCEEDED' && saved.invoiceId !== null)
+      await this.link().onPaymentSucceeded(scope, saved);
     return { payment: saved, changed: true };
   }
 
@@ -285,7 +351,10 @@ export class PaymentsService {
   async expireDue(limit = 100): Promise<number> {
     const due = await this.payments.repo
       .createQueryBuilder('p')
-      .where('p.status = :pending AND p.expires_at <= :now', { pending: 'PENDING', now: this.clock.now() })
+      .where('p.status = :pending AND p.expires_at <= :now', {
+        pending: 'PENDING',
+        now: this.clock.now(),
+      })
       .orderBy('p.expires_at', 'ASC')
       .limit(limit)
       .setLock('pessimistic_write')

@@ -17,7 +17,8 @@ export class PurchasesController {
   @Idempotent()
   @ApiOperation({
     summary: 'Buy a price: issues an invoice with one line and returns its payable link',
-    description: '404 for a price outside the key\'s app and mode; 409 INVALID_STATE for an inactive price, an archived product, or (for now) a RECURRING price.',
+    description:
+      "404 for a price outside the key's app and mode; 409 INVALID_STATE for an inactive price, an archived product, or (for now) a RECURRING price.",
   })
   @ApiEnvelope(PurchaseDto, { status: 201 })
   @ApiErrors(404, 409)

@@ -24,7 +24,9 @@ export class PurchasesService {
   async purchase(scope: TenantScope, input: CreatePurchaseDto): Promise<PurchaseDto> {
     const { price, product } = await this.catalog.priceForPurchase(scope, input.priceId);
     if (price.type !== 'ONE_TIME') {
-      throw AppError.invalidState('Recurring prices are sold through subscriptions, which are not available yet');
+      throw AppError.invalidState(
+        'Recurring prices are sold through subscriptions, which are not available yet',
+      );
     }
     const { invoice, payableUrl } = await this.invoices.create(
       scope,

@@ -29,21 +29,32 @@ export class TestHelpersController {
   @Post('payments/:id/settle')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Complete the sandbox checkout with an outcome, through the same confirmation path a gateway uses',
-    description: 'Works after expiry too (late settlement revives the payment). LIVE keys: 403 TEST_MODE_ONLY.',
+    summary:
+      'Complete the sandbox checkout with an outcome, through the same confirmation path a gateway uses',
+    description:
+      'Works after expiry too (late settlement revives the payment). LIVE keys: 403 TEST_MODE_ONLY.',
   })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
-  async settle(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number, @Body() body: SettleDto): Promise<PaymentDto> {
+  async settle(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: SettleDto,
+  ): Promise<PaymentDto> {
     return PaymentsService.toDto(await this.helpers.settlePayment(app, id, body.outcome));
   }
 
   @Post('payments/:id/expire')
   @HttpCode(200)
-  @ApiOperation({ summary: "The payment's deadline passes now; the expiry sweep's logic runs for it" })
+  @ApiOperation({
+    summary: "The payment's deadline passes now; the expiry sweep's logic runs for it",
+  })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
-  async expire(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<PaymentDto> {
+  async expire(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<PaymentDto> {
     return PaymentsService.toDto(await this.helpers.expirePayment(app, id));
   }
 }

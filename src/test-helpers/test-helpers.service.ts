@@ -5,7 +5,11 @@ import { GatewaysService } from '../gateways/gateways.service';
 import type { SandboxChoice } from '../gateways/payment-gateway.types';
 import { Payment, PaymentsService, SettleOutcome } from '../payments/payments.service';
 
-const CHOICE: Record<SettleOutcome, SandboxChoice> = { succeeded: 'pay', failed: 'fail', cancelled: 'cancel' };
+const CHOICE: Record<SettleOutcome, SandboxChoice> = {
+  succeeded: 'pay',
+  failed: 'fail',
+  cancelled: 'cancel',
+};
 const SANDBOX = 'sandbox';
 
 /** Drives the sandbox gateway as a customer would, for TEST-mode integrations. */
@@ -22,7 +26,8 @@ export class TestHelpersService {
     if (payment.gateway !== SANDBOX || !payment.gatewaySessionId) {
       throw AppError.invalidState('Only sandbox payments can be settled by a test helper');
     }
-    if (!(await this.gateways.completeSandboxCheckout(payment.gatewaySessionId, CHOICE[outcome]))) throw AppError.notFound('Payment');
+    if (!(await this.gateways.completeSandboxCheckout(payment.gatewaySessionId, CHOICE[outcome])))
+      throw AppError.notFound('Payment');
     // The same confirmation path a gateway's return or IPN takes.
     await this.payments.confirmFromGateway(SANDBOX, { session_id: payment.gatewaySessionId });
     return this.payments.get(scope, id);

@@ -8,7 +8,8 @@ import type { JomaRequest } from '../common/http/request-context';
 export class TestModeOnlyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const app = context.switchToHttp().getRequest<JomaRequest>().principalApp;
-    if (app?.mode !== 'TEST') throw new AppError(ErrorCode.TEST_MODE_ONLY, 'Test helpers work only with TEST keys');
+    if (app?.mode !== 'TEST')
+      throw new AppError(ErrorCode.TEST_MODE_ONLY, 'Test helpers work only with TEST keys');
     return true;
   }
 }

@@ -27,7 +27,14 @@ describe('SSRF address guard', () => {
     expect(blockedReason(address)).toBe(reason);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows public %s', (address) => {
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+  ])('allows public %s', (address) => {
     expect(blockedReason(address)).toBeNull();
   });
 

@@ -26,7 +26,9 @@ export class AdminWebhooksController {
 
   @Get('webhook-deliveries')
   @AdminAuth('webhooks:operate')
-  @ApiOperation({ summary: 'Deliveries of every app, filtered by app, mode, endpoint, status or event type' })
+  @ApiOperation({
+    summary: 'Deliveries of every app, filtered by app, mode, endpoint, status or event type',
+  })
   @ApiEnvelope(WebhookDeliveryDto, { isArray: true })
   async list(@Query() query: AdminDeliveryListQuery): Promise<Page<WebhookDeliveryDto>> {
     const page = await this.deliveries.list(query, {
@@ -52,7 +54,9 @@ export class AdminWebhooksController {
   @Post('webhook-deliveries/:id/resend')
   @HttpCode(200)
   @AdminAuth('webhooks:operate')
-  @ApiOperation({ summary: 'Re-send one delivery: same id and body, fresh timestamp and signatures' })
+  @ApiOperation({
+    summary: 'Re-send one delivery: same id and body, fresh timestamp and signatures',
+  })
   @ApiEnvelope(WebhookDeliveryDto)
   @ApiErrors(404, 409)
   async resend(@Param('id', ParseIdPipe) id: number): Promise<WebhookDeliveryDto> {
@@ -64,14 +68,19 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'Webhook endpoints of every app (never their secrets)' })
   @ApiEnvelope(WebhookEndpointDto, { isArray: true })
   async endpointsList(@Query() query: AdminEndpointListQuery): Promise<Page<WebhookEndpointDto>> {
-    const page = await this.endpoints.listAll(query, { applicationId: query.applicationId, mode: query.mode });
+    const page = await this.endpoints.listAll(query, {
+      applicationId: query.applicationId,
+      mode: query.mode,
+    });
     return new Page(page.items.map(toEndpointDto), page.pagination);
   }
 
   @Post('webhook-endpoints/:id/resend-parked')
   @HttpCode(200)
   @AdminAuth('webhooks:operate')
-  @ApiOperation({ summary: 'Queue every PARKED delivery of an endpoint again (e.g. after its URL was fixed)' })
+  @ApiOperation({
+    summary: 'Queue every PARKED delivery of an endpoint again (e.g. after its URL was fixed)',
+  })
   @ApiEnvelope(ResendParkedResultDto)
   @ApiErrors(404, 409)
   async resendParked(@Param('id', ParseIdPipe) id: number): Promise<ResendParkedResultDto> {

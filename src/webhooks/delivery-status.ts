@@ -1,5 +1,11 @@
 /** Delivery statuses of decisions.md section 8. */
-export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'PARKED', 'UNDELIVERABLE'] as const;
+export const DELIVERY_STATUSES = [
+  'PENDING',
+  'RETRYING',
+  'DELIVERED',
+  'PARKED',
+  'UNDELIVERABLE',
+] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**

@@ -13,7 +13,8 @@ export interface EnvelopeInput {
 /** JSON of a value with every object's keys sorted (so `data` has one spelling). */
 export function sortedJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : sortedJson(v))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : sortedJson(v))).join(',')}]`;
   const obj = value as Record<string, unknown>;
   return `{${Object.keys(obj)
     .sort()

@@ -16,12 +16,19 @@ export class EventsController {
 
   @Get()
   @ApiOperation({
-    summary: 'Recorded events of the key\'s mode, newest first',
-    description: 'Every event is kept, including those of a mode without endpoints (their delivery is UNDELIVERABLE / NO_ENDPOINT_CONFIGURED).',
+    summary: "Recorded events of the key's mode, newest first",
+    description:
+      'Every event is kept, including those of a mode without endpoints (their delivery is UNDELIVERABLE / NO_ENDPOINT_CONFIGURED).',
   })
   @ApiEnvelope(EventDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: EventListQuery): Promise<Page<EventDto>> {
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: EventListQuery,
+  ): Promise<Page<EventDto>> {
     const page = await this.events.list(app, query, { type: query.type });
-    return new Page(page.items.map((x) => toEventDto(x.event, x.deliveries)), page.pagination);
+    return new Page(
+      page.items.map((x) => toEventDto(x.event, x.deliveries)),
+      page.pagination,
+    );
   }
 }

@@ -35,11 +35,19 @@ describe('webhook HTTP sender', () => {
     // A hostile resolver would answer differently the second time; the sender never asks again.
     const resolveAll = async (host: string) => {
       lookups.push(host);
-      return lookups.length === 1 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.0.0.1', family: 4 }];
+      return lookups.length === 1
+        ? [{ address: '127.0.0.1', family: 4 }]
+        : [{ address: '10.0.0.1', family: 4 }];
     };
     const url = new URL(`http://rebind.example.test:${port}/hook?x=1`);
     const target = await resolveTarget(url.hostname, { allowPrivate: true, resolveAll });
-    const out = await sendWebhook({ url, target, headers: { 'X-Webhook-Id': '5' }, body: Buffer.from('{"a":1}'), timeoutMs: 2000 });
+    const out = await sendWebhook({
+      url,
+      target,
+      headers: { 'X-Webhook-Id': '5' },
+      body: Buffer.from('{"a":1}'),
+      timeoutMs: 2000,
+    });
     expect(out).toEqual({ statusCode: 200, excerpt: 'ok', error: null });
     expect(lookups).toEqual(['rebind.example.test']);
     expect(seen).toHaveLength(1);
@@ -53,15 +61,32 @@ describe('webhook HTTP sender', () => {
       { address: '93.184.215.14', family: 4 },
       { address: '127.0.0.1', family: 4 },
     ];
-    await expect(resolveTarget('mixed.example.test', { allowPrivate: false, resolveAll })).rejects.toMatchObject({ code: 'TARGET_NOT_ALLOWED' });
-    await expect(resolveTarget('10.1.1.1', { allowPrivate: false })).rejects.toMatchObject({ code: 'TARGET_NOT_ALLOWED' });
-    await expect(resolveTarget('nothing.invalid', { allowPrivate: false, resolveAll: async () => { throw Object.assign(new Error('no'), { code: 'ENOTFOUND' }); } })).rejects.toMatchObject({ code: 'DNS_FAILED' });
+    await expect(
+      resolveTarget('mixed.example.test', { allowPrivate: false, resolveAll }),
+    ).rejects.toMatchObject({ code: 'TARGET_NOT_ALLOWED' });
+    await expect(resolveTarget('10.1.1.1', { allowPrivate: false })).rejects.toMatchObject({
+      code: 'TARGET_NOT_ALLOWED',
+    });
+    await expect(
+      resolveTarget('nothing.invalid', {
+        allowPrivate: false,
+        resolveAll: async () => {
+          throw Object.assign(new Error('no'), { code: 'ENOTFOUND' });
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'DNS_FAILED' });
   });
 
   it('gives up at the deadline when the consumer never answers', async () => {
     handler = () => undefined;
     const url = new URL(`http://127.0.0.1:${port}/slow`);
-    const out = await sendWebhook({ url, target: { address: '127.0.0.1', family: 4 }, headers: {}, body: Buffer.from('{}'), timeoutMs: 150 });
+    const out = await sendWebhook({
+      url,
+      target: { address: '127.0.0.1', family: 4 },
+      headers: {},
+      body: Buffer.from('{}'),
+      timeoutMs: 150,
+    });
     expect(out.statusCode).toBeNull();
     expect(out.error).toMatch(/^TIMEOUT/);
   });
@@ -69,19 +94,41 @@ describe('webhook HTTP sender', () => {
   it('keeps only the first 1 KiB of a response and reports connection errors', async () => {
     handler = (_req, res) => res.writeHead(500).end('é'.repeat(2000));
     const url = new URL(`http://127.0.0.1:${port}/big`);
-    const out = await sendWebhook({ url, target: { address: '127.0.0.1', family: 4 }, headers: {}, body: Buffer.from('{}'), timeoutMs: 2000 });
+    const out = await sendWebhook({
+      url,
+      target: { address: '127.0.0.1', family: 4 },
+      headers: {},
+      body: Buffer.from('{}'),
+      timeoutMs: 2000,
+    });
     expect(out.statusCode).toBe(500);
     expect(Buffer.byteLength(out.excerpt!.replace(/\ufffd$/, ''))).toBeLessThanOrEqual(1024);
     expect(out.excerpt!.startsWith('éé')).toBe(true);
 
-    const closed = await sendWebhook({ url: new URL('http://127.0.0.1:9/'), target: { address: '127.0.0.1', family: 4 }, headers: {}, body: Buffer.from('{}'), timeoutMs: 2000 });
-    expect(closed).toMatchObject({ statusCode: null, error: expect.stringMatching(/^ECONNREFUSED/) });
+    const closed = await sendWebhook({
+      url: new URL('http://127.0.0.1:9/'),
+      target: { address: '127.0.0.1', family: 4 },
+      headers: {},
+      body: Buffer.from('{}'),
+      timeoutMs: 2000,
+    });
+    expect(closed).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^ECONNREFUSED/),
+    });
   });
 
   it('stops at once when aborted', async () => {
     handler = () => undefined;
     const abort = new AbortController();
-    const pending = sendWebhook({ url: new URL(`http://127.0.0.1:${port}/x`), target: { address: '127.0.0.1', family: 4 }, headers: {}, body: Buffer.from('{}'), timeoutMs: 60_000, signal: abort.signal });
+    const pending = sendWebhook({
+      url: new URL(`http://127.0.0.1:${port}/x`),
+      target: { address: '127.0.0.1', family: 4 },
+      headers: {},
+      body: Buffer.from('{}'),
+      timeoutMs: 60_000,
+      signal: abort.signal,
+    });
     setTimeout(() => abort.abort(), 20);
     expect((await pending).error).toMatch(/^ABORTED/);
   });

@@ -36,7 +36,12 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
  * connect + response, no connection reuse. Never throws.
  */
 export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
-  if (req.signal?.aborted) return Promise.resolve({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
+  if (req.signal?.aborted)
+    return Promise.resolve({
+      statusCode: null,
+      excerpt: null,
+      error: 'ABORTED: dispatcher stopped',
+    });
   return new Promise((resolve) => {
     let settled = false;
     const chunks: Buffer[] = [];
@@ -50,7 +55,8 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
       resolve(outcome);
       client.destroy();
     };
-    const excerpt = () => (size > 0 ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : '');
+    const excerpt = () =>
+      size > 0 ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : '';
     const https = req.url.protocol === 'https:';
     const host = req.url.hostname.replace(/^\[(.*)\]$/, '$1');
     const options: RequestOptions = {
@@ -81,13 +87,23 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
       res.on('error', () => finish({ statusCode, excerpt: excerpt(), error: null }));
     });
     const timer = setTimeout(
-      () => finish({ statusCode, excerpt: statusCode === null ? null : excerpt(), error: statusCode === null ? `TIMEOUT: no response within ${req.timeoutMs} ms` : null }),
+      () =>
+        finish({
+          statusCode,
+          excerpt: statusCode === null ? null : excerpt(),
+          error: statusCode === null ? `TIMEOUT: no response within ${req.timeoutMs} ms` : null,
+        }),
       req.timeoutMs,
     );
-    const onAbort = () => finish({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
+    const onAbort = () =>
+      finish({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
     req.signal?.addEventListener('abort', onAbort);
     client.on('error', (err: NodeJS.ErrnoException) => {
-      finish({ statusCode: null, excerpt: null, error: `${err.code ?? 'NETWORK_ERROR'}: ${err.message}` });
+      finish({
+        statusCode: null,
+        excerpt: null,
+        error: `${err.code ?? 'NETWORK_ERROR'}: ${err.message}`,
+      });
     });
     client.end(req.body);
   });

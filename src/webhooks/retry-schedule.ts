@@ -24,8 +24,12 @@ export const MAX_ATTEMPTS_PER_CYCLE = RETRY_DELAYS_MS.length + 1;
  * current cycle (1 = the first attempt failed), or null when the delivery
  * must park. `random` is in [0, 1).
  */
-export function nextRetryDelayMs(failedInCycle: number, random: number = Math.random()): number | null {
-  if (!Number.isInteger(failedInCycle) || failedInCycle < 1) throw new Error('failedInCycle must be a positive integer');
+export function nextRetryDelayMs(
+  failedInCycle: number,
+  random: number = Math.random(),
+): number | null {
+  if (!Number.isInteger(failedInCycle) || failedInCycle < 1)
+    throw new Error('failedInCycle must be a positive integer');
   const base = RETRY_DELAYS_MS[failedInCycle - 1];
   if (base === undefined) return null;
   const factor = 1 - RETRY_JITTER + 2 * RETRY_JITTER * random;

@@ -10,7 +10,8 @@ export interface ResolvedAddress {
 /** Every address a host name resolves to (injectable for tests). */
 export type ResolveAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-export const systemResolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+export const systemResolveAll: ResolveAll = (hostname) =>
+  dnsLookup(hostname, { all: true, verbatim: true });
 
 export class TargetRefused extends Error {
   constructor(
@@ -39,14 +40,21 @@ export async function resolveTarget(
     try {
       answers = await (opts.resolveAll ?? systemResolveAll)(hostname);
     } catch (err) {
-      throw new TargetRefused('DNS_FAILED', `${hostname} could not be resolved (${(err as { code?: string }).code ?? 'error'})`);
+      throw new TargetRefused(
+        'DNS_FAILED',
+        `${hostname} could not be resolved (${(err as { code?: string }).code ?? 'error'})`,
+      );
     }
     if (answers.length === 0) throw new TargetRefused('DNS_FAILED', `${hostname} has no address`);
   }
   if (!opts.allowPrivate) {
     for (const a of answers) {
       const reason = blockedReason(a.address);
-      if (reason) throw new TargetRefused('TARGET_NOT_ALLOWED', `${hostname} resolves to ${a.address} (${reason})`);
+      if (reason)
+        throw new TargetRefused(
+          'TARGET_NOT_ALLOWED',
+          `${hostname} resolves to ${a.address} (${reason})`,
+        );
     }
   }
   const first = answers[0];

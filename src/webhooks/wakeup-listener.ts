@@ -34,7 +34,10 @@ export class WakeupListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.databaseUrl, application_name: 'joma-webhook-listener' });
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      application_name: 'joma-webhook-listener',
+    });
     client.on('notification', (msg) => this.onNotify(msg.channel));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));

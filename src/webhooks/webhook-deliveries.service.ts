@@ -38,36 +38,63 @@ export class WebhookDeliveriesService {
     const qb = this.deliveries.createQueryBuilder('d');
     if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });
     if (filter.mode) qb.andWhere('d.mode = :mode', { mode: filter.mode });
-    if (filter.endpointId) qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
+    if (filter.endpointId)
+      qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
     if (filter.status) qb.andWhere('d.status = :status', { status: filter.status });
     if (filter.eventType) qb.andWhere('d.eventType = :eventType', { eventType: filter.eventType });
     return pageOf(qb, 'd', query);
   }
 
   /** An app's view: deliveries of one of its endpoints in the key's mode. */
-  async listForEndpoint(scope: TenantScope, endpointId: number, query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+  async listForEndpoint(
+    scope: TenantScope,
+    endpointId: number,
+    query: PageQuery,
+    filter: DeliveryFilter,
+  ): Promise<Page<WebhookDelivery>> {
     await this.endpointOf(scope, endpointId);
-    return this.list(query, { ...filter, applicationId: scope.appId, mode: scope.mode, endpointId });
+    return this.list(query, {
+      ...filter,
+      applicationId: scope.appId,
+      mode: scope.mode,
+      endpointId,
+    });
   }
 
-  async detailForEndpoint(scope: TenantScope, endpointId: number, deliveryId: number): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
+  async detailForEndpoint(
+    scope: TenantScope,
+    endpointId: number,
+    deliveryId: number,
+  ): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
     await this.endpointOf(scope, endpointId);
     return this.detail(deliveryId, { ...scope, endpointId });
   }
 
-  async detail(id: number, within?: TenantScope & { endpointId: number }): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
-    const qb = this.deliveries.createQueryBuilder('d').addSelect('d.body').where('d.id = :id', { id });
+  async detail(
+    id: number,
+    within?: TenantScope & { endpointId: number },
+  ): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
+    const qb = this.deliveries
+      .createQueryBuilder('d')
+      .addSelect('d.body')
+      .where('d.id = :id', { id });
     if (within) {
       qb.andWhere('d.appId = :appId AND d.mode = :mode AND d.endpointId = :endpointId', within);
     }
     const delivery = await qb.getOne();
     if (!delivery) throw AppError.notFound('Webhook delivery');
-    const attempts = await this.txHost.tx.getRepository(WebhookAttempt).find({ where: { deliveryId: id }, order: { id: 'ASC' } });
+    const attempts = await this.txHost.tx
+      .getRepository(WebhookAttempt)
+      .find({ where: { deliveryId: id }, order: { id: 'ASC' } });
     return { delivery, attempts };
   }
 
   @Transactional()
-  async resendForEndpoint(scope: TenantScope, endpointId: number, deliveryId: number): Promise<WebhookDelivery> {
+  async resendForEndpoint(
+    scope: TenantScope,
+    endpointId: number,
+    deliveryId: number,
+  ): Promise<WebhookDelivery> {
     await this.endpointOf(scope, endpointId);
     return this.resendLocked(deliveryId, { ...scope, endpointId });
   }
@@ -83,24 +110,40 @@ export class WebhookDeliveriesService {
    * at its next attempt, the retry schedule starting over. Not for one that
    * is being attempted right now, nor one without an endpoint.
    */
-  private async resendLocked(id: number, within?: TenantScope & { endpointId: number }): Promise<WebhookDelivery> {
+  private async resendLocked(
+    id: number,
+    within?: TenantScope & { endpointId: number },
+  ): Promise<WebhookDelivery> {
     const delivery = await this.deliveries.findOne({
-      where: within ? { id, appId: within.appId, mode: within.mode, endpointId: within.endpointId } : { id },
+      where: within
+        ? { id, appId: within.appId, mode: within.mode, endpointId: within.endpointId }
+        : { id },
       lock: { mode: 'pessimistic_write' },
     });
     if (!delivery) throw AppError.notFound('Webhook delivery');
     const now = this.clock.now();
     if (delivery.endpointId === null) {
-      throw AppError.invalidState('This event had no endpoint to go to (UNDELIVERABLE); there is nothing to re-send');
+      throw AppError.invalidState(
+        'This event had no endpoint to go to (UNDELIVERABLE); there is nothing to re-send',
+      );
     }
     await this.assertUsable(delivery.endpointId);
     if (delivery.lockedUntil && delivery.lockedUntil > now) {
-      throw AppError.invalidState('This delivery is being attempted right now; try again in a moment');
+      throw AppError.invalidState(
+        'This delivery is being attempted right now; try again in a moment',
+      );
     }
     if (delivery.status === 'PENDING') return delivery;
     await this.deliveries.update(
       { id },
-      { status: 'PENDING', nextAttemptAt: now, cycleAttempts: 0, lockedUntil: null, lockedBy: null, updatedAt: now },
+      {
+        status: 'PENDING',
+        nextAttemptAt: now,
+        cycleAttempts: 0,
+        lockedUntil: null,
+        lockedBy: null,
+        updatedAt: now,
+      },
     );
     await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
     return (await this.deliveries.findOne({ where: { id } }))!;
@@ -125,19 +168,22 @@ export class WebhookDeliveriesService {
   }
 
   private async endpointOf(scope: TenantScope, endpointId: number): Promise<WebhookEndpoint> {
-    const e = await this.txHost.tx
-      .getRepository(WebhookEndpoint)
-      .findOne({ where: { id: endpointId, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() } });
+    const e = await this.txHost.tx.getRepository(WebhookEndpoint).findOne({
+      where: { id: endpointId, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
+    });
     if (!e) throw AppError.notFound('Webhook endpoint');
     return e;
   }
 
   private async assertUsable(endpointId: number, notFoundIfMissing = false): Promise<void> {
-    const e = await this.txHost.tx.getRepository(WebhookEndpoint).findOne({ where: { id: endpointId } });
+    const e = await this.txHost.tx
+      .getRepository(WebhookEndpoint)
+      .findOne({ where: { id: endpointId } });
     if (!e || e.deletedAt) {
       if (notFoundIfMissing) throw AppError.notFound('Webhook endpoint');
       throw AppError.invalidState('The endpoint of this delivery was deleted');
     }
-    if (!e.enabled) throw AppError.invalidState('The endpoint is disabled; enable it before re-sending');
+    if (!e.enabled)
+      throw AppError.invalidState('The endpoint is disabled; enable it before re-sending');
   }
 }

@@ -144,7 +144,10 @@ export class WebhookDispatcher {
   private async release(ids: number[]): Promise<void> {
     if (ids.length === 0 || this.crashed) return;
     await this.txHost.tx
-      .query(`UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::bigint[]) AND locked_by = $2`, [ids, this.workerId])
+      .query(
+        `UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::bigint[]) AND locked_by = $2`,
+        [ids, this.workerId],
+      )
       .catch((err: Error) => this.logger.warn(`releasing leases failed: ${err.message}`));
   }
 
@@ -219,7 +222,9 @@ export class WebhookDispatcher {
     const abort = new AbortController();
     this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
     const done = this.attempt(c, abort.signal)
-      .catch((err: Error) => this.logger.error(`delivery ${c.id} failed unexpectedly: ${err.message}`))
+      .catch((err: Error) =>
+        this.logger.error(`delivery ${c.id} failed unexpectedly: ${err.message}`),
+      )
       .finally(() => {
         this.inFlight.delete(c.id);
         const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
@@ -242,7 +247,15 @@ export class WebhookDispatcher {
   }
 
   private async execute(c: Claimed, signal: AbortSignal): Promise<Result> {
-    const park = (error: string): Result => ({ status: 'PARKED', statusCode: null, error, excerpt: null, nextAttemptAt: null, target: null, signedTimestamp: null });
+    const park = (error: string): Result => ({
+      status: 'PARKED',
+      statusCode: null,
+      error,
+      excerpt: null,
+      nextAttemptAt: null,
+      target: null,
+      signedTimestamp: null,
+    });
     if (c.deleted_at) return park(DeliveryError.ENDPOINT_DELETED);
     if (!c.enabled) return park(DeliveryError.ENDPOINT_DISABLED);
     const problem = deliveryUrlProblem(c.url, c.mode, this.config.webhookTestAllowedSchemes);
@@ -254,30 +267,79 @@ export class WebhookDispatcher {
       target = await withDeadline(
         resolveTarget(hostOf(url), { allowPrivate: this.config.webhookAllowPrivateTargets }),
         this.config.webhookTimeoutMs,
-        () => new TargetRefused('DNS_FAILED', `${hostOf(url)} did not resolve within ${this.config.webhookTimeoutMs} ms`),
+        () =>
+          new TargetRefused(
+            'DNS_FAILED',
+            `${hostOf(url)} did not resolve within ${this.config.webhookTimeoutMs} ms`,
+          ),
       );
     } catch (err) {
-      const e = err instanceof TargetRefused ? `${err.code}: ${err.message}` : `DNS_FAILED: ${(err as Error).message}`;
+      const e =
+        err instanceof TargetRefused
+          ? `${err.code}: ${err.message}`
+          : `DNS_FAILED: ${(err as Error).message}`;
       return this.failure(c, { statusCode: null, excerpt: null, error: e }, null, null);
     }
     let secret: string;
     try {
       secret = await this.secretOf(c);
     } catch (err) {
-      this.logger.error(`endpoint ${c.endpoint_id}: signing secret unreadable (${(err as Error).message})`);
-      return this.failure(c, { statusCode: null, excerpt: null, error: 'SECRET_UNREADABLE: the signing secret cannot be decrypted with ENCRYPTION_KEY' }, target, null);
+      this.logger.error(
+        `endpoint ${c.endpoint_id}: signing secret unreadable (${(err as Error).message})`,
+      );
+      return this.failure(
+        c,
+        {
+          statusCode: null,
+          excerpt: null,
+          error: 'SECRET_UNREADABLE: the signing secret cannot be decrypted with ENCRYPTION_KEY',
+        },
+        target,
+        null,
+      );
     }
     const body = Buffer.from(c.body, 'utf8');
     const unixSeconds = Math.floor(this.clock.nowMs() / 1000);
-    const headers = deliveryHeaders({ secret, body, deliveryId: c.id, eventType: c.event_type, unixSeconds });
-    const outcome = await sendWebhook({ url, target, headers, body, timeoutMs: this.config.webhookTimeoutMs, signal });
-    if (outcome.error === null && outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-      return { status: 'DELIVERED', statusCode: outcome.statusCode, error: null, excerpt: outcome.excerpt, nextAttemptAt: null, target, signedTimestamp: unixSeconds };
+    const headers = deliveryHeaders({
+      secret,
+      body,
+      deliveryId: c.id,
+      eventType: c.event_type,
+      unixSeconds,
+    });
+    const outcome = await sendWebhook({
+      url,
+      target,
+      headers,
+      body,
+      timeoutMs: this.config.webhookTimeoutMs,
+      signal,
+    });
+    if (
+      outcome.error === null &&
+      outcome.statusCode !== null &&
+      outcome.statusCode >= 200 &&
+      outcome.statusCode < 300
+    ) {
+      return {
+        status: 'DELIVERED',
+        statusCode: outcome.statusCode,
+        error: null,
+        excerpt: outcome.excerpt,
+        nextAttemptAt: null,
+        target,
+        signedTimestamp: unixSeconds,
+      };
     }
     return this.failure(c, outcome, target, unixSeconds);
   }
 
-  private failure(c: Claimed, outcome: SendOutcome, target: ResolvedAddress | null, signedTimestamp: number | null): Result {
+  private failure(
+    c: Claimed,
+    outcome: SendOutcome,
+    target: ResolvedAddress | null,
+    signedTimestamp: number | null,
+  ): Result {
     const error = outcome.error ?? `HTTP_${outcome.statusCode}`;
     const delay = nextRetryDelayMs(c.cycle_attempts + 1);
     return {
@@ -295,8 +357,14 @@ export class WebhookDispatcher {
   private async secretOf(c: Claimed): Promise<string> {
     if (c.secret_ciphertext) return openSecret(this.config.encryptionKey, c.secret_ciphertext);
     const sealed = sealSecret(this.config.encryptionKey, newEndpointSecret());
-    await this.txHost.tx.query(`UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1 AND secret_ciphertext IS NULL`, [c.endpoint_id, sealed]);
-    const [row] = (await this.txHost.tx.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [c.endpoint_id])) as { secret_ciphertext: string }[];
+    await this.txHost.tx.query(
+      `UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1 AND secret_ciphertext IS NULL`,
+      [c.endpoint_id, sealed],
+    );
+    const [row] = (await this.txHost.tx.query(
+      `SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`,
+      [c.endpoint_id],
+    )) as { secret_ciphertext: string }[];
     return openSecret(this.config.encryptionKey, row.secret_ciphertext);
   }
 

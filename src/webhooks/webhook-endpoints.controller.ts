@@ -6,7 +6,11 @@ import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { DeliveryListQuery, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto';
+import {
+  DeliveryListQuery,
+  WebhookDeliveryDetailDto,
+  WebhookDeliveryDto,
+} from './dto/webhook-delivery.dto';
 import {
   CreateWebhookEndpointDto,
   DeletedWebhookEndpointDto,
@@ -31,20 +35,26 @@ export class WebhookEndpointsController {
   @Post()
   @Idempotent()
   @ApiOperation({
-    summary: 'Create a webhook endpoint in the key\'s mode (at most 5 per mode)',
+    summary: "Create a webhook endpoint in the key's mode (at most 5 per mode)",
     description: 'The response carries the signing secret, shown only here and at rotate-secret.',
   })
   @ApiEnvelope(WebhookEndpointWithSecretDto, { status: 201 })
   @ApiErrors(409)
-  async create(@CurrentApp() app: AppPrincipal, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretDto> {
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Body() body: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointWithSecretDto> {
     const { endpoint, secret } = await this.endpoints.create(app, body);
     return { ...toEndpointDto(endpoint), secret };
   }
 
   @Get()
-  @ApiOperation({ summary: 'List the webhook endpoints of the key\'s mode' })
+  @ApiOperation({ summary: "List the webhook endpoints of the key's mode" })
   @ApiEnvelope(WebhookEndpointDto, { isArray: true })
-  async list(@CurrentApp() app: AppPrincipal, @Query() query: WebhookEndpointListQuery): Promise<Page<WebhookEndpointDto>> {
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: WebhookEndpointListQuery,
+  ): Promise<Page<WebhookEndpointDto>> {
     const page = await this.endpoints.list(app, query);
     return new Page(page.items.map(toEndpointDto), page.pagination);
   }
@@ -53,12 +63,18 @@ export class WebhookEndpointsController {
   @ApiOperation({ summary: 'Get a webhook endpoint (never its secret)' })
   @ApiEnvelope(WebhookEndpointDto)
   @ApiErrors(404)
-  async get(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<WebhookEndpointDto> {
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<WebhookEndpointDto> {
     return toEndpointDto(await this.endpoints.get(app, id));
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change url, events, enabled or description', description: 'Disabling stops delivery and keeps the secret and history.' })
+  @ApiOperation({
+    summary: 'Change url, events, enabled or description',
+    description: 'Disabling stops delivery and keeps the secret and history.',
+  })
   @ApiEnvelope(WebhookEndpointDto)
   @ApiErrors(404)
   async update(
@@ -70,26 +86,42 @@ export class WebhookEndpointsController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Its pending deliveries park with ENDPOINT_DELETED; history is kept for operators.' })
+  @ApiOperation({
+    summary: 'Delete a webhook endpoint',
+    description:
+      'Its pending deliveries park with ENDPOINT_DELETED; history is kept for operators.',
+  })
   @ApiEnvelope(DeletedWebhookEndpointDto)
   @ApiErrors(404)
-  async remove(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<DeletedWebhookEndpointDto> {
+  async remove(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<DeletedWebhookEndpointDto> {
     await this.endpoints.remove(app, id);
     return { id, deleted: true };
   }
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Issue a new signing secret', description: 'No grace period: the old secret stops verifying at once.' })
+  @ApiOperation({
+    summary: 'Issue a new signing secret',
+    description: 'No grace period: the old secret stops verifying at once.',
+  })
   @ApiEnvelope(WebhookEndpointWithSecretDto)
   @ApiErrors(404)
-  async rotateSecret(@CurrentApp() app: AppPrincipal, @Param('id', ParseIdPipe) id: number): Promise<WebhookEndpointWithSecretDto> {
+  async rotateSecret(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<WebhookEndpointWithSecretDto> {
     const { endpoint, secret } = await this.endpoints.rotateSecret(app, id);
     return { ...toEndpointDto(endpoint), secret };
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: 'Deliveries to this endpoint (status, attempts, lastError, lastStatusCode, nextAttemptAt)' })
+  @ApiOperation({
+    summary:
+      'Deliveries to this endpoint (status, attempts, lastError, lastStatusCode, nextAttemptAt)',
+  })
   @ApiEnvelope(WebhookDeliveryDto, { isArray: true })
   @ApiErrors(404)
   async deliveriesOf(
@@ -97,7 +129,10 @@ export class WebhookEndpointsController {
     @Param('id', ParseIdPipe) id: number,
     @Query() query: DeliveryListQuery,
   ): Promise<Page<WebhookDeliveryDto>> {
-    const page = await this.deliveries.listForEndpoint(app, id, query, { status: query.status, eventType: query.eventType });
+    const page = await this.deliveries.listForEndpoint(app, id, query, {
+      status: query.status,
+      eventType: query.eventType,
+    });
     return new Page(page.items.map(toDeliveryDto), page.pagination);
   }
 
@@ -118,7 +153,8 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Re-send one delivery',
-    description: 'Same id and body; fresh X-Webhook-Timestamp and signatures; the retry schedule starts over. 409 INVALID_STATE while an attempt is in flight, for a disabled endpoint, or for UNDELIVERABLE.',
+    description:
+      'Same id and body; fresh X-Webhook-Timestamp and signatures; the retry schedule starts over. 409 INVALID_STATE while an attempt is in flight, for a disabled endpoint, or for UNDELIVERABLE.',
   })
   @ApiEnvelope(WebhookDeliveryDto)
   @ApiErrors(404, 409)

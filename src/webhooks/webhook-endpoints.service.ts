@@ -52,10 +52,17 @@ export class WebhookEndpointsService {
 
   @Transactional()
   private async insert(scope: TenantScope, input: EndpointInput): Promise<EndpointWithSecret> {
-    await this.txHost.tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`webhook-endpoints:${scope.appId}:${scope.mode}`]);
-    const count = await this.repo.count({ where: { appId: scope.appId, mode: scope.mode, deletedAt: IsNull() } });
+    await this.txHost.tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `webhook-endpoints:${scope.appId}:${scope.mode}`,
+    ]);
+    const count = await this.repo.count({
+      where: { appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
+    });
     if (count >= MAX_ENDPOINTS_PER_MODE) {
-      throw new AppError(ErrorCode.WEBHOOK_ENDPOINT_LIMIT_REACHED, `An app can have at most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode`);
+      throw new AppError(
+        ErrorCode.WEBHOOK_ENDPOINT_LIMIT_REACHED,
+        `An app can have at most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode`,
+      );
     }
     const secret = newEndpointSecret();
     const now = this.clock.now();
@@ -81,25 +88,42 @@ export class WebhookEndpointsService {
   list(scope: TenantScope, query: PageQuery): Promise<Page<WebhookEndpoint>> {
     const qb = this.repo
       .createQueryBuilder('e')
-      .where('e.appId = :appId AND e.mode = :mode AND e.deletedAt IS NULL', { appId: scope.appId, mode: scope.mode });
+      .where('e.appId = :appId AND e.mode = :mode AND e.deletedAt IS NULL', {
+        appId: scope.appId,
+        mode: scope.mode,
+      });
     return pageOf(qb, 'e', query);
   }
 
   async get(scope: TenantScope, id: number): Promise<WebhookEndpoint> {
     const found = Number.isSafeInteger(id)
-      ? await this.repo.findOne({ where: { id, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() } })
+      ? await this.repo.findOne({
+          where: { id, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
+        })
       : null;
     if (!found) throw AppError.notFound('Webhook endpoint');
     return found;
   }
 
-  async update(scope: TenantScope, id: number, patch: Partial<EndpointInput>): Promise<WebhookEndpoint> {
+  async update(
+    scope: TenantScope,
+    id: number,
+    patch: Partial<EndpointInput>,
+  ): Promise<WebhookEndpoint> {
     const url = patch.url === undefined ? undefined : await this.checkUrl(patch.url, scope.mode);
-    return this.applyUpdate(scope, id, { ...patch, url, events: patch.events && normaliseEvents(patch.events) });
+    return this.applyUpdate(scope, id, {
+      ...patch,
+      url,
+      events: patch.events && normaliseEvents(patch.events),
+    });
   }
 
   @Transactional()
-  private async applyUpdate(scope: TenantScope, id: number, patch: Partial<EndpointInput>): Promise<WebhookEndpoint> {
+  private async applyUpdate(
+    scope: TenantScope,
+    id: number,
+    patch: Partial<EndpointInput>,
+  ): Promise<WebhookEndpoint> {
     const endpoint = await this.lock(scope, id);
     const changes: Partial<WebhookEndpoint> = { updatedAt: this.clock.now() };
     if (patch.url !== undefined) changes.url = patch.url;
@@ -131,13 +155,20 @@ export class WebhookEndpointsService {
     const now = this.clock.now();
     await this.repo.update(
       { id: endpoint.id },
-      { secretCiphertext: sealSecret(this.config.encryptionKey, secret), secretRotatedAt: now, updatedAt: now },
+      {
+        secretCiphertext: sealSecret(this.config.encryptionKey, secret),
+        secretRotatedAt: now,
+        updatedAt: now,
+      },
     );
     return { endpoint: await this.get(scope, id), secret };
   }
 
   /** Operators: endpoints of any app, optionally filtered. */
-  listAll(query: PageQuery, filter: { applicationId?: number; mode?: Mode }): Promise<Page<WebhookEndpoint>> {
+  listAll(
+    query: PageQuery,
+    filter: { applicationId?: number; mode?: Mode },
+  ): Promise<Page<WebhookEndpoint>> {
     const qb = this.repo.createQueryBuilder('e').where('e.deletedAt IS NULL');
     if (filter.applicationId) qb.andWhere('e.appId = :appId', { appId: filter.applicationId });
     if (filter.mode) qb.andWhere('e.mode = :mode', { mode: filter.mode });
@@ -146,7 +177,10 @@ export class WebhookEndpointsService {
 
   /** The partition an endpoint lives in (operators address endpoints by id alone). */
   async scopeOf(id: number): Promise<TenantScope> {
-    const e = await this.repo.findOne({ where: { id, deletedAt: IsNull() }, select: { id: true, appId: true, mode: true } });
+    const e = await this.repo.findOne({
+      where: { id, deletedAt: IsNull() },
+      select: { id: true, appId: true, mode: true },
+    });
     if (!e) throw AppError.notFound('Webhook endpoint');
     return { appId: e.appId, mode: e.mode };
   }
@@ -168,9 +202,19 @@ export class WebhookEndpointsService {
         await resolveTarget(hostOf(url), { allowPrivate: false });
       } catch (err) {
         if (!(err instanceof TargetRefused)) throw err;
-        throw new AppError(ErrorCode.WEBHOOK_URL_NOT_ALLOWED, `Webhook URL not allowed: ${err.message}`, [
-          { field: 'url', message: err.code === 'DNS_FAILED' ? 'host does not resolve' : 'private, loopback, link-local or reserved address' },
-        ]);
+        throw new AppError(
+          ErrorCode.WEBHOOK_URL_NOT_ALLOWED,
+          `Webhook URL not allowed: ${err.message}`,
+          [
+            {
+              field: 'url',
+              message:
+                err.code === 'DNS_FAILED'
+                  ? 'host does not resolve'
+                  : 'private, loopback, link-local or reserved address',
+            },
+          ],
+        );
       }
     }
     return url.href;
@@ -181,7 +225,10 @@ export class WebhookEndpointsService {
 export function normaliseEvents(events: string[]): string[] {
   const distinct = [...new Set(events)];
   if (distinct.includes(ALL_EVENTS) && distinct.length > 1) {
-    throw AppError.validation('events', 'events is either ["*"] or a list of event types, not both');
+    throw AppError.validation(
+      'events',
+      'events is either ["*"] or a list of event types, not both',
+    );
   }
   return distinct;
 }

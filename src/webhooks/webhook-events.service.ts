@@ -16,11 +16,17 @@ export class WebhookEventsService {
     private readonly events: EventsService,
   ) {}
 
-  async list(scope: TenantScope, query: PageQuery, filter: { type?: string }): Promise<Page<{ event: EventRecord; deliveries: WebhookDelivery[] }>> {
+  async list(
+    scope: TenantScope,
+    query: PageQuery,
+    filter: { type?: string },
+  ): Promise<Page<{ event: EventRecord; deliveries: WebhookDelivery[] }>> {
     const page = await this.events.list(scope, query, filter);
     const ids = page.items.map((e) => e.id);
     const deliveries = ids.length
-      ? await this.txHost.tx.getRepository(WebhookDelivery).find({ where: { eventId: In(ids) }, order: { id: 'ASC' } })
+      ? await this.txHost.tx
+          .getRepository(WebhookDelivery)
+          .find({ where: { eventId: In(ids) }, order: { id: 'ASC' } })
       : [];
     const byEvent = new Map<number, WebhookDelivery[]>();
     for (const d of deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);

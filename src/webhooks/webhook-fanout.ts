@@ -71,15 +71,20 @@ export class WebhookFanout {
 
       const plan: { event: PendingEvent; endpointId: number | null }[] = [];
       for (const event of events) {
-        const targets = endpoints.filter((e) => e.app_id === event.app_id && e.mode === event.mode && subscribes(e.events, event.type));
+        const targets = endpoints.filter(
+          (e) =>
+            e.app_id === event.app_id && e.mode === event.mode && subscribes(e.events, event.type),
+        );
         if (targets.length === 0) plan.push({ event, endpointId: null });
         for (const t of targets) plan.push({ event, endpointId: t.id });
       }
 
-      const ids = ((await tx.query(
-        `SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) AS id FROM generate_series(1, $1)`,
-        [plan.length],
-      )) as { id: number }[]).map((r) => r.id);
+      const ids = (
+        (await tx.query(
+          `SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) AS id FROM generate_series(1, $1)`,
+          [plan.length],
+        )) as { id: number }[]
+      ).map((r) => r.id);
       const now = this.clock.now();
       const routed = plan.filter((p) => p.endpointId !== null).length;
       await tx.query(
@@ -111,7 +116,10 @@ export class WebhookFanout {
           now,
         ],
       );
-      await tx.query(`UPDATE events SET fanned_out_at = $2 WHERE id = ANY($1::bigint[])`, [events.map((e) => e.id), now]);
+      await tx.query(`UPDATE events SET fanned_out_at = $2 WHERE id = ANY($1::bigint[])`, [
+        events.map((e) => e.id),
+        now,
+      ]);
       if (routed > 0) await tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
       return { events: events.length, deliveries: routed, undeliverable: plan.length - routed };
     });

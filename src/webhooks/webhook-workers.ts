@@ -43,8 +43,10 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.running) return;
     this.running = true;
     this.dispatcher.start();
-    this.listener = new WakeupListener(this.config.databaseUrl, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (channel) =>
-      channel === EVENTS_CHANNEL ? void this.fanOut() : void this.dispatcher.pump(),
+    this.listener = new WakeupListener(
+      this.config.databaseUrl,
+      [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
+      (channel) => (channel === EVENTS_CHANNEL ? void this.fanOut() : void this.dispatcher.pump()),
     );
     await this.listener.start();
     this.timer = setInterval(() => this.wake(), this.config.webhookPollIntervalMs);

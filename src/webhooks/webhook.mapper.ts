@@ -1,6 +1,10 @@
 import type { EventRecord } from '../events/events.service';
 import type { EventDeliverySummaryDto, EventDto } from './dto/event.dto';
-import type { WebhookAttemptDto, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto';
+import type {
+  WebhookAttemptDto,
+  WebhookDeliveryDetailDto,
+  WebhookDeliveryDto,
+} from './dto/webhook-delivery.dto';
 import type { WebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import type { WebhookAttempt } from './webhook-attempt.entity';
 import type { WebhookDelivery } from './webhook-delivery.entity';
@@ -59,7 +63,10 @@ export function toAttemptDto(a: WebhookAttempt): WebhookAttemptDto {
   };
 }
 
-export function toDeliveryDetailDto(d: WebhookDelivery, attempts: WebhookAttempt[]): WebhookDeliveryDetailDto {
+export function toDeliveryDetailDto(
+  d: WebhookDelivery,
+  attempts: WebhookAttempt[],
+): WebhookDeliveryDetailDto {
   return { ...toDeliveryDto(d), body: d.body, attemptLog: attempts.map(toAttemptDto) };
 }
 
@@ -71,8 +78,12 @@ export function toEventDto(e: EventRecord, deliveries: WebhookDelivery[]): Event
     applicationId: e.appId,
     data: e.data,
     createdAt: e.createdAt.toISOString(),
-    deliveries: deliveries.map(
-      (d): EventDeliverySummaryDto => ({ id: d.id, endpointId: d.endpointId, status: d.status, attempts: d.attempts, lastError: d.lastError }),
-    ),
+    deliveries: deliveries.map((d): EventDeliverySummaryDto => ({
+      id: d.id,
+      endpointId: d.endpointId,
+      status: d.status,
+      attempts: d.attempts,
+      lastError: d.lastError,
+    })),
   };
 }

@@ -23,7 +23,11 @@ import { WebhookWorkers } from './webhook-workers';
  * EventsService inside their own transactions.
  */
 @Module({
-  imports: [AuthModule, EventsModule, TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery, WebhookAttempt])],
+  imports: [
+    AuthModule,
+    EventsModule,
+    TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery, WebhookAttempt]),
+  ],
   controllers: [WebhookEndpointsController, EventsController, AdminWebhooksController],
   providers: [
     WebhookEndpointsService,

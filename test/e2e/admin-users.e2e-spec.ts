@@ -28,11 +28,19 @@ describe('admin users', () => {
     t = await createTestApp();
     token = await superAdminToken(t);
     for (const p of PEOPLE) {
-      const res = await t.http().post('/api/v1/admin/users').set(bearer(token)).send({ ...p, password: 'a-long-password-1' });
+      const res = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(bearer(token))
+        .send({ ...p, password: 'a-long-password-1' });
       expect(res.status).toBe(201);
       ids[p.email] = res.body.data.id;
     }
-    const carol = await t.http().patch(`/api/v1/admin/users/${ids['carol@users.joma.test']}`).set(bearer(token)).send({ status: 'DISABLED' });
+    const carol = await t
+      .http()
+      .patch(`/api/v1/admin/users/${ids['carol@users.joma.test']}`)
+      .set(bearer(token))
+      .send({ status: 'DISABLED' });
     expect(carol.status).toBe(200);
   });
   afterAll(() => t.close());
@@ -43,9 +51,20 @@ describe('admin users', () => {
       expect(res.status).toBe(200);
       expect(res.body.pagination).toEqual({ page: 0, size: 20, totalElements: 6, totalPages: 1 });
       const items: Item[] = res.body.data;
-      expect(emails(items)).toEqual([...PEOPLE.map((p) => p.email)].reverse().concat(SUPER_ADMIN.email));
+      expect(emails(items)).toEqual(
+        [...PEOPLE.map((p) => p.email)].reverse().concat(SUPER_ADMIN.email),
+      );
       for (const item of items) {
-        expect(Object.keys(item).sort()).toEqual(['createdAt', 'email', 'id', 'lastLoginAt', 'name', 'permissions', 'status', 'superAdmin']);
+        expect(Object.keys(item).sort()).toEqual([
+          'createdAt',
+          'email',
+          'id',
+          'lastLoginAt',
+          'name',
+          'permissions',
+          'status',
+          'superAdmin',
+        ]);
       }
       expect(res.text).not.toMatch(/password|scrypt/i);
     });
@@ -69,10 +88,19 @@ describe('admin users', () => {
       expect(byEmail).toEqual([...byEmail].sort());
       expect(byEmail[0]).toBe('alice@users.joma.test');
       const byNameDesc = (await list('?sortBy=name&order=desc')).body.data.map((i: Item) => i.name);
-      expect(byNameDesc).toEqual(['Super admin', 'Erin Alice-Fan', 'Dave 100% Dunn', 'Carol Cox', 'Bob Baker', 'Alice Able']);
+      expect(byNameDesc).toEqual([
+        'Super admin',
+        'Erin Alice-Fan',
+        'Dave 100% Dunn',
+        'Carol Cox',
+        'Bob Baker',
+        'Alice Able',
+      ]);
       const byIdAsc = (await list('?sortBy=id&order=asc')).body.data.map((i: Item) => i.id);
       expect(byIdAsc).toEqual([...byIdAsc].sort((a, b) => a - b));
-      const byStatus = (await list('?sortBy=status&order=desc')).body.data.map((i: Item) => i.status);
+      const byStatus = (await list('?sortBy=status&order=desc')).body.data.map(
+        (i: Item) => i.status,
+      );
       expect(byStatus[0]).toBe('DISABLED');
     });
 
@@ -94,7 +122,10 @@ describe('admin users', () => {
 
     it('search matches email or name, case-insensitively', async () => {
       const res = await list('?search=ALICE');
-      expect(emails(res.body.data).sort()).toEqual(['alice@users.joma.test', 'erin@users.joma.test']);
+      expect(emails(res.body.data).sort()).toEqual([
+        'alice@users.joma.test',
+        'erin@users.joma.test',
+      ]);
       expect(res.body.pagination.totalElements).toBe(2);
       expect(emails((await list('?search=%20bak')).body.data)).toEqual(['bob@users.joma.test']);
     });
@@ -147,22 +178,41 @@ describe('admin users', () => {
         .http()
         .post('/api/v1/admin/users')
         .set(bearer(token))
-        .send({ email: 'frank@users.joma.test', name: 'Frank', password: 'frank-secret-pass', permissions: ['apps:read'] });
+        .send({
+          email: 'frank@users.joma.test',
+          name: 'Frank',
+          password: 'frank-secret-pass',
+          permissions: ['apps:read'],
+        });
       expect(res.status).toBe(201);
-      expect(res.body.data).toMatchObject({ email: 'frank@users.joma.test', status: 'ACTIVE', superAdmin: false, permissions: ['apps:read'], lastLoginAt: null });
+      expect(res.body.data).toMatchObject({
+        email: 'frank@users.joma.test',
+        status: 'ACTIVE',
+        superAdmin: false,
+        permissions: ['apps:read'],
+        lastLoginAt: null,
+      });
       expect(res.text).not.toContain('frank-secret-pass');
-      const row = await t.db.query('SELECT password_hash FROM admin_users WHERE id = $1', [res.body.data.id]);
+      const row = await t.db.query('SELECT password_hash FROM admin_users WHERE id = $1', [
+        res.body.data.id,
+      ]);
       expect(row.rows[0].password_hash).toMatch(/^scrypt\$/);
       expect(row.rows[0].password_hash).not.toContain('frank-secret-pass');
     });
 
     it('a duplicate email, in any case: 409 DUPLICATE_RESOURCE and no second row', async () => {
       for (const email of ['bob@users.joma.test', 'BOB@Users.Joma.Test']) {
-        const res = await t.http().post('/api/v1/admin/users').set(bearer(token)).send({ email, name: 'Bob again', password: 'a-long-password-2' });
+        const res = await t
+          .http()
+          .post('/api/v1/admin/users')
+          .set(bearer(token))
+          .send({ email, name: 'Bob again', password: 'a-long-password-2' });
         expect(res.status).toBe(409);
         expect(res.body.meta.errorCode).toBe('DUPLICATE_RESOURCE');
       }
-      const rows = await t.db.query(`SELECT count(*)::int AS n FROM admin_users WHERE lower(email) = 'bob@users.joma.test'`);
+      const rows = await t.db.query(
+        `SELECT count(*)::int AS n FROM admin_users WHERE lower(email) = 'bob@users.joma.test'`,
+      );
       expect(rows.rows[0].n).toBe(1);
     });
 
@@ -170,8 +220,19 @@ describe('admin users', () => {
       [{ email: 'not-an-email', name: 'X', password: 'a-long-password-3' }, 'email'],
       [{ email: 'x1@users.joma.test', name: 'X', password: 'short' }, 'password'],
       [{ email: 'x2@users.joma.test', name: '', password: 'a-long-password-3' }, 'name'],
-      [{ email: 'x3@users.joma.test', name: 'X', password: 'a-long-password-3', permissions: ['root'] }, 'permissions'],
-      [{ email: 'x4@users.joma.test', name: 'X', password: 'a-long-password-3', superAdmin: null }, 'superAdmin'],
+      [
+        {
+          email: 'x3@users.joma.test',
+          name: 'X',
+          password: 'a-long-password-3',
+          permissions: ['root'],
+        },
+        'permissions',
+      ],
+      [
+        { email: 'x4@users.joma.test', name: 'X', password: 'a-long-password-3', superAdmin: null },
+        'superAdmin',
+      ],
     ])('invalid input %j: 400 naming %s', async (body, field) => {
       const res = await t.http().post('/api/v1/admin/users').set(bearer(token)).send(body);
       expect(res.status).toBe(400);
@@ -184,7 +245,11 @@ describe('admin users', () => {
       const id = ids['alice@users.joma.test'];
       const res = await t.http().get(`/api/v1/admin/users/${id}`).set(bearer(token));
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id, email: 'alice@users.joma.test', name: 'Alice Able' });
+      expect(res.body.data).toMatchObject({
+        id,
+        email: 'alice@users.joma.test',
+        name: 'Alice Able',
+      });
       const missing = await t.http().get('/api/v1/admin/users/999999').set(bearer(token));
       expect(missing.status).toBe(404);
       expect(missing.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
@@ -193,15 +258,31 @@ describe('admin users', () => {
 
     it('changes name and permissions; null for a required field is 400, not a 500', async () => {
       const id = ids['bob@users.joma.test'];
-      const res = await t.http().patch(`/api/v1/admin/users/${id}`).set(bearer(token)).send({ name: 'Robert Baker', permissions: ['users:read', 'apps:read'] });
+      const res = await t
+        .http()
+        .patch(`/api/v1/admin/users/${id}`)
+        .set(bearer(token))
+        .send({ name: 'Robert Baker', permissions: ['users:read', 'apps:read'] });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ name: 'Robert Baker', permissions: ['users:read', 'apps:read'] });
-      for (const body of [{ name: null }, { permissions: null }, { superAdmin: null }, { status: null }]) {
+      expect(res.body.data).toMatchObject({
+        name: 'Robert Baker',
+        permissions: ['users:read', 'apps:read'],
+      });
+      for (const body of [
+        { name: null },
+        { permissions: null },
+        { superAdmin: null },
+        { status: null },
+      ]) {
         const bad = await t.http().patch(`/api/v1/admin/users/${id}`).set(bearer(token)).send(body);
         expect(bad.status).toBe(400);
         expect(bad.body.meta.details[0].field).toBe(Object.keys(body)[0]);
       }
-      const missing = await t.http().patch('/api/v1/admin/users/999999').set(bearer(token)).send({ name: 'X' });
+      const missing = await t
+        .http()
+        .patch('/api/v1/admin/users/999999')
+        .set(bearer(token))
+        .send({ name: 'X' });
       expect(missing.status).toBe(404);
     });
   });

@@ -10,8 +10,14 @@ describe('admin auth', () => {
   let seq = 0;
   const freshEmail = (label: string) => `${label}-${++seq}@auth.joma.test`;
   const me = (token: string) => t.http().get('/api/v1/auth/me').set(bearer(token));
-  const attempt = (email: string, password: string) => t.http().post('/api/v1/auth/login').send({ email, password });
-  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string; sid: string; exp: number };
+  const attempt = (email: string, password: string) =>
+    t.http().post('/api/v1/auth/login').send({ email, password });
+  const claimsOf = (token: string) =>
+    JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as {
+      sub: string;
+      sid: string;
+      exp: number;
+    };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -26,8 +32,24 @@ describe('admin auth', () => {
       expect(res.status).toBe(200);
       expect(res.body.meta).toMatchObject({ success: true });
       const s = res.body.data;
-      expect(Object.keys(s).sort()).toEqual(['email', 'expiresAt', 'name', 'permissions', 'superAdmin', 'token', 'tokenType', 'userId'].sort());
-      expect(s).toMatchObject({ tokenType: 'Bearer', email: SUPER_ADMIN.email, superAdmin: true, permissions: [] });
+      expect(Object.keys(s).sort()).toEqual(
+        [
+          'email',
+          'expiresAt',
+          'name',
+          'permissions',
+          'superAdmin',
+          'token',
+          'tokenType',
+          'userId',
+        ].sort(),
+      );
+      expect(s).toMatchObject({
+        tokenType: 'Bearer',
+        email: SUPER_ADMIN.email,
+        superAdmin: true,
+        permissions: [],
+      });
       expect(Number.isInteger(s.userId)).toBe(true);
       expect(typeof s.name).toBe('string');
       // 60 minutes by default, from the service clock.
@@ -36,8 +58,13 @@ describe('admin auth', () => {
       expect(lifetime).toBeLessThanOrEqual(60 * MINUTE + 5000);
       expect(s.expiresAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(res.text).not.toContain(SUPER_ADMIN.password);
-      const session = await t.db.query('SELECT user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1', [claimsOf(s.token).sid]);
-      expect(session.rows).toEqual([{ user_id: s.userId, expires_at: new Date(s.expiresAt), revoked_at: null }]);
+      const session = await t.db.query(
+        'SELECT user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
+        [claimsOf(s.token).sid],
+      );
+      expect(session.rows).toEqual([
+        { user_id: s.userId, expires_at: new Date(s.expiresAt), revoked_at: null },
+      ]);
     });
 
     it('is case-insensitive on the email and records lastLoginAt', async () => {
@@ -45,7 +72,9 @@ describe('admin auth', () => {
       const res = await attempt(admin.email.toUpperCase(), PASSWORD);
       expect(res.status).toBe(200);
       expect(res.body.data.userId).toBe(admin.id);
-      const row = await t.db.query('SELECT last_login_at FROM admin_users WHERE id = $1', [admin.id]);
+      const row = await t.db.query('SELECT last_login_at FROM admin_users WHERE id = $1', [
+        admin.id,
+      ]);
       expect(row.rows[0].last_login_at).toBeInstanceOf(Date);
     });
 
@@ -83,7 +112,11 @@ describe('admin auth', () => {
 
     it('reflects permission changes at once (read from the user, not the token)', async () => {
       const admin = await adminWith(t, ['apps:read']);
-      const patch = await t.http().patch(`/api/v1/admin/users/${admin.id}`).set(bearer(await superAdminToken(t))).send({ permissions: ['users:read'] });
+      const patch = await t
+        .http()
+        .patch(`/api/v1/admin/users/${admin.id}`)
+        .set(bearer(await superAdminToken(t)))
+        .send({ permissions: ['users:read'] });
       expect(patch.status).toBe(200);
       expect((await me(admin.token)).body.data.permissions).toEqual(['users:read']);
     });
@@ -109,7 +142,10 @@ describe('admin auth', () => {
 
     it('a token signed with another secret: 401 INVALID_CREDENTIALS', async () => {
       const { sub, sid } = claimsOf(await login(t, SUPER_ADMIN.email, SUPER_ADMIN.password));
-      const forged = new JwtService().sign({ sub, sid }, { secret: 'x'.repeat(64), expiresIn: 600, algorithm: 'HS256' });
+      const forged = new JwtService().sign(
+        { sub, sid },
+        { secret: 'x'.repeat(64), expiresIn: 600, algorithm: 'HS256' },
+      );
       const res = await me(forged);
       expect(res.status).toBe(401);
       expect(res.body.meta.errorCode).toBe('INVALID_CREDENTIALS');
@@ -117,7 +153,11 @@ describe('admin auth', () => {
 
     it('a token whose JWT exp has passed (real time): 401 INVALID_CREDENTIALS', async () => {
       const { sub, sid } = claimsOf(await login(t, SUPER_ADMIN.email, SUPER_ADMIN.password));
-      const sign = (exp: number) => new JwtService().sign({ sub, sid, exp }, { secret: t.config.jwtSecret, algorithm: 'HS256' });
+      const sign = (exp: number) =>
+        new JwtService().sign(
+          { sub, sid, exp },
+          { secret: t.config.jwtSecret, algorithm: 'HS256' },
+        );
       expect((await me(sign(Math.floor(Date.now() / 1000) + 600))).status).toBe(200);
       const res = await me(sign(Math.floor(Date.now() / 1000) - 5));
       expect(res.status).toBe(401);
@@ -138,7 +178,10 @@ describe('admin auth', () => {
     it('a token whose user id does not match its session: 401', async () => {
       const admin = await adminWith(t, []);
       const { sid } = claimsOf(admin.token);
-      const other = new JwtService().sign({ sub: String(admin.id + 1000), sid }, { secret: t.config.jwtSecret, expiresIn: 600, algorithm: 'HS256' });
+      const other = new JwtService().sign(
+        { sub: String(admin.id + 1000), sid },
+        { secret: t.config.jwtSecret, expiresIn: 600, algorithm: 'HS256' },
+      );
       expect((await me(other)).status).toBe(401);
     });
   });
@@ -153,9 +196,14 @@ describe('admin auth', () => {
       const after = await me(admin.token);
       expect(after.status).toBe(401);
       expect(after.body.meta.errorCode).toBe('INVALID_CREDENTIALS');
-      expect((await t.http().post('/api/v1/auth/logout').set(bearer(admin.token))).status).toBe(401);
+      expect((await t.http().post('/api/v1/auth/logout').set(bearer(admin.token))).status).toBe(
+        401,
+      );
       expect((await me(second)).status).toBe(200);
-      const rows = await t.db.query('SELECT token_id, revoked_at FROM admin_sessions WHERE user_id = $1', [admin.id]);
+      const rows = await t.db.query(
+        'SELECT token_id, revoked_at FROM admin_sessions WHERE user_id = $1',
+        [admin.id],
+      );
       const revoked = rows.rows.filter((r) => r.revoked_at !== null).map((r) => r.token_id);
       expect(revoked).toEqual([claimsOf(admin.token).sid]);
     });
@@ -208,7 +256,8 @@ describe('admin auth', () => {
       expect(ghostLocked.body.meta.errorCode).toBe('RATE_LIMITED');
       // Nothing tells the two apart.
       expect(ghostLocked.body.meta.message).toBe(userLocked.body.meta.message);
-      for (const res of [ghostLocked, userLocked]) expect(Number(res.headers['retry-after'])).toBeGreaterThan(14 * 60);
+      for (const res of [ghostLocked, userLocked])
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(14 * 60);
       expect((await attempt(SUPER_ADMIN.email, SUPER_ADMIN.password)).status).toBe(200);
       // Failures stored only as hashes: the email is nowhere in the table.
       const rows = await t.db.query('SELECT email_key FROM login_failures');
@@ -238,7 +287,11 @@ describe('admin auth', () => {
       expect((await me(admin.token)).status).toBe(200);
       expect((await me(second)).status).toBe(200);
 
-      const disable = await t.http().patch(`/api/v1/admin/users/${admin.id}`).set(bearer(root)).send({ status: 'DISABLED' });
+      const disable = await t
+        .http()
+        .patch(`/api/v1/admin/users/${admin.id}`)
+        .set(bearer(root))
+        .send({ status: 'DISABLED' });
       expect(disable.status).toBe(200);
       expect(disable.body.data.status).toBe('DISABLED');
       for (const token of [admin.token, second]) {
@@ -246,12 +299,19 @@ describe('admin auth', () => {
         expect(res.status).toBe(401);
         expect(res.body.meta.errorCode).toBe('INVALID_CREDENTIALS');
       }
-      const open = await t.db.query('SELECT count(*)::int AS n FROM admin_sessions WHERE user_id = $1 AND revoked_at IS NULL', [admin.id]);
+      const open = await t.db.query(
+        'SELECT count(*)::int AS n FROM admin_sessions WHERE user_id = $1 AND revoked_at IS NULL',
+        [admin.id],
+      );
       expect(open.rows[0].n).toBe(0);
       // A disabled user cannot log in.
       expect((await attempt(admin.email, PASSWORD)).status).toBe(401);
 
-      const enable = await t.http().patch(`/api/v1/admin/users/${admin.id}`).set(bearer(root)).send({ status: 'ACTIVE' });
+      const enable = await t
+        .http()
+        .patch(`/api/v1/admin/users/${admin.id}`)
+        .set(bearer(root))
+        .send({ status: 'ACTIVE' });
       expect(enable.status).toBe(200);
       expect((await me(admin.token)).status).toBe(401);
       expect((await me(second)).status).toBe(401);

@@ -15,9 +15,13 @@ describe('catalog: prices', () => {
   });
   afterAll(() => t.close());
 
-  const post = (productId: number, creds = app.TEST) => t.http().post(`/api/v1/products/${productId}/prices`).set(asApp(creds));
-  const productStatus = async (id: number) => (await t.db.query('SELECT status FROM products WHERE id = $1', [id])).rows[0].status;
-  const priceCount = async (id: number) => (await t.db.query('SELECT count(*)::int AS n FROM prices WHERE product_id = $1', [id])).rows[0].n;
+  const post = (productId: number, creds = app.TEST) =>
+    t.http().post(`/api/v1/products/${productId}/prices`).set(asApp(creds));
+  const productStatus = async (id: number) =>
+    (await t.db.query('SELECT status FROM products WHERE id = $1', [id])).rows[0].status;
+  const priceCount = async (id: number) =>
+    (await t.db.query('SELECT count(*)::int AS n FROM prices WHERE product_id = $1', [id])).rows[0]
+      .n;
 
   it('creates a ONE_TIME price and turns the DRAFT product ACTIVE in the same step', async () => {
     const product = await createProduct(t, app);
@@ -41,21 +45,52 @@ describe('catalog: prices', () => {
     expect(got.body.data.status).toBe('ACTIVE');
     expect(got.body.data.prices).toEqual([res.body.data]);
 
-    const second = await post(product.id).send({ type: 'ONE_TIME', amountMinor: 90000, currency: 'BDT' });
+    const second = await post(product.id).send({
+      type: 'ONE_TIME',
+      amountMinor: 90000,
+      currency: 'BDT',
+    });
     expect(second.status).toBe(201);
     expect(await productStatus(product.id)).toBe('ACTIVE');
   });
 
   it('creates a RECURRING price with trialDays defaulting to 0, and keeps the given trial', async () => {
     const product = await createProduct(t, app);
-    const plain = await post(product.id).send({ type: 'RECURRING', amountMinor: 50000, interval: 'MONTH', intervalCount: 1 });
+    const plain = await post(product.id).send({
+      type: 'RECURRING',
+      amountMinor: 50000,
+      interval: 'MONTH',
+      intervalCount: 1,
+    });
     expect(plain.status).toBe(201);
-    expect(plain.body.data).toMatchObject({ type: 'RECURRING', interval: 'MONTH', intervalCount: 1, trialDays: 0, active: true });
-    const trial = await post(product.id).send({ type: 'RECURRING', amountMinor: 500000, interval: 'YEAR', intervalCount: 1, trialDays: 730 });
+    expect(plain.body.data).toMatchObject({
+      type: 'RECURRING',
+      interval: 'MONTH',
+      intervalCount: 1,
+      trialDays: 0,
+      active: true,
+    });
+    const trial = await post(product.id).send({
+      type: 'RECURRING',
+      amountMinor: 500000,
+      interval: 'YEAR',
+      intervalCount: 1,
+      trialDays: 730,
+    });
     expect(trial.status).toBe(201);
     expect(trial.body.data).toMatchObject({ interval: 'YEAR', trialDays: 730 });
-    const row = await t.db.query('SELECT amount_minor, interval, interval_count, trial_days, app_id, mode FROM prices WHERE id = $1', [trial.body.data.id]);
-    expect(row.rows[0]).toEqual({ amount_minor: 500000, interval: 'YEAR', interval_count: 1, trial_days: 730, app_id: app.id, mode: 'TEST' });
+    const row = await t.db.query(
+      'SELECT amount_minor, interval, interval_count, trial_days, app_id, mode FROM prices WHERE id = $1',
+      [trial.body.data.id],
+    );
+    expect(row.rows[0]).toEqual({
+      amount_minor: 500000,
+      interval: 'YEAR',
+      interval_count: 1,
+      trial_days: 730,
+      app_id: app.id,
+      mode: 'TEST',
+    });
   });
 
   it('accepts the largest safe amount, 2^53-1', async () => {
@@ -70,37 +105,82 @@ describe('catalog: prices', () => {
   const invalid: [string, string | Record<string, unknown>, string][] = [
     ['a float amount', { type: 'ONE_TIME', amountMinor: 100.5 }, 'amountMinor'],
     ['a string amount', { type: 'ONE_TIME', amountMinor: '1000' }, 'amountMinor'],
-    ['a 2^53 amount (raw JSON)', '{"type":"ONE_TIME","amountMinor":9007199254740992}', 'amountMinor'],
+    [
+      'a 2^53 amount (raw JSON)',
+      '{"type":"ONE_TIME","amountMinor":9007199254740992}',
+      'amountMinor',
+    ],
     ['a zero amount', { type: 'ONE_TIME', amountMinor: 0 }, 'amountMinor'],
     ['a negative amount', { type: 'ONE_TIME', amountMinor: -100 }, 'amountMinor'],
     ['a missing amount', { type: 'ONE_TIME' }, 'amountMinor'],
     ['a missing type', { amountMinor: 100 }, 'type'],
     ['an unknown type', { type: 'MONTHLY', amountMinor: 100 }, 'type'],
-    ['RECURRING without interval', { type: 'RECURRING', amountMinor: 100, intervalCount: 1 }, 'interval'],
-    ['RECURRING without intervalCount', { type: 'RECURRING', amountMinor: 100, interval: 'WEEK' }, 'intervalCount'],
-    ['intervalCount 0', { type: 'RECURRING', amountMinor: 100, interval: 'WEEK', intervalCount: 0 }, 'intervalCount'],
-    ['a period over three years', { type: 'RECURRING', amountMinor: 100, interval: 'MONTH', intervalCount: 37 }, 'intervalCount'],
-    ['an unknown interval', { type: 'RECURRING', amountMinor: 100, interval: 'HOUR', intervalCount: 1 }, 'interval'],
-    ['trialDays 731', { type: 'RECURRING', amountMinor: 100, interval: 'DAY', intervalCount: 1, trialDays: 731 }, 'trialDays'],
-    ['trialDays -1', { type: 'RECURRING', amountMinor: 100, interval: 'DAY', intervalCount: 1, trialDays: -1 }, 'trialDays'],
-    ['ONE_TIME with interval', { type: 'ONE_TIME', amountMinor: 100, interval: 'MONTH', intervalCount: 1 }, 'interval'],
+    [
+      'RECURRING without interval',
+      { type: 'RECURRING', amountMinor: 100, intervalCount: 1 },
+      'interval',
+    ],
+    [
+      'RECURRING without intervalCount',
+      { type: 'RECURRING', amountMinor: 100, interval: 'WEEK' },
+      'intervalCount',
+    ],
+    [
+      'intervalCount 0',
+      { type: 'RECURRING', amountMinor: 100, interval: 'WEEK', intervalCount: 0 },
+      'intervalCount',
+    ],
+    [
+      'a period over three years',
+      { type: 'RECURRING', amountMinor: 100, interval: 'MONTH', intervalCount: 37 },
+      'intervalCount',
+    ],
+    [
+      'an unknown interval',
+      { type: 'RECURRING', amountMinor: 100, interval: 'HOUR', intervalCount: 1 },
+      'interval',
+    ],
+    [
+      'trialDays 731',
+      { type: 'RECURRING', amountMinor: 100, interval: 'DAY', intervalCount: 1, trialDays: 731 },
+      'trialDays',
+    ],
+    [
+      'trialDays -1',
+      { type: 'RECURRING', amountMinor: 100, interval: 'DAY', intervalCount: 1, trialDays: -1 },
+      'trialDays',
+    ],
+    [
+      'ONE_TIME with interval',
+      { type: 'ONE_TIME', amountMinor: 100, interval: 'MONTH', intervalCount: 1 },
+      'interval',
+    ],
     ['ONE_TIME with trialDays', { type: 'ONE_TIME', amountMinor: 100, trialDays: 7 }, 'trialDays'],
     ['an unknown field', { type: 'ONE_TIME', amountMinor: 100, active: false }, 'active'],
   ];
 
-  it.each(invalid)('rejects %s with 400 VALIDATION_FAILED, creating nothing', async (_label, body, field) => {
-    const product = await createProduct(t, app);
-    const req = post(product.id).set('Idempotency-Key', `bad-${field}-${product.id}`);
-    const res = typeof body === 'string' ? await req.set('Content-Type', 'application/json').send(body) : await req.send(body);
-    expect(res.status).toBe(400);
-    expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
-    expect(res.body.meta.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await priceCount(product.id)).toBe(0);
-    expect(await productStatus(product.id)).toBe('DRAFT');
-    // A 400 does not consume the Idempotency-Key.
-    const keys = await t.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [`bad-${field}-${product.id}`]);
-    expect(keys.rows[0].n).toBe(0);
-  });
+  it.each(invalid)(
+    'rejects %s with 400 VALIDATION_FAILED, creating nothing',
+    async (_label, body, field) => {
+      const product = await createProduct(t, app);
+      const req = post(product.id).set('Idempotency-Key', `bad-${field}-${product.id}`);
+      const res =
+        typeof body === 'string'
+          ? await req.set('Content-Type', 'application/json').send(body)
+          : await req.send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+      expect(res.body.meta.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect(await priceCount(product.id)).toBe(0);
+      expect(await productStatus(product.id)).toBe('DRAFT');
+      // A 400 does not consume the Idempotency-Key.
+      const keys = await t.db.query(
+        'SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1',
+        [`bad-${field}-${product.id}`],
+      );
+      expect(keys.rows[0].n).toBe(0);
+    },
+  );
 
   it('rejects a currency other than BDT with 400 UNSUPPORTED_CURRENCY', async () => {
     const product = await createProduct(t, app);
@@ -115,7 +195,10 @@ describe('catalog: prices', () => {
   it('refuses a price on an ARCHIVED product with 409 INVALID_STATE', async () => {
     const product = await createProduct(t, app);
     await createPrice(t, app, product.id);
-    const archived = await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(await superAdminToken(t)));
+    const archived = await t
+      .http()
+      .post(`/api/v1/admin/products/${product.id}/archive`)
+      .set(bearer(await superAdminToken(t)));
     expect(archived.body.data.status).toBe('ARCHIVED');
     const res = await post(product.id).send(MONTHLY);
     expect(res.status).toBe(409);
@@ -127,8 +210,15 @@ describe('catalog: prices', () => {
   it('still deactivates a price of an ARCHIVED product', async () => {
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id);
-    await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(await superAdminToken(t))).expect(200);
-    const res = await t.http().post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`).set(asApp(app.TEST));
+    await t
+      .http()
+      .post(`/api/v1/admin/products/${product.id}/archive`)
+      .set(bearer(await superAdminToken(t)))
+      .expect(200);
+    const res = await t
+      .http()
+      .post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`)
+      .set(asApp(app.TEST));
     expect(res.status).toBe(200);
     expect(res.body.data.active).toBe(false);
     expect(await productStatus(product.id)).toBe('ARCHIVED');
@@ -136,7 +226,8 @@ describe('catalog: prices', () => {
 
   it('replays a price creation with the same Idempotency-Key and creates it once', async () => {
     const product = await createProduct(t, app);
-    const send = (body: Record<string, unknown>) => post(product.id).set('Idempotency-Key', `price-${product.id}`).send(body);
+    const send = (body: Record<string, unknown>) =>
+      post(product.id).set('Idempotency-Key', `price-${product.id}`).send(body);
     const first = await send(MONTHLY);
     expect(first.status).toBe(201);
     const replay = await send(MONTHLY);
@@ -157,7 +248,10 @@ describe('catalog: prices', () => {
       const create = await post(product.id, creds).send(ONE_TIME);
       expect(create.status).toBe(404);
       expect(create.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
-      const deactivate = await t.http().post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`).set(asApp(creds));
+      const deactivate = await t
+        .http()
+        .post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`)
+        .set(asApp(creds));
       expect(deactivate.status).toBe(404);
       expect(deactivate.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
     }
@@ -175,13 +269,20 @@ describe('catalog: prices', () => {
     const url = `/api/v1/products/${product.id}/prices/${price.id}/deactivate`;
     const res = await t.http().post(url).set(asApp(app.TEST));
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: price.id, productId: product.id, active: false, type: 'RECURRING' });
+    expect(res.body.data).toMatchObject({
+      id: price.id,
+      productId: product.id,
+      active: false,
+      type: 'RECURRING',
+    });
     const again = await t.http().post(url).set(asApp(app.TEST));
     expect(again.status).toBe(200);
     expect(again.body.data.active).toBe(false);
     const got = await t.http().get(`/api/v1/products/${product.id}`).set(asApp(app.TEST));
     expect(got.body.data.status).toBe('ACTIVE');
-    expect(got.body.data.prices).toEqual([expect.objectContaining({ id: price.id, active: false })]);
+    expect(got.body.data.prices).toEqual([
+      expect.objectContaining({ id: price.id, active: false }),
+    ]);
     // A new price is still welcome.
     expect((await createPrice(t, app, product.id)).active).toBe(true);
   });
@@ -190,7 +291,10 @@ describe('catalog: prices', () => {
     const a = await createProduct(t, app);
     const b = await createProduct(t, app);
     const price = await createPrice(t, app, a.id);
-    const res = await t.http().post(`/api/v1/products/${b.id}/prices/${price.id}/deactivate`).set(asApp(app.TEST));
+    const res = await t
+      .http()
+      .post(`/api/v1/products/${b.id}/prices/${price.id}/deactivate`)
+      .set(asApp(app.TEST));
     expect(res.status).toBe(404);
     const row = await t.db.query('SELECT active FROM prices WHERE id = $1', [price.id]);
     expect(row.rows[0].active).toBe(true);

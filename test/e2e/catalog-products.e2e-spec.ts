@@ -1,6 +1,19 @@
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import { attachBenefit, createBenefit, createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
-import { adminWith, asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import {
+  attachBenefit,
+  createBenefit,
+  createPrice,
+  createProduct,
+  MONTHLY,
+} from '../support/catalog-factories';
+import {
+  adminWith,
+  asApp,
+  bearer,
+  createApp,
+  CreatedApp,
+  superAdminToken,
+} from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -32,8 +45,13 @@ describe('catalog: products (admin)', () => {
       createdAt: ISO,
       updatedAt: ISO,
     });
-    const row = await t.db.query('SELECT app_id, mode, status, description FROM products WHERE id = $1', [res.body.data.id]);
-    expect(row.rows).toEqual([{ app_id: app.id, mode: 'LIVE', status: 'DRAFT', description: 'All features' }]);
+    const row = await t.db.query(
+      'SELECT app_id, mode, status, description FROM products WHERE id = $1',
+      [res.body.data.id],
+    );
+    expect(row.rows).toEqual([
+      { app_id: app.id, mode: 'LIVE', status: 'DRAFT', description: 'All features' },
+    ]);
   });
 
   it('defaults description to null', async () => {
@@ -50,7 +68,11 @@ describe('catalog: products (admin)', () => {
   ])('rejects %s with 400 VALIDATION_FAILED', async (_label, query, body, field) => {
     const q = query === '' ? 'mode=TEST' : `applicationId=${app.id}&${query}`;
     const before = await t.db.query('SELECT count(*)::int AS n FROM products');
-    const res = await t.http().post(`/api/v1/admin/products?${q}`).set(bearer(await superAdminToken(t))).send(body);
+    const res = await t
+      .http()
+      .post(`/api/v1/admin/products?${q}`)
+      .set(bearer(await superAdminToken(t)))
+      .send(body);
     expect(res.status).toBe(400);
     expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
     expect(res.body.meta.details.map((d: { field: string }) => d.field)).toContain(field);
@@ -73,9 +95,19 @@ describe('catalog: products (admin)', () => {
     const benefit = await createBenefit(t, app, 'perm-check');
     const reader = await adminWith(t, ['apps:read', 'invoices:read']);
     const calls = [
-      () => t.http().post(`/api/v1/admin/products?applicationId=${app.id}&mode=TEST`).set(bearer(reader.token)).send({ name: 'No' }),
+      () =>
+        t
+          .http()
+          .post(`/api/v1/admin/products?applicationId=${app.id}&mode=TEST`)
+          .set(bearer(reader.token))
+          .send({ name: 'No' }),
       () => t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(reader.token)),
-      () => t.http().post(`/api/v1/admin/products/${product.id}/benefits`).set(bearer(reader.token)).send({ benefitId: benefit.id }),
+      () =>
+        t
+          .http()
+          .post(`/api/v1/admin/products/${product.id}/benefits`)
+          .set(bearer(reader.token))
+          .send({ benefitId: benefit.id }),
     ];
     for (const call of calls) {
       const res = await call();
@@ -84,13 +116,23 @@ describe('catalog: products (admin)', () => {
     }
     const unauthenticated = await t.http().post(`/api/v1/admin/products/${product.id}/archive`);
     expect(unauthenticated.status).toBe(401);
-    const after = await t.db.query('SELECT status, (SELECT count(*)::int FROM product_benefits WHERE product_id = $1) AS links FROM products WHERE id = $1', [product.id]);
+    const after = await t.db.query(
+      'SELECT status, (SELECT count(*)::int FROM product_benefits WHERE product_id = $1) AS links FROM products WHERE id = $1',
+      [product.id],
+    );
     expect(after.rows[0]).toEqual({ status: 'DRAFT', links: 0 });
 
     const writer = await adminWith(t, ['catalog:write']);
-    const ok = await t.http().post(`/api/v1/admin/products?applicationId=${app.id}&mode=TEST`).set(bearer(writer.token)).send({ name: 'Yes' });
+    const ok = await t
+      .http()
+      .post(`/api/v1/admin/products?applicationId=${app.id}&mode=TEST`)
+      .set(bearer(writer.token))
+      .send({ name: 'Yes' });
     expect(ok.status).toBe(201);
-    const archived = await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(writer.token));
+    const archived = await t
+      .http()
+      .post(`/api/v1/admin/products/${product.id}/archive`)
+      .set(bearer(writer.token));
     expect(archived.status).toBe(200);
   });
 
@@ -100,7 +142,11 @@ describe('catalog: products (admin)', () => {
     const admin = bearer(await superAdminToken(t));
     const res = await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(admin);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: product.id, status: 'ARCHIVED', prices: [expect.objectContaining({ active: true })] });
+    expect(res.body.data).toMatchObject({
+      id: product.id,
+      status: 'ARCHIVED',
+      prices: [expect.objectContaining({ active: true })],
+    });
     const again = await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(admin);
     expect(again.status).toBe(200);
     expect(again.body.data.status).toBe('ARCHIVED');
@@ -140,12 +186,26 @@ describe('catalog: benefits attached to products', () => {
       id: product.id,
       status: 'ACTIVE',
       prices: [expect.objectContaining({ id: price.id, type: 'RECURRING', interval: 'MONTH' })],
-      benefits: [{ id: benefit.id, lookupKey: 'gold', name: 'gold', metadata: null, active: true, mode: 'TEST', createdAt: ISO, updatedAt: ISO }],
+      benefits: [
+        {
+          id: benefit.id,
+          lookupKey: 'gold',
+          name: 'gold',
+          metadata: null,
+          active: true,
+          mode: 'TEST',
+          createdAt: ISO,
+          updatedAt: ISO,
+        },
+      ],
     });
     const second = await attachBenefit(t, product.id, benefit.id);
     expect(second.status).toBe(200);
     expect(second.body.data.benefits).toHaveLength(1);
-    const rows = await t.db.query('SELECT count(*)::int AS n FROM product_benefits WHERE product_id = $1', [product.id]);
+    const rows = await t.db.query(
+      'SELECT count(*)::int AS n FROM product_benefits WHERE product_id = $1',
+      [product.id],
+    );
     expect(rows.rows[0].n).toBe(1);
   });
 
@@ -155,7 +215,9 @@ describe('catalog: benefits attached to products', () => {
     const b = await createBenefit(t, app, 'b-second', { activate: true });
     await attachBenefit(t, product.id, a.id);
     const res = await attachBenefit(t, product.id, b.id);
-    expect(res.body.data.benefits.map((x: { id: number; active: boolean }) => [x.id, x.active])).toEqual([
+    expect(
+      res.body.data.benefits.map((x: { id: number; active: boolean }) => [x.id, x.active]),
+    ).toEqual([
       [a.id, false],
       [b.id, true],
     ]);
@@ -172,25 +234,44 @@ describe('catalog: benefits attached to products', () => {
       expect(res.status).toBe(404);
       expect(res.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
     }
-    const rows = await t.db.query('SELECT count(*)::int AS n FROM product_benefits WHERE product_id = $1', [product.id]);
+    const rows = await t.db.query(
+      'SELECT count(*)::int AS n FROM product_benefits WHERE product_id = $1',
+      [product.id],
+    );
     expect(rows.rows[0].n).toBe(0);
   });
 
   it('attaches benefits to an ARCHIVED product too', async () => {
     const product = await createProduct(t, app);
-    await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(await superAdminToken(t))).expect(200);
+    await t
+      .http()
+      .post(`/api/v1/admin/products/${product.id}/archive`)
+      .set(bearer(await superAdminToken(t)))
+      .expect(200);
     const benefit = await createBenefit(t, app, 'legacy', { activate: true });
     const res = await attachBenefit(t, product.id, benefit.id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'ARCHIVED', benefits: [expect.objectContaining({ id: benefit.id })] });
+    expect(res.body.data).toMatchObject({
+      status: 'ARCHIVED',
+      benefits: [expect.objectContaining({ id: benefit.id })],
+    });
   });
 
   it('validates the body and the product id', async () => {
     const product = await createProduct(t, app);
     const benefit = await createBenefit(t, app, 'valid');
-    for (const body of [{}, { benefitId: String(benefit.id) }, { benefitId: 1.5 }, { benefitId: benefit.id, extra: 1 }]) {
+    for (const body of [
+      {},
+      { benefitId: String(benefit.id) },
+      { benefitId: 1.5 },
+      { benefitId: benefit.id, extra: 1 },
+    ]) {
       const admin = bearer(await superAdminToken(t));
-      const bad = await t.http().post(`/api/v1/admin/products/${product.id}/benefits`).set(admin).send(body);
+      const bad = await t
+        .http()
+        .post(`/api/v1/admin/products/${product.id}/benefits`)
+        .set(admin)
+        .send(body);
       expect(bad.status).toBe(400);
       expect(bad.body.meta.errorCode).toBe('VALIDATION_FAILED');
     }
@@ -214,7 +295,13 @@ describe('catalog: reading products with app keys', () => {
     const product = await createProduct(t, app, 'TEST');
     const own = await t.http().get(`/api/v1/products/${product.id}`).set(asApp(app.TEST));
     expect(own.status).toBe(200);
-    expect(own.body.data).toMatchObject({ id: product.id, mode: 'TEST', status: 'DRAFT', prices: [], benefits: [] });
+    expect(own.body.data).toMatchObject({
+      id: product.id,
+      mode: 'TEST',
+      status: 'DRAFT',
+      prices: [],
+      benefits: [],
+    });
     for (const creds of [app.LIVE, other.TEST, other.LIVE]) {
       const res = await t.http().get(`/api/v1/products/${product.id}`).set(asApp(creds));
       expect(res.status).toBe(404);
@@ -231,17 +318,30 @@ describe('catalog: reading products with app keys', () => {
     expect(res.body.meta.errorCode).toBe('AUTHENTICATION_REQUIRED');
   });
 
-  it('lets an app create a product in its key\'s mode, idempotently', async () => {
-    const send = () => t.http().post('/api/v1/products').set(asApp(other.LIVE)).set('Idempotency-Key', 'prod-1').send({ name: 'App made' });
+  it("lets an app create a product in its key's mode, idempotently", async () => {
+    const send = () =>
+      t
+        .http()
+        .post('/api/v1/products')
+        .set(asApp(other.LIVE))
+        .set('Idempotency-Key', 'prod-1')
+        .send({ name: 'App made' });
     const first = await send();
     expect(first.status).toBe(201);
     expect(first.body.data).toMatchObject({ name: 'App made', mode: 'LIVE', status: 'DRAFT' });
     const replay = await send();
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.text).toBe(first.text);
-    const rows = await t.db.query(`SELECT count(*)::int AS n FROM products WHERE app_id = $1 AND mode = 'LIVE'`, [other.id]);
+    const rows = await t.db.query(
+      `SELECT count(*)::int AS n FROM products WHERE app_id = $1 AND mode = 'LIVE'`,
+      [other.id],
+    );
     expect(rows.rows[0].n).toBe(1);
-    const mode = await t.http().post('/api/v1/products').set(asApp(other.LIVE)).send({ name: 'x', mode: 'TEST' });
+    const mode = await t
+      .http()
+      .post('/api/v1/products')
+      .set(asApp(other.LIVE))
+      .send({ name: 'x', mode: 'TEST' });
     expect(mode.status).toBe(400);
   });
 });
@@ -268,7 +368,10 @@ describe('catalog: product list', () => {
       await createPrice(t, app, id, MONTHLY);
       await attachBenefit(t, id, benefit.id);
     }
-    await t.http().post(`/api/v1/admin/products/${ids[4]}/archive`).set(bearer(await superAdminToken(t)));
+    await t
+      .http()
+      .post(`/api/v1/admin/products/${ids[4]}/archive`)
+      .set(bearer(await superAdminToken(t)));
   });
   afterAll(() => t.close());
 
@@ -279,7 +382,9 @@ describe('catalog: product list', () => {
     const page1 = await t.http().get('/api/v1/products?size=2&page=1').set(asApp(app.TEST));
     const page2 = await t.http().get('/api/v1/products?size=2&page=2').set(asApp(app.TEST));
     expect(page2.body.data).toHaveLength(1);
-    const seen = [...page0.body.data, ...page1.body.data, ...page2.body.data].map((p: { id: number }) => p.id);
+    const seen = [...page0.body.data, ...page1.body.data, ...page2.body.data].map(
+      (p: { id: number }) => p.id,
+    );
     expect(seen).toEqual([...ids].reverse());
     for (const p of page0.body.data) {
       expect(p.prices.map((x: { type: string }) => x.type)).toEqual(['ONE_TIME', 'RECURRING']);
@@ -289,8 +394,17 @@ describe('catalog: product list', () => {
   });
 
   it('sorts by name and filters by status', async () => {
-    const byName = await t.http().get('/api/v1/products?sortBy=name&order=asc').set(asApp(app.TEST));
-    expect(byName.body.data.map((p: { name: string }) => p.name)).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']);
+    const byName = await t
+      .http()
+      .get('/api/v1/products?sortBy=name&order=asc')
+      .set(asApp(app.TEST));
+    expect(byName.body.data.map((p: { name: string }) => p.name)).toEqual([
+      'Alpha',
+      'Bravo',
+      'Charlie',
+      'Delta',
+      'Echo',
+    ]);
     const archived = await t.http().get('/api/v1/products?status=ARCHIVED').set(asApp(app.TEST));
     expect(archived.body.data.map((p: { id: number }) => p.id)).toEqual([ids[4]]);
     expect(archived.body.pagination.totalElements).toBe(1);
@@ -298,11 +412,14 @@ describe('catalog: product list', () => {
     expect(active.body.pagination.totalElements).toBe(4);
   });
 
-  it.each([['size=101'], ['sortBy=amountMinor'], ['status=GONE'], ['page=-1'], ['order=up']])('rejects %s', async (q) => {
-    const res = await t.http().get(`/api/v1/products?${q}`).set(asApp(app.TEST));
-    expect(res.status).toBe(400);
-    expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
-  });
+  it.each([['size=101'], ['sortBy=amountMinor'], ['status=GONE'], ['page=-1'], ['order=up']])(
+    'rejects %s',
+    async (q) => {
+      const res = await t.http().get(`/api/v1/products?${q}`).set(asApp(app.TEST));
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+    },
+  );
 
   it('loads prices and benefits with one query each, however many products are listed', async () => {
     await t.http().get('/api/v1/products?size=1').set(asApp(app.TEST)); // warm caches (app key lookup)

@@ -3,7 +3,13 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { AppError } from '../../src/common/errors/app-error';
 import type { TenantScope } from '../../src/database/tenant';
-import { attachBenefit, createBenefit, createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
+import {
+  attachBenefit,
+  createBenefit,
+  createPrice,
+  createProduct,
+  MONTHLY,
+} from '../support/catalog-factories';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -37,29 +43,52 @@ describe('catalog: CatalogService for purchases and entitlements', () => {
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id, MONTHLY);
     const found = await catalog.priceForPurchase(scope, price.id);
-    expect(found.price).toMatchObject({ id: price.id, productId: product.id, type: 'RECURRING', amountMinor: 50000, active: true });
-    expect(found.product).toMatchObject({ id: product.id, status: 'ACTIVE', appId: app.id, mode: 'TEST' });
+    expect(found.price).toMatchObject({
+      id: price.id,
+      productId: product.id,
+      type: 'RECURRING',
+      amountMinor: 50000,
+      active: true,
+    });
+    expect(found.product).toMatchObject({
+      id: product.id,
+      status: 'ACTIVE',
+      appId: app.id,
+      mode: 'TEST',
+    });
   });
 
   it('is 404 for a price of the other mode, of another app, or unknown', async () => {
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id);
-    expect(await codeOf(catalog.priceForPurchase({ appId: app.id, mode: 'LIVE' }, price.id))).toBe('RESOURCE_NOT_FOUND');
-    expect(await codeOf(catalog.priceForPurchase({ appId: other.id, mode: 'TEST' }, price.id))).toBe('RESOURCE_NOT_FOUND');
+    expect(await codeOf(catalog.priceForPurchase({ appId: app.id, mode: 'LIVE' }, price.id))).toBe(
+      'RESOURCE_NOT_FOUND',
+    );
+    expect(
+      await codeOf(catalog.priceForPurchase({ appId: other.id, mode: 'TEST' }, price.id)),
+    ).toBe('RESOURCE_NOT_FOUND');
     expect(await codeOf(catalog.priceForPurchase(scope, 99999999))).toBe('RESOURCE_NOT_FOUND');
   });
 
   it('is 409 for an inactive price', async () => {
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id);
-    await t.http().post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`).set(asApp(app.TEST)).expect(200);
+    await t
+      .http()
+      .post(`/api/v1/products/${product.id}/prices/${price.id}/deactivate`)
+      .set(asApp(app.TEST))
+      .expect(200);
     expect(await codeOf(catalog.priceForPurchase(scope, price.id))).toBe('INVALID_STATE');
   });
 
   it('is 409 for an active price of an ARCHIVED product', async () => {
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id);
-    await t.http().post(`/api/v1/admin/products/${product.id}/archive`).set(bearer(await superAdminToken(t))).expect(200);
+    await t
+      .http()
+      .post(`/api/v1/admin/products/${product.id}/archive`)
+      .set(bearer(await superAdminToken(t)))
+      .expect(200);
     expect(await codeOf(catalog.priceForPurchase(scope, price.id))).toBe('INVALID_STATE');
   });
 
@@ -96,20 +125,33 @@ describe('catalog: CatalogService for purchases and entitlements', () => {
     const inactive = await createBenefit(t, app, 'later');
     const b1 = await createBenefit(t, app, 'first', { activate: true });
     const b2 = await createBenefit(t, app, 'second', { activate: true });
-    for (const b of [b2, inactive, b1]) expect((await attachBenefit(t, product.id, b.id)).status).toBe(200);
+    for (const b of [b2, inactive, b1])
+      expect((await attachBenefit(t, product.id, b.id)).status).toBe(200);
     const benefits = await catalog.activeBenefitsOfProduct(scope, product.id);
     expect(benefits.map((b) => [b.id, b.lookupKey, b.active])).toEqual([
       [b2.id, 'second', true],
       [b1.id, 'first', true],
     ]);
-    await t.http().post(`/api/v1/benefits/${inactive.id}/activate`).set(asApp(app.TEST)).expect(200);
-    expect((await catalog.activeBenefitsOfProduct(scope, product.id)).map((b) => b.id)).toEqual([b2.id, inactive.id, b1.id]);
+    await t
+      .http()
+      .post(`/api/v1/benefits/${inactive.id}/activate`)
+      .set(asApp(app.TEST))
+      .expect(200);
+    expect((await catalog.activeBenefitsOfProduct(scope, product.id)).map((b) => b.id)).toEqual([
+      b2.id,
+      inactive.id,
+      b1.id,
+    ]);
   });
 
-  it('lists no benefits for a bare product, and is 404 outside the product\'s partition', async () => {
+  it("lists no benefits for a bare product, and is 404 outside the product's partition", async () => {
     const product = await createProduct(t, app);
     expect(await catalog.activeBenefitsOfProduct(scope, product.id)).toEqual([]);
-    expect(await codeOf(catalog.activeBenefitsOfProduct({ appId: app.id, mode: 'LIVE' }, product.id))).toBe('RESOURCE_NOT_FOUND');
-    expect(await codeOf(catalog.activeBenefitsOfProduct({ appId: other.id, mode: 'TEST' }, product.id))).toBe('RESOURCE_NOT_FOUND');
+    expect(
+      await codeOf(catalog.activeBenefitsOfProduct({ appId: app.id, mode: 'LIVE' }, product.id)),
+    ).toBe('RESOURCE_NOT_FOUND');
+    expect(
+      await codeOf(catalog.activeBenefitsOfProduct({ appId: other.id, mode: 'TEST' }, product.id)),
+    ).toBe('RESOURCE_NOT_FOUND');
   });
 });

@@ -23,7 +23,12 @@ describe('cli: admin:create', () => {
     const code = await adminCreateCommand(args, env, io);
     return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
   };
-  const users = async () => (await db.query('SELECT id, email, name, super_admin, permissions, password_hash FROM admin_users ORDER BY id')).rows;
+  const users = async () =>
+    (
+      await db.query(
+        'SELECT id, email, name, super_admin, permissions, password_hash FROM admin_users ORDER BY id',
+      )
+    ).rows;
 
   beforeAll(async () => {
     url = await createTestDatabase('cli');
@@ -32,36 +37,78 @@ describe('cli: admin:create', () => {
   afterAll(() => db.end());
 
   it('creates the user, prints its id and never the password; the user can log in with its permissions', async () => {
-    const res = await run(['--email', 'ops@cli.joma.test', '--password', PASSWORD, '--name', 'Ops', '--permissions', 'apps:read, users:read']);
+    const res = await run([
+      '--email',
+      'ops@cli.joma.test',
+      '--password',
+      PASSWORD,
+      '--name',
+      'Ops',
+      '--permissions',
+      'apps:read, users:read',
+    ]);
     expect(res).toMatchObject({ code: 0, err: '' });
     const [row] = await users();
-    expect(res.out).toBe(`Created admin user ${row.id} <ops@cli.joma.test> (permissions: apps:read,users:read)`);
-    expect(row).toMatchObject({ email: 'ops@cli.joma.test', name: 'Ops', super_admin: false, permissions: ['apps:read', 'users:read'] });
+    expect(res.out).toBe(
+      `Created admin user ${row.id} <ops@cli.joma.test> (permissions: apps:read,users:read)`,
+    );
+    expect(row).toMatchObject({
+      email: 'ops@cli.joma.test',
+      name: 'Ops',
+      super_admin: false,
+      permissions: ['apps:read', 'users:read'],
+    });
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(`${res.out}${res.err}${row.password_hash}`).not.toContain(PASSWORD);
 
-    const t = await createTestApp({ databaseUrl: url, config: { adminEmail: undefined, adminPassword: undefined } });
+    const t = await createTestApp({
+      databaseUrl: url,
+      config: { adminEmail: undefined, adminPassword: undefined },
+    });
     try {
       const token = await login(t, 'ops@cli.joma.test', PASSWORD);
       const me = await t.http().get('/api/v1/auth/me').set(bearer(token));
-      expect(me.body.data).toEqual({ userId: row.id, email: 'ops@cli.joma.test', name: 'Ops', superAdmin: false, permissions: ['apps:read', 'users:read'] });
+      expect(me.body.data).toEqual({
+        userId: row.id,
+        email: 'ops@cli.joma.test',
+        name: 'Ops',
+        superAdmin: false,
+        permissions: ['apps:read', 'users:read'],
+      });
       expect((await t.http().get('/api/v1/admin/users').set(bearer(token))).status).toBe(200);
-      expect((await t.http().post('/api/v1/admin/apps').set(bearer(token)).send({ name: 'X' })).status).toBe(403);
+      expect(
+        (await t.http().post('/api/v1/admin/apps').set(bearer(token)).send({ name: 'X' })).status,
+      ).toBe(403);
     } finally {
       await t.close();
     }
   });
 
   it('--super creates a super admin', async () => {
-    const res = await run(['--email=root@cli.joma.test', `--password=${PASSWORD}`, '--name=Root', '--super']);
+    const res = await run([
+      '--email=root@cli.joma.test',
+      `--password=${PASSWORD}`,
+      '--name=Root',
+      '--super',
+    ]);
     expect(res.code).toBe(0);
     expect(res.out).toMatch(/^Created admin user \d+ <root@cli\.joma\.test> \(super admin\)$/);
-    expect((await users()).find((u) => u.email === 'root@cli.joma.test')).toMatchObject({ super_admin: true, permissions: [] });
+    expect((await users()).find((u) => u.email === 'root@cli.joma.test')).toMatchObject({
+      super_admin: true,
+      permissions: [],
+    });
   });
 
   it('a duplicate email, in any case, exits 1 with a clear message and creates nothing', async () => {
     const before = (await users()).length;
-    const res = await run(['--email', 'OPS@cli.joma.test', '--password', PASSWORD, '--name', 'Again']);
+    const res = await run([
+      '--email',
+      'OPS@cli.joma.test',
+      '--password',
+      PASSWORD,
+      '--name',
+      'Again',
+    ]);
     expect(res.code).toBe(1);
     expect(res.out).toBe('');
     expect(res.err).toBe('admin:create: an admin user with email OPS@cli.joma.test already exists');
@@ -72,31 +119,57 @@ describe('cli: admin:create', () => {
     [['--password', PASSWORD, '--name', 'X'], /Missing --email/],
     [['--email', 'a@cli.joma.test', '--name', 'X'], /Missing --password/],
     [['--email', 'a@cli.joma.test', '--password', PASSWORD], /Missing --name/],
-    [['--email', 'not-an-email', '--password', PASSWORD, '--name', 'X'], /--email: email must be an email/],
+    [
+      ['--email', 'not-an-email', '--password', PASSWORD, '--name', 'X'],
+      /--email: email must be an email/,
+    ],
     [['--email', 'a@cli.joma.test', '--password', 'short', '--name', 'X'], /--password: .*12/],
-    [['--email', 'a@cli.joma.test', '--password', PASSWORD, '--name', 'X', '--permissions', 'apps:read,root'], /--permissions: /],
-    [['--email', 'a@cli.joma.test', '--password', PASSWORD, '--name', 'X', '--admin'], /Unknown option '--admin'/],
+    [
+      [
+        '--email',
+        'a@cli.joma.test',
+        '--password',
+        PASSWORD,
+        '--name',
+        'X',
+        '--permissions',
+        'apps:read,root',
+      ],
+      /--permissions: /,
+    ],
+    [
+      ['--email', 'a@cli.joma.test', '--password', PASSWORD, '--name', 'X', '--admin'],
+      /Unknown option '--admin'/,
+    ],
     [['--email', 'a@cli.joma.test', '--password', PASSWORD, '--name', 'X', 'extra'], /positional/],
     [['--email', 'a@cli.joma.test', '--password', PASSWORD, '--name'], /--name/],
-  ])('bad input %j exits 2 with a message and the usage, creating nothing', async (args, message) => {
-    const before = (await users()).length;
-    const res = await run(args);
-    expect(res.code).toBe(2);
-    expect(res.out).toBe('');
-    expect(res.err).toMatch(message);
-    expect(res.err).toContain('Usage: npm run cli -- admin:create');
-    if (args.includes(PASSWORD)) expect(res.err).not.toContain(PASSWORD);
-    expect((await users()).length).toBe(before);
-  });
+  ])(
+    'bad input %j exits 2 with a message and the usage, creating nothing',
+    async (args, message) => {
+      const before = (await users()).length;
+      const res = await run(args);
+      expect(res.code).toBe(2);
+      expect(res.out).toBe('');
+      expect(res.err).toMatch(message);
+      expect(res.err).toContain('Usage: npm run cli -- admin:create');
+      if (args.includes(PASSWORD)) expect(res.err).not.toContain(PASSWORD);
+      expect((await users()).length).toBe(before);
+    },
+  );
 
   it('a bad environment variable exits 2 naming it', async () => {
-    const res = await run(['--email', 'env@cli.joma.test', '--password', PASSWORD, '--name', 'X'], { DATABASE_URL: 'mysql://nope' });
+    const res = await run(['--email', 'env@cli.joma.test', '--password', PASSWORD, '--name', 'X'], {
+      DATABASE_URL: 'mysql://nope',
+    });
     expect(res.code).toBe(2);
     expect(res.err).toMatch(/DATABASE_URL: /);
   });
 
   it('an unreachable database exits 1 with the reason', async () => {
-    const res = await run(['--email', 'down@cli.joma.test', '--password', PASSWORD, '--name', 'X'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
+    const res = await run(
+      ['--email', 'down@cli.joma.test', '--password', PASSWORD, '--name', 'X'],
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' },
+    );
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/^admin:create failed: .*ECONNREFUSED/);
   });
@@ -106,12 +179,19 @@ describe('cli: admin:create', () => {
     const empty = newDatabaseName(process.env.JOMA_TEST_RUN_ID!, 'cliempty');
     await createDatabase(serverUrl, empty);
     const emptyUrl = databaseUrl(serverUrl, empty);
-    const res = await run(['--email', 'first@cli.joma.test', '--password', PASSWORD, '--name', 'First', '--super'], { DATABASE_URL: emptyUrl });
+    const res = await run(
+      ['--email', 'first@cli.joma.test', '--password', PASSWORD, '--name', 'First', '--super'],
+      { DATABASE_URL: emptyUrl },
+    );
     expect(res.code).toBe(0);
     const pool = new Pool({ connectionString: emptyUrl, max: 1 });
     try {
-      expect((await pool.query('SELECT count(*)::int AS n FROM schema_migrations')).rows[0].n).toBeGreaterThan(0);
-      expect((await pool.query('SELECT email FROM admin_users')).rows).toEqual([{ email: 'first@cli.joma.test' }]);
+      expect(
+        (await pool.query('SELECT count(*)::int AS n FROM schema_migrations')).rows[0].n,
+      ).toBeGreaterThan(0);
+      expect((await pool.query('SELECT email FROM admin_users')).rows).toEqual([
+        { email: 'first@cli.joma.test' },
+      ]);
     } finally {
       await pool.end();
     }
@@ -120,16 +200,50 @@ describe('cli: admin:create', () => {
   it('`npm run cli -- admin:create` works end to end as a process', async () => {
     const root = join(__dirname, '..', '..');
     const exec = promisify(execFile);
-    const ok = await exec('npm', ['run', '-s', 'cli', '--', 'admin:create', '--email', 'proc@cli.joma.test', '--password', PASSWORD, '--name', 'Proc'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: url },
-    });
-    expect(ok.stdout).toMatch(/^Created admin user \d+ <proc@cli\.joma\.test> \(permissions: \(none\)\)\n$/);
+    const ok = await exec(
+      'npm',
+      [
+        'run',
+        '-s',
+        'cli',
+        '--',
+        'admin:create',
+        '--email',
+        'proc@cli.joma.test',
+        '--password',
+        PASSWORD,
+        '--name',
+        'Proc',
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: url },
+      },
+    );
+    expect(ok.stdout).toMatch(
+      /^Created admin user \d+ <proc@cli\.joma\.test> \(permissions: \(none\)\)\n$/,
+    );
     expect(ok.stdout + ok.stderr).not.toContain(PASSWORD);
-    const dup = await exec('npm', ['run', '-s', 'cli', '--', 'admin:create', '--email', 'proc@cli.joma.test', '--password', PASSWORD, '--name', 'Proc'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: url },
-    }).then(
+    const dup = await exec(
+      'npm',
+      [
+        'run',
+        '-s',
+        'cli',
+        '--',
+        'admin:create',
+        '--email',
+        'proc@cli.joma.test',
+        '--password',
+        PASSWORD,
+        '--name',
+        'Proc',
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: url },
+      },
+    ).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => err,
     );

@@ -10,7 +10,12 @@ const EMPTY_PAGINATION = { page: 0, size: 0, totalElements: 0, totalPages: 0 };
 function expectErrorEnvelope(body: unknown, code: string): void {
   expect(body).toEqual({
     data: null,
-    meta: { success: false, message: expect.any(String), errorCode: code, timestamp: expect.any(String) },
+    meta: {
+      success: false,
+      message: expect.any(String),
+      errorCode: code,
+      timestamp: expect.any(String),
+    },
     pagination: EMPTY_PAGINATION,
   });
 }
@@ -42,7 +47,11 @@ describe('errors: every failure is an envelope with the documented code', () => 
 
   it('malformed JSON: 400 MALFORMED_JSON', async () => {
     for (const raw of ['{"email": "a@b.c", ', '{email: 1}', 'null', '"text"']) {
-      const res = await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(raw);
+      const res = await t
+        .http()
+        .post('/api/v1/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(raw);
       expect(res.status).toBe(400);
       expectErrorEnvelope(res.body, 'MALFORMED_JSON');
     }
@@ -54,21 +63,37 @@ describe('errors: every failure is an envelope with the documented code', () => 
       const tail = '","password":"x"}';
       return head + 'a'.repeat(total - head.length - tail.length) + tail;
     };
-    const over = await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(json(1024 * 1024 + 1));
+    const over = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('Content-Type', 'application/json')
+      .send(json(1024 * 1024 + 1));
     expect(over.status).toBe(413);
     expectErrorEnvelope(over.body, 'PAYLOAD_TOO_LARGE');
 
-    const at = await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(json(1024 * 1024));
+    const at = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('Content-Type', 'application/json')
+      .send(json(1024 * 1024));
     expect(at.status).toBe(400);
     expect(at.body.meta.errorCode).toBe('VALIDATION_FAILED');
-    expect(at.body.meta.details).toEqual([{ field: 'email', message: expect.stringMatching(/320/) }]);
+    expect(at.body.meta.details).toEqual([
+      { field: 'email', message: expect.stringMatching(/320/) },
+    ]);
   });
 
   it('an unknown body field: 400 VALIDATION_FAILED with details [{field, message}]', async () => {
-    const res = await t.http().patch(settingsPath()).set(bearer(token)).send({ paymentExpiryMinutes: 45, colour: 'red' });
+    const res = await t
+      .http()
+      .patch(settingsPath())
+      .set(bearer(token))
+      .send({ paymentExpiryMinutes: 45, colour: 'red' });
     expect(res.status).toBe(400);
     expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
-    expect(res.body.meta.details).toEqual([{ field: 'colour', message: 'colour is not a known field' }]);
+    expect(res.body.meta.details).toEqual([
+      { field: 'colour', message: 'colour is not a known field' },
+    ]);
     const row = await t.db.query('SELECT payment_expiry_minutes FROM apps WHERE id = $1', [appId]);
     expect(row.rows[0].payment_expiry_minutes).toBe(30);
   });
@@ -76,17 +101,27 @@ describe('errors: every failure is an envelope with the documented code', () => 
   it('an unknown query parameter: 400 VALIDATION_FAILED', async () => {
     const res = await t.http().get('/api/v1/admin/users?colour=red').set(bearer(token));
     expect(res.status).toBe(400);
-    expect(res.body.meta.details).toEqual([{ field: 'colour', message: 'colour is not a known field' }]);
+    expect(res.body.meta.details).toEqual([
+      { field: 'colour', message: 'colour is not a known field' },
+    ]);
   });
 
   describe('money values', () => {
-    const raw = (json: string) => t.http().patch(settingsPath()).set(bearer(token)).set('Content-Type', 'application/json').send(json);
+    const raw = (json: string) =>
+      t
+        .http()
+        .patch(settingsPath())
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send(json);
 
     it('above 2^53-1, sent as raw JSON text: 400 naming the field', async () => {
       const res = await raw('{"refundApprovalThresholdMinor": 9007199254740993}');
       expect(res.status).toBe(400);
       expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
-      expect(res.body.meta.details).toEqual([{ field: 'refundApprovalThresholdMinor', message: expect.any(String) }]);
+      expect(res.body.meta.details).toEqual([
+        { field: 'refundApprovalThresholdMinor', message: expect.any(String) },
+      ]);
     });
 
     it.each([
@@ -106,24 +141,39 @@ describe('errors: every failure is an envelope with the documented code', () => 
       const res = await raw('{"refundApprovalThresholdMinor": 9007199254740991}');
       expect(res.status).toBe(200);
       expect(res.text).toContain('"refundApprovalThresholdMinor":9007199254740991');
-      const row = await t.db.query('SELECT refund_approval_threshold_minor::text AS v FROM apps WHERE id = $1', [appId]);
+      const row = await t.db.query(
+        'SELECT refund_approval_threshold_minor::text AS v FROM apps WHERE id = $1',
+        [appId],
+      );
       expect(row.rows[0].v).toBe('9007199254740991');
     });
   });
 
   it('a NUL character in any input: 400 VALIDATION_FAILED, not a database 500', async () => {
-    const body = await t.http().post('/api/v1/admin/apps').set(bearer(token)).send({ name: 'a\u0000b' });
+    const body = await t
+      .http()
+      .post('/api/v1/admin/apps')
+      .set(bearer(token))
+      .send({ name: 'a\u0000b' });
     expect(body.status).toBe(400);
-    expect(body.body.meta.details).toEqual([{ field: 'name', message: expect.stringContaining('NUL') }]);
+    expect(body.body.meta.details).toEqual([
+      { field: 'name', message: expect.stringContaining('NUL') },
+    ]);
     const query = await t.http().get('/api/v1/admin/users?search=a%00b').set(bearer(token));
     expect(query.status).toBe(400);
     expect(query.body.meta.details[0].field).toBe('search');
-    const login = await t.http().post('/api/v1/auth/login').send({ email: 'x\u0000@joma.test', password: 'p' });
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: 'x\u0000@joma.test', password: 'p' });
     expect(login.status).toBe(400);
   });
 
   it('an out-of-range page or application id: 400, not a 500 from the database', async () => {
-    const page = await t.http().get('/api/v1/admin/users?page=99999999999999999999').set(bearer(token));
+    const page = await t
+      .http()
+      .get('/api/v1/admin/users?page=99999999999999999999')
+      .set(bearer(token));
     expect(page.status).toBe(400);
     expect(page.body.meta.details[0].field).toBe('page');
     const appIdRes = await t
@@ -138,19 +188,31 @@ describe('errors: every failure is an envelope with the documented code', () => 
   describe('an unexpected error', () => {
     it('is 500 INTERNAL_ERROR whose message carries the correlation id from X-Request-Id, and no internals', async () => {
       const logged = jest.spyOn(Logger.prototype, 'error');
-      const res = await t.http().get('/api/v1/test-only/db-failure').set('X-Request-Id', 'corr-500-test');
+      const res = await t
+        .http()
+        .get('/api/v1/test-only/db-failure')
+        .set('X-Request-Id', 'corr-500-test');
       const lines = logged.mock.calls.map((args) => args.map(String).join(' '));
       logged.mockRestore();
       expect(res.status).toBe(500);
       expectErrorEnvelope(res.body, 'INTERNAL_ERROR');
       expect(res.headers['x-request-id']).toBe('corr-500-test');
       expect(res.body.meta.message).toBe('Internal error. Correlation id: corr-500-test');
-      for (const leak of ['no_such_table', 'SELECT', 'sk_live_must_not_leak', 'QueryFailed', 'does not exist', '    at ', '.ts:']) {
+      for (const leak of [
+        'no_such_table',
+        'SELECT',
+        'sk_live_must_not_leak',
+        'QueryFailed',
+        'does not exist',
+        '    at ',
+        '.ts:',
+      ]) {
         expect(res.text).not.toContain(leak);
       }
       // The log line carries the correlation id and the error class, never the SQL or its values.
       expect(lines).toEqual([expect.stringContaining('correlationId=corr-500-test')]);
-      for (const leak of ['no_such_table', 'SELECT', 'sk_live_must_not_leak']) expect(lines[0]).not.toContain(leak);
+      for (const leak of ['no_such_table', 'SELECT', 'sk_live_must_not_leak'])
+        expect(lines[0]).not.toContain(leak);
     });
 
     it('without a client request id, the message repeats the generated one', async () => {
@@ -168,10 +230,17 @@ describe('errors: every failure is an envelope with the documented code', () => 
         await t.http().get('/healthz'),
         await t.http().get('/api/v1/nope'),
         await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send('{'),
-        await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(`"${'a'.repeat(1024 * 1024 + 10)}"`),
+        await t
+          .http()
+          .post('/api/v1/auth/login')
+          .set('Content-Type', 'application/json')
+          .send(`"${'a'.repeat(1024 * 1024 + 10)}"`),
         await t.http().get('/api/v1/auth/me'),
         await t.http().get('/api/v1/benefits').set(asApp(app.TEST)),
-        await t.http().get('/api/v1/benefits').set({ 'X-Api-Key': app.TEST.apiKey, 'X-Api-Secret': 'wrong' }),
+        await t
+          .http()
+          .get('/api/v1/benefits')
+          .set({ 'X-Api-Key': app.TEST.apiKey, 'X-Api-Secret': 'wrong' }),
         await t.http().get('/api/v1/test-only/db-failure'),
       ];
       expect(responses.map((r) => r.status)).toEqual([200, 404, 400, 413, 401, 200, 401, 500]);

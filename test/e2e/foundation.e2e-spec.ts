@@ -31,7 +31,12 @@ describe('foundation: smoke of app keys, partition and idempotency', () => {
   it('creates a benefit once per Idempotency-Key and hides it from the other mode', async () => {
     const app = await createApp(t);
     const send = () =>
-      t.http().post('/api/v1/benefits').set(asApp(app.TEST)).set('Idempotency-Key', 'k1').send({ lookupKey: 'gold', name: 'Gold' });
+      t
+        .http()
+        .post('/api/v1/benefits')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', 'k1')
+        .send({ lookupKey: 'gold', name: 'Gold' });
     const first = await send();
     expect(first.status).toBe(201);
     expect(first.body.data).toMatchObject({ lookupKey: 'gold', active: false, mode: 'TEST' });
@@ -42,7 +47,9 @@ describe('foundation: smoke of app keys, partition and idempotency', () => {
     const live = await t.http().get(`/api/v1/benefits/${first.body.data.id}`).set(asApp(app.LIVE));
     expect(live.status).toBe(404);
     expect(live.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
-    const rows = await t.db.query('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1', [app.id]);
+    const rows = await t.db.query('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1', [
+      app.id,
+    ]);
     expect(rows.rows[0].n).toBe(1);
   });
 });
@@ -56,9 +63,17 @@ describe('foundation: idempotency housekeeping', () => {
 
   it('deletes only keys older than 24 h and stores response bodies encrypted', async () => {
     const app = await createApp(t);
-    const res = await t.http().post('/api/v1/benefits').set(asApp(app.TEST)).set('Idempotency-Key', 'old').send({ lookupKey: 'k-old', name: 'Old' });
+    const res = await t
+      .http()
+      .post('/api/v1/benefits')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', 'old')
+      .send({ lookupKey: 'k-old', name: 'Old' });
     expect(res.status).toBe(201);
-    const stored = await t.db.query(`SELECT response_body FROM idempotency_keys WHERE app_id = $1`, [app.id]);
+    const stored = await t.db.query(
+      `SELECT response_body FROM idempotency_keys WHERE app_id = $1`,
+      [app.id],
+    );
     expect(stored.rows[0].response_body).not.toContain('k-old');
     const job = t.app.get(IdempotencyCleanupJob);
     expect(await job.run()).toBe(0);
@@ -68,6 +83,12 @@ describe('foundation: idempotency housekeeping', () => {
     } finally {
       t.clock.reset();
     }
-    expect((await t.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE app_id = $1`, [app.id])).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE app_id = $1`, [
+          app.id,
+        ])
+      ).rows[0].n,
+    ).toBe(0);
   });
 });

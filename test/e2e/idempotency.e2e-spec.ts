@@ -12,10 +12,15 @@ describe('idempotency (decisions.md section 3)', () => {
   const key = () => `key-${++seq}-${Date.now()}`;
   const createBenefit = (creds: Credentials, idemKey: string, body: object): request.Test =>
     t.http().post('/api/v1/benefits').set(asApp(creds)).set('Idempotency-Key', idemKey).send(body);
-  const count = async (sql: string, params: unknown[]) => (await t.db.query(sql, params)).rows[0].n as number;
+  const count = async (sql: string, params: unknown[]) =>
+    (await t.db.query(sql, params)).rows[0].n as number;
   const benefits = (lookupKey: string, appId = app.id) =>
-    count('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1 AND lookup_key = $2', [appId, lookupKey]);
-  const storedKeys = (k: string) => count('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [k]);
+    count('SELECT count(*)::int AS n FROM benefits WHERE app_id = $1 AND lookup_key = $2', [
+      appId,
+      lookupKey,
+    ]);
+  const storedKeys = (k: string) =>
+    count('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [k]);
 
   beforeAll(async () => {
     t = await createTestApp({ imports: [TestOnlyModule] });
@@ -50,20 +55,31 @@ describe('idempotency (decisions.md section 3)', () => {
 
   it('the same key with a different body: 422 IDEMPOTENCY_KEY_REUSED, nothing created', async () => {
     const k = key();
-    expect((await createBenefit(app.TEST, k, { lookupKey: 'reuse-a', name: 'A' })).status).toBe(201);
+    expect((await createBenefit(app.TEST, k, { lookupKey: 'reuse-a', name: 'A' })).status).toBe(
+      201,
+    );
     const res = await createBenefit(app.TEST, k, { lookupKey: 'reuse-b', name: 'B' });
     expect(res.status).toBe(422);
     expect(res.body.meta.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(await benefits('reuse-b')).toBe(0);
     // The stored outcome is untouched: the original body still replays.
-    expect((await createBenefit(app.TEST, k, { lookupKey: 'reuse-a', name: 'A' })).headers['idempotent-replayed']).toBe('true');
+    expect(
+      (await createBenefit(app.TEST, k, { lookupKey: 'reuse-a', name: 'A' })).headers[
+        'idempotent-replayed'
+      ],
+    ).toBe('true');
   });
 
   it('the same key on another path: 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const k = key();
     const body = { lookupKey: 'path', name: 'Path' };
     expect((await createBenefit(app.TEST, k, body)).status).toBe(201);
-    const res = await t.http().post('/api/v1/test-only/echo').set(asApp(app.TEST)).set('Idempotency-Key', k).send(body);
+    const res = await t
+      .http()
+      .post('/api/v1/test-only/echo')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', k)
+      .send(body);
     expect(res.status).toBe(422);
     expect(res.body.meta.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
   });
@@ -81,7 +97,13 @@ describe('idempotency (decisions.md section 3)', () => {
 
   it('an unexpected 500 is not stored: the same request can be retried', async () => {
     const k = key();
-    const send = () => t.http().post('/api/v1/test-only/fail-once').set(asApp(app.TEST)).set('Idempotency-Key', k).send({ name: k });
+    const send = () =>
+      t
+        .http()
+        .post('/api/v1/test-only/fail-once')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', k)
+        .send({ name: k });
     const failed = await send();
     expect(failed.status).toBe(500);
     expect(await storedKeys(k)).toBe(0);
@@ -92,7 +114,9 @@ describe('idempotency (decisions.md section 3)', () => {
   });
 
   it('a 409 DUPLICATE_RESOURCE outcome is stored and replayed byte for byte, without running again', async () => {
-    expect((await createBenefit(app.TEST, key(), { lookupKey: 'dup', name: 'Dup' })).status).toBe(201);
+    expect((await createBenefit(app.TEST, key(), { lookupKey: 'dup', name: 'Dup' })).status).toBe(
+      201,
+    );
     const k = key();
     const first = await createBenefit(app.TEST, k, { lookupKey: 'dup', name: 'Dup' });
     expect(first.status).toBe(409);
@@ -126,20 +150,35 @@ describe('idempotency (decisions.md section 3)', () => {
   });
 
   it('key length: 1..255 characters', async () => {
-    const tooLong = await createBenefit(app.TEST, 'k'.repeat(256), { lookupKey: 'long', name: 'Long' });
+    const tooLong = await createBenefit(app.TEST, 'k'.repeat(256), {
+      lookupKey: 'long',
+      name: 'Long',
+    });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.meta.errorCode).toBe('VALIDATION_FAILED');
-    expect(tooLong.body.meta.details).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
-    expect((await createBenefit(app.TEST, '', { lookupKey: 'empty', name: 'Empty' })).status).toBe(400);
+    expect(tooLong.body.meta.details).toEqual([
+      { field: 'Idempotency-Key', message: expect.any(String) },
+    ]);
+    expect((await createBenefit(app.TEST, '', { lookupKey: 'empty', name: 'Empty' })).status).toBe(
+      400,
+    );
     expect(await benefits('long')).toBe(0);
-    const max = await createBenefit(app.TEST, `${'k'.repeat(250)}${String(++seq).padStart(5, '0')}`, { lookupKey: 'max', name: 'Max' });
+    const max = await createBenefit(
+      app.TEST,
+      `${'k'.repeat(250)}${String(++seq).padStart(5, '0')}`,
+      { lookupKey: 'max', name: 'Max' },
+    );
     expect(max.status).toBe(201);
   });
 
   it('without a key nothing is stored and each request runs', async () => {
     const before = await count('SELECT count(*)::int AS n FROM idempotency_keys', []);
     for (const lookupKey of ['nokey-1', 'nokey-2']) {
-      const res = await t.http().post('/api/v1/benefits').set(asApp(app.TEST)).send({ lookupKey, name: 'No key' });
+      const res = await t
+        .http()
+        .post('/api/v1/benefits')
+        .set(asApp(app.TEST))
+        .send({ lookupKey, name: 'No key' });
       expect(res.status).toBe(201);
     }
     expect(await count('SELECT count(*)::int AS n FROM idempotency_keys', [])).toBe(before);
@@ -148,20 +187,40 @@ describe('idempotency (decisions.md section 3)', () => {
   it('a request with the same key while the first is running: 409 IDEMPOTENCY_KEY_IN_USE; other keys are not blocked', async () => {
     const latch = t.app.get(Latch);
     const k = key();
-    const held = t.http().post('/api/v1/test-only/held').set(asApp(app.TEST)).set('Idempotency-Key', k).send({ gate: k });
+    const held = t
+      .http()
+      .post('/api/v1/test-only/held')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', k)
+      .send({ gate: k });
     const first = held.then((r) => r); // start it
     await latch.entered(k);
 
-    const second = await t.http().post('/api/v1/test-only/held').set(asApp(app.TEST)).set('Idempotency-Key', k).send({ gate: k });
+    const second = await t
+      .http()
+      .post('/api/v1/test-only/held')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', k)
+      .send({ gate: k });
     expect(second.status).toBe(409);
     expect(second.body.meta.errorCode).toBe('IDEMPOTENCY_KEY_IN_USE');
-    const unrelated = await t.http().post('/api/v1/test-only/held').set(asApp(app.TEST)).set('Idempotency-Key', key()).send({});
+    const unrelated = await t
+      .http()
+      .post('/api/v1/test-only/held')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', key())
+      .send({});
     expect(unrelated.status).toBe(201);
 
     latch.release(k);
     const done = await first;
     expect(done.status).toBe(201);
-    const replay = await t.http().post('/api/v1/test-only/held').set(asApp(app.TEST)).set('Idempotency-Key', k).send({ gate: k });
+    const replay = await t
+      .http()
+      .post('/api/v1/test-only/held')
+      .set(asApp(app.TEST))
+      .set('Idempotency-Key', k)
+      .send({ gate: k });
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.text).toBe(done.text);
@@ -174,7 +233,11 @@ describe('idempotency (decisions.md section 3)', () => {
       // Separate agents: each request is its own connection.
       const responses = await Promise.all(
         Array.from({ length: 5 }, () =>
-          request(t.baseUrl).post('/api/v1/benefits').set(asApp(app.TEST)).set('Idempotency-Key', k).send({ lookupKey, name: 'Race' }),
+          request(t.baseUrl)
+            .post('/api/v1/benefits')
+            .set(asApp(app.TEST))
+            .set('Idempotency-Key', k)
+            .send({ lookupKey, name: 'Race' }),
         ),
       );
       const created = responses.filter((r) => r.status === 201);
@@ -191,10 +254,18 @@ describe('idempotency (decisions.md section 3)', () => {
 
   it('keys are kept 24 hours: then the same key starts afresh', async () => {
     const k = key();
-    expect((await createBenefit(app.TEST, k, { lookupKey: 'day-1', name: 'Day 1' })).status).toBe(201);
+    expect((await createBenefit(app.TEST, k, { lookupKey: 'day-1', name: 'Day 1' })).status).toBe(
+      201,
+    );
     t.clock.advance(24 * HOUR - 60_000);
-    expect((await createBenefit(app.TEST, k, { lookupKey: 'day-2', name: 'Day 2' })).status).toBe(422);
-    expect((await createBenefit(app.TEST, k, { lookupKey: 'day-1', name: 'Day 1' })).headers['idempotent-replayed']).toBe('true');
+    expect((await createBenefit(app.TEST, k, { lookupKey: 'day-2', name: 'Day 2' })).status).toBe(
+      422,
+    );
+    expect(
+      (await createBenefit(app.TEST, k, { lookupKey: 'day-1', name: 'Day 1' })).headers[
+        'idempotent-replayed'
+      ],
+    ).toBe('true');
     t.clock.advance(60_000 + 1000);
     const fresh = await createBenefit(app.TEST, k, { lookupKey: 'day-2', name: 'Day 2' });
     expect(fresh.status).toBe(201);

@@ -1,4 +1,11 @@
-import { adminWith, asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import {
+  adminWith,
+  asApp,
+  bearer,
+  createApp,
+  CreatedApp,
+  superAdminToken,
+} from '../support/factories';
 import { createInvoice, createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -40,11 +47,20 @@ describe('invoices', () => {
         payments: [],
         metadata: { orderId: 'A1' },
       });
-      expect(inv.lineItems.map((l: { lineTotalMinor: number }) => l.lineTotalMinor)).toEqual([30150, 2500]);
+      expect(inv.lineItems.map((l: { lineTotalMinor: number }) => l.lineTotalMinor)).toEqual([
+        30150, 2500,
+      ]);
       expect(inv.payableUrl).toMatch(new RegExp(`^${t.baseUrl}/pay/[A-Za-z0-9_-]{30,}$`));
-      const issued = (await eventsOf(t, app.id, 'invoice.')).filter((e) => e.data.invoice_id === inv.id);
+      const issued = (await eventsOf(t, app.id, 'invoice.')).filter(
+        (e) => e.data.invoice_id === inv.id,
+      );
       expect(issued.map((e) => e.type)).toEqual(['invoice.issued']);
-      expect(issued[0].data).toMatchObject({ status: 'issued', number: inv.number, total_minor: 32650, customer_reference: 'inv-cust' });
+      expect(issued[0].data).toMatchObject({
+        status: 'issued',
+        number: inv.number,
+        total_minor: 32650,
+        customer_reference: 'inv-cust',
+      });
     } finally {
       t.clock.reset();
     }
@@ -52,40 +68,76 @@ describe('invoices', () => {
 
   it.each([
     ['no line items', { lineItems: [] }],
-    ['101 line items', { lineItems: Array.from({ length: 101 }, () => ({ description: 'x', qty: 1, unitAmountMinor: 100 })) }],
+    [
+      '101 line items',
+      {
+        lineItems: Array.from({ length: 101 }, () => ({
+          description: 'x',
+          qty: 1,
+          unitAmountMinor: 100,
+        })),
+      },
+    ],
     ['qty 0', { lineItems: [{ description: 'x', qty: 0, unitAmountMinor: 100 }] }],
     ['unitAmountMinor 0', { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 0 }] }],
     ['a float amount', { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 10.5 }] }],
-    ['a total beyond 2^53-1', { lineItems: [{ description: 'x', qty: 3, unitAmountMinor: 4_000_000_000_000_000 }] }],
+    [
+      'a total beyond 2^53-1',
+      { lineItems: [{ description: 'x', qty: 3, unitAmountMinor: 4_000_000_000_000_000 }] },
+    ],
     ['a dueDate in the past', { dueDate: '2020-01-01' }],
     ['a malformed dueDate', { dueDate: '22/11/2026' }],
     ['an explicit null dueDate', { dueDate: null }],
-    ['a null line description', { lineItems: [{ description: null, qty: 1, unitAmountMinor: 100 }] }],
-    ['an unknown field in a line', { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100, tax: 1 }] }],
+    [
+      'a null line description',
+      { lineItems: [{ description: null, qty: 1, unitAmountMinor: 100 }] },
+    ],
+    [
+      'an unknown field in a line',
+      { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100, tax: 1 }] },
+    ],
   ])('refuses %s with 400 and writes nothing', async (_label, patch) => {
     const before = await t.db.query('SELECT count(*)::int AS n FROM invoices');
     const res = await t
       .http()
       .post('/api/v1/invoices')
       .set(asApp(app.TEST))
-      .send({ customerReference: 'bad', lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100 }], ...patch });
+      .send({
+        customerReference: 'bad',
+        lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100 }],
+        ...patch,
+      });
     expect(res.status).toBe(400);
     expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
     expect(res.body.meta.details.length).toBeGreaterThan(0);
-    expect((await t.db.query('SELECT count(*)::int AS n FROM invoices')).rows[0].n).toBe(before.rows[0].n);
+    expect((await t.db.query('SELECT count(*)::int AS n FROM invoices')).rows[0].n).toBe(
+      before.rows[0].n,
+    );
   });
 
   it('refuses a currency other than BDT', async () => {
-    const res = await t.http().post('/api/v1/invoices').set(asApp(app.TEST)).send({ customerReference: 'c', currency: 'EUR', lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100 }] });
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({
+        customerReference: 'c',
+        currency: 'EUR',
+        lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100 }],
+      });
     expect(res.status).toBe(400);
     expect(res.body.meta.errorCode).toBe('UNSUPPORTED_CURRENCY');
   });
 
   it('numbers invoices gaplessly per app and mode, also under concurrent creates', async () => {
     const fresh = await createApp(t);
-    const results = await Promise.all(Array.from({ length: 20 }, () => createInvoice(t, fresh.TEST)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => createInvoice(t, fresh.TEST)),
+    );
     const numbers = results.map((r) => r.number).sort();
-    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+    expect(numbers).toEqual(
+      Array.from({ length: 20 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`),
+    );
     const live = await createInvoice(t, fresh.LIVE);
     expect(live.number).toBe('INV-000001');
     const other = await createApp(t);
@@ -93,14 +145,24 @@ describe('invoices', () => {
   });
 
   it('follows its payments: ISSUED -> PARTIALLY_PAID -> PAID with events', async () => {
-    const inv = await createInvoice(t, app.TEST, { lineItems: [{ description: 'Big', qty: 1, unitAmountMinor: 300000 }] });
-    const tooMuch = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 300001, customerReference: 'cust-1', invoiceId: inv.id });
+    const inv = await createInvoice(t, app.TEST, {
+      lineItems: [{ description: 'Big', qty: 1, unitAmountMinor: 300000 }],
+    });
+    const tooMuch = await t
+      .http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 300001, customerReference: 'cust-1', invoiceId: inv.id });
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body.meta.errorCode).toBe('AMOUNT_OUT_OF_RANGE');
     const part = await createPayment(t, app.TEST, { amountMinor: 100000, invoiceId: inv.id });
     await settle(t, app.TEST, part.id);
     let now = (await t.http().get(`/api/v1/invoices/${inv.id}`).set(asApp(app.TEST))).body.data;
-    expect(now).toMatchObject({ status: 'PARTIALLY_PAID', amountPaidMinor: 100000, amountDueMinor: 200000 });
+    expect(now).toMatchObject({
+      status: 'PARTIALLY_PAID',
+      amountPaidMinor: 100000,
+      amountDueMinor: 200000,
+    });
     const rest = await createPayment(t, app.TEST, { amountMinor: 200000, invoiceId: inv.id });
     await settle(t, app.TEST, rest.id);
     now = (await t.http().get(`/api/v1/invoices/${inv.id}`).set(asApp(app.TEST))).body.data;
@@ -109,12 +171,28 @@ describe('invoices', () => {
       [part.id, 'SUCCEEDED'],
       [rest.id, 'SUCCEEDED'],
     ]);
-    const events = (await eventsOf(t, app.id, 'invoice.')).filter((e) => e.data.invoice_id === inv.id);
-    expect(events.map((e) => e.type)).toEqual(['invoice.issued', 'invoice.partially_paid', 'invoice.paid']);
-    expect(events[2].data).toMatchObject({ status: 'paid', payment_id: rest.id, amount_due_minor: 0 });
-    const payAgain = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 1000, customerReference: 'cust-1', invoiceId: inv.id });
+    const events = (await eventsOf(t, app.id, 'invoice.')).filter(
+      (e) => e.data.invoice_id === inv.id,
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'invoice.issued',
+      'invoice.partially_paid',
+      'invoice.paid',
+    ]);
+    expect(events[2].data).toMatchObject({
+      status: 'paid',
+      payment_id: rest.id,
+      amount_due_minor: 0,
+    });
+    const payAgain = await t
+      .http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 1000, customerReference: 'cust-1', invoiceId: inv.id });
     expect(payAgain.status).toBe(409);
-    expect((await t.http().post(`/api/v1/invoices/${inv.id}/void`).set(asApp(app.TEST))).status).toBe(409);
+    expect(
+      (await t.http().post(`/api/v1/invoices/${inv.id}/void`).set(asApp(app.TEST))).status,
+    ).toBe(409);
   });
 
   it('voids an unpaid invoice, cancelling its open payment, and refuses payments afterwards', async () => {
@@ -124,12 +202,20 @@ describe('invoices', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ status: 'VOID', amountDueMinor: 0 });
     expect(res.body.data.payments[0]).toMatchObject({ id: open.id, status: 'CANCELLED' });
-    const types = (await eventsOf(t, app.id)).filter((e) => e.data.invoice_id === inv.id || e.data.payment_id === open.id).map((e) => e.type);
+    const types = (await eventsOf(t, app.id))
+      .filter((e) => e.data.invoice_id === inv.id || e.data.payment_id === open.id)
+      .map((e) => e.type);
     expect(types).toEqual(['invoice.issued', 'payment.cancelled', 'invoice.voided']);
     const again = await t.http().post(`/api/v1/invoices/${inv.id}/void`).set(asApp(app.TEST));
     expect(again.status).toBe(200);
-    expect((await eventsOf(t, app.id, 'invoice.voided')).filter((e) => e.data.invoice_id === inv.id)).toHaveLength(1);
-    const pay = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 1000, customerReference: 'cust-1', invoiceId: inv.id });
+    expect(
+      (await eventsOf(t, app.id, 'invoice.voided')).filter((e) => e.data.invoice_id === inv.id),
+    ).toHaveLength(1);
+    const pay = await t
+      .http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 1000, customerReference: 'cust-1', invoiceId: inv.id });
     expect(pay.body.meta.errorCode).toBe('INVALID_STATE');
     const page = await t.http().get(new URL(inv.payableUrl).pathname);
     expect(page.text).toContain('voided');
@@ -142,35 +228,62 @@ describe('invoices', () => {
     await createInvoice(t, other.TEST, { customerReference: 'list-b' });
     for (const creds of [other.LIVE, app.TEST]) {
       expect((await t.http().get(`/api/v1/invoices/${inv.id}`).set(asApp(creds))).status).toBe(404);
-      expect((await t.http().post(`/api/v1/invoices/${inv.id}/void`).set(asApp(creds))).status).toBe(404);
-      const wrongInvoice = await t.http().post('/api/v1/payments').set(asApp(creds)).send({ amountMinor: 1000, customerReference: 'x', invoiceId: inv.id });
+      expect(
+        (await t.http().post(`/api/v1/invoices/${inv.id}/void`).set(asApp(creds))).status,
+      ).toBe(404);
+      const wrongInvoice = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(creds))
+        .send({ amountMinor: 1000, customerReference: 'x', invoiceId: inv.id });
       expect(wrongInvoice.status).toBe(404);
     }
-    const list = await t.http().get('/api/v1/invoices?customerReference=list-a').set(asApp(other.TEST));
+    const list = await t
+      .http()
+      .get('/api/v1/invoices?customerReference=list-a')
+      .set(asApp(other.TEST));
     expect(list.body.data.map((i: { id: number }) => i.id)).toEqual([inv.id]);
-    const all = await t.http().get('/api/v1/invoices?size=1&sortBy=number&order=asc').set(asApp(other.TEST));
+    const all = await t
+      .http()
+      .get('/api/v1/invoices?size=1&sortBy=number&order=asc')
+      .set(asApp(other.TEST));
     expect(all.body.pagination).toEqual({ page: 0, size: 1, totalElements: 2, totalPages: 2 });
     expect(all.body.data[0].number).toBe('INV-000001');
     expect((await t.http().get('/api/v1/invoices').set(asApp(other.LIVE))).body.data).toEqual([]);
-    expect((await t.http().get('/api/v1/invoices?sortBy=secret').set(asApp(other.TEST))).status).toBe(400);
+    expect(
+      (await t.http().get('/api/v1/invoices?sortBy=secret').set(asApp(other.TEST))).status,
+    ).toBe(400);
   });
 
   it('stores one template per app, shared by both modes', async () => {
     const fresh = await createApp(t);
     const empty = await t.http().get('/api/v1/invoices/template').set(asApp(fresh.TEST));
-    expect(empty.body.data).toMatchObject({ companyName: null, accentColor: null, createdAt: null });
-    const put = await t
-      .http()
-      .put('/api/v1/invoices/template')
-      .set(asApp(fresh.TEST))
-      .send({ companyName: 'Dhaka Books', accentColor: '#aa3300', footerNote: 'Thanks!', logoUrl: 'https://cdn.example.com/logo.png' });
+    expect(empty.body.data).toMatchObject({
+      companyName: null,
+      accentColor: null,
+      createdAt: null,
+    });
+    const put = await t.http().put('/api/v1/invoices/template').set(asApp(fresh.TEST)).send({
+      companyName: 'Dhaka Books',
+      accentColor: '#aa3300',
+      footerNote: 'Thanks!',
+      logoUrl: 'https://cdn.example.com/logo.png',
+    });
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ companyName: 'Dhaka Books', accentColor: '#aa3300' });
     const viaLive = await t.http().get('/api/v1/invoices/template').set(asApp(fresh.LIVE));
     expect(viaLive.body.data.companyName).toBe('Dhaka Books');
-    const bad = await t.http().put('/api/v1/invoices/template').set(asApp(fresh.TEST)).send({ accentColor: 'red;background:url(x)' });
+    const bad = await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(fresh.TEST))
+      .send({ accentColor: 'red;background:url(x)' });
     expect(bad.status).toBe(400);
-    const replaced = await t.http().put('/api/v1/invoices/template').set(asApp(fresh.TEST)).send({ companyName: 'Only name' });
+    const replaced = await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(fresh.TEST))
+      .send({ companyName: 'Only name' });
     expect(replaced.body.data).toMatchObject({ companyName: 'Only name', footerNote: null });
   });
 
@@ -181,37 +294,70 @@ describe('invoices', () => {
     const l1 = await createInvoice(t, shop.LIVE, { customerReference: 'srch' });
     await t.http().post(`/api/v1/invoices/${a2.id}/void`).set(asApp(shop.TEST));
     const reader = await adminWith(t, ['invoices:read']);
-    const q = (qs: string) => t.http().get(`/api/v1/admin/invoices?${qs}`).set(bearer(reader.token));
+    const q = (qs: string) =>
+      t.http().get(`/api/v1/admin/invoices?${qs}`).set(bearer(reader.token));
     const byApp = await q(`applicationId=${shop.id}&sortBy=id&order=asc`);
     expect(byApp.status).toBe(200);
     expect(byApp.body.data.map((i: { id: number }) => i.id)).toEqual([a1.id, a2.id, l1.id]);
-    expect(byApp.body.data[0]).toMatchObject({ applicationName: 'Search Shop', customerExternalId: 'srch', mode: 'TEST', number: 'INV-000001' });
-    expect((await q(`applicationId=${shop.id}&mode=LIVE`)).body.data.map((i: { id: number }) => i.id)).toEqual([l1.id]);
-    expect((await q(`applicationId=${shop.id}&status=VOID`)).body.data.map((i: { id: number }) => i.id)).toEqual([a2.id]);
-    expect((await q(`applicationId=${shop.id}&mode=TEST&number=INV-000002`)).body.data.map((i: { id: number }) => i.id)).toEqual([a2.id]);
+    expect(byApp.body.data[0]).toMatchObject({
+      applicationName: 'Search Shop',
+      customerExternalId: 'srch',
+      mode: 'TEST',
+      number: 'INV-000001',
+    });
+    expect(
+      (await q(`applicationId=${shop.id}&mode=LIVE`)).body.data.map((i: { id: number }) => i.id),
+    ).toEqual([l1.id]);
+    expect(
+      (await q(`applicationId=${shop.id}&status=VOID`)).body.data.map((i: { id: number }) => i.id),
+    ).toEqual([a2.id]);
+    expect(
+      (await q(`applicationId=${shop.id}&mode=TEST&number=INV-000002`)).body.data.map(
+        (i: { id: number }) => i.id,
+      ),
+    ).toEqual([a2.id]);
     const custId = byApp.body.data[0].customerRefId;
     expect((await q(`customerRefId=${custId}`)).body.data).toHaveLength(2);
     const today = new Date().toISOString().slice(0, 10);
-    expect((await q(`applicationId=${shop.id}&from=${today}&to=${today}`)).body.data).toHaveLength(3);
+    expect((await q(`applicationId=${shop.id}&from=${today}&to=${today}`)).body.data).toHaveLength(
+      3,
+    );
     expect((await q(`applicationId=${shop.id}&to=2020-01-01`)).body.data).toHaveLength(0);
-    expect((await q(`applicationId=${shop.id}&paginate=false`)).body.pagination.totalElements).toBe(3);
+    expect((await q(`applicationId=${shop.id}&paginate=false`)).body.pagination.totalElements).toBe(
+      3,
+    );
     expect((await q('size=101')).status).toBe(400);
     expect((await q('mode=SANDBOX')).status).toBe(400);
     const noPerm = await adminWith(t, ['apps:read']);
     const denied = await t.http().get('/api/v1/admin/invoices').set(bearer(noPerm.token));
     expect(denied.status).toBe(403);
     expect(denied.body.meta.errorCode).toBe('PERMISSION_DENIED');
-    expect((await t.http().get('/api/v1/admin/invoices').set(bearer(await superAdminToken(t)))).status).toBe(200);
+    expect(
+      (
+        await t
+          .http()
+          .get('/api/v1/admin/invoices')
+          .set(bearer(await superAdminToken(t)))
+      ).status,
+    ).toBe(200);
   });
 
   it('replays an idempotent invoice create without using a second number', async () => {
     const fresh = await createApp(t);
     const send = () =>
-      t.http().post('/api/v1/invoices').set(asApp(fresh.TEST)).set('Idempotency-Key', 'inv-1').send({ customerReference: 'c', lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 5000 }] });
+      t
+        .http()
+        .post('/api/v1/invoices')
+        .set(asApp(fresh.TEST))
+        .set('Idempotency-Key', 'inv-1')
+        .send({
+          customerReference: 'c',
+          lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 5000 }],
+        });
     const first = await send();
     const second = await send();
     expect(second.text).toBe(first.text);
     expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-000002');
-    expect((await eventsOf(t, fresh.id, 'invoice.issued'))).toHaveLength(2);
+    expect(await eventsOf(t, fresh.id, 'invoice.issued')).toHaveLength(2);
   });
 });

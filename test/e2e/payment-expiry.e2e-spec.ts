@@ -19,32 +19,48 @@ describe('payment expiry sweep', () => {
 
   it('expires due payments once even with two replicas sweeping at the same time', async () => {
     const created = [];
-    for (let i = 0; i < 12; i++) created.push(await createPayment(a, app.TEST, { customerReference: `sweep-${i}` }));
+    for (let i = 0; i < 12; i++)
+      created.push(await createPayment(a, app.TEST, { customerReference: `sweep-${i}` }));
     const notDue = await createPayment(a, app.TEST, { customerReference: 'later' });
-    await a.db.query(`UPDATE payments SET expires_at = now() + interval '1 hour' WHERE id = $1`, [notDue.id]);
+    await a.db.query(`UPDATE payments SET expires_at = now() + interval '1 hour' WHERE id = $1`, [
+      notDue.id,
+    ]);
     a.clock.advanceMinutes(31);
     b.clock.advanceMinutes(31);
     try {
-      const [na, nb] = await Promise.all([a.app.get(PaymentExpiryJob).sweep(), b.app.get(PaymentExpiryJob).sweep()]);
+      const [na, nb] = await Promise.all([
+        a.app.get(PaymentExpiryJob).sweep(),
+        b.app.get(PaymentExpiryJob).sweep(),
+      ]);
       expect(na + nb).toBe(12);
     } finally {
       a.clock.reset();
       b.clock.reset();
     }
     const ids = created.map((p) => p.id);
-    const statuses = await a.db.query(`SELECT status, count(*)::int AS n FROM payments WHERE id = ANY($1) GROUP BY status`, [ids]);
+    const statuses = await a.db.query(
+      `SELECT status, count(*)::int AS n FROM payments WHERE id = ANY($1) GROUP BY status`,
+      [ids],
+    );
     expect(statuses.rows).toEqual([{ status: 'EXPIRED', n: 12 }]);
-    const expiredEvents = (await eventsOf(a, app.id, 'payment.expired')).filter((e) => ids.includes(e.data.payment_id));
+    const expiredEvents = (await eventsOf(a, app.id, 'payment.expired')).filter((e) =>
+      ids.includes(e.data.payment_id),
+    );
     expect(expiredEvents).toHaveLength(12);
     expect(new Set(expiredEvents.map((e) => e.data.payment_id)).size).toBe(12);
-    expect((await a.http().get(`/api/v1/payments/${notDue.id}`).set(asApp(app.TEST))).body.data.status).toBe('PENDING');
+    expect(
+      (await a.http().get(`/api/v1/payments/${notDue.id}`).set(asApp(app.TEST))).body.data.status,
+    ).toBe('PENDING');
   });
 
   it('settles instead of expiring a payment the gateway reports as captured', async () => {
     const p = await createPayment(a, app.TEST, { customerReference: 'paid-no-return' });
     const session = new URL(p.checkoutUrl).pathname.split('/').pop();
     // the customer pays, but the browser never comes back to Joma
-    expect((await a.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome: 'pay' })).status).toBe(303);
+    expect(
+      (await a.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome: 'pay' }))
+        .status,
+    ).toBe(303);
     a.clock.advanceMinutes(31);
     try {
       await a.app.get(PaymentExpiryJob).sweep();
@@ -53,7 +69,9 @@ describe('payment expiry sweep', () => {
     }
     const after = await a.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST));
     expect(after.body.data.status).toBe('SUCCEEDED');
-    const types = (await eventsOf(a, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id).map((e) => e.type);
+    const types = (await eventsOf(a, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
     expect(types).toEqual(['payment.succeeded']);
   });
 
@@ -65,19 +83,27 @@ describe('payment expiry sweep', () => {
     } finally {
       a.clock.reset();
     }
-    expect((await a.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status).toBe('EXPIRED');
+    expect(
+      (await a.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status,
+    ).toBe('EXPIRED');
     const session = new URL(p.checkoutUrl).pathname.split('/').pop();
     const page = await a.http().get(`/sandbox/checkout/${session}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('id="sandbox-pay"');
-    const done = await a.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome: 'pay' });
+    const done = await a
+      .http()
+      .post(`/sandbox/checkout/${session}`)
+      .type('form')
+      .send({ outcome: 'pay' });
     const ret = new URL(done.headers.location);
     const back = await a.http().get(ret.pathname + ret.search);
     expect(back.status).toBe(303);
     expect(back.headers.location).toBe(`/pay/result/${p.reference}`);
     const result = await a.http().get(back.headers.location);
     expect(result.text).toContain('SUCCEEDED');
-    const events = (await eventsOf(a, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id);
+    const events = (await eventsOf(a, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
     expect(events.map((e) => [e.type, e.data.previous_status])).toEqual([
       ['payment.expired', 'pending'],
       ['payment.succeeded', 'expired'],

@@ -14,7 +14,12 @@ describe('payments', () => {
   it('creates a PENDING payment with a sandbox checkout and expiresAt from the app setting', async () => {
     t.clock.freeze(new Date('2026-11-22T10:00:00.000Z'));
     try {
-      const p = await createPayment(t, app.TEST, { amountMinor: 150000, customerReference: 'alice', description: 'Order 7', metadata: { order: 7 } });
+      const p = await createPayment(t, app.TEST, {
+        amountMinor: 150000,
+        customerReference: 'alice',
+        description: 'Order 7',
+        metadata: { order: 7 },
+      });
       expect(p).toMatchObject({
         status: 'PENDING',
         amountMinor: 150000,
@@ -27,7 +32,9 @@ describe('payments', () => {
         expiresAt: '2026-11-22T10:30:00.000Z',
       });
       expect(p.reference).toMatch(/^pay_/);
-      expect(p.checkoutUrl).toBe(`${t.baseUrl}/sandbox/checkout/${new URL(p.checkoutUrl).pathname.split('/').pop()}`);
+      expect(p.checkoutUrl).toBe(
+        `${t.baseUrl}/sandbox/checkout/${new URL(p.checkoutUrl).pathname.split('/').pop()}`,
+      );
     } finally {
       t.clock.reset();
     }
@@ -36,14 +43,22 @@ describe('payments', () => {
   it('creates one customer per reference, and lists its payments', async () => {
     await createPayment(t, app.TEST, { customerReference: 'bob' });
     await createPayment(t, app.TEST, { customerReference: 'bob', customerName: 'Bob' });
-    const rows = await t.db.query(`SELECT name FROM customers WHERE app_id = $1 AND mode = 'TEST' AND external_id = 'bob'`, [app.id]);
+    const rows = await t.db.query(
+      `SELECT name FROM customers WHERE app_id = $1 AND mode = 'TEST' AND external_id = 'bob'`,
+      [app.id],
+    );
     expect(rows.rows).toEqual([{ name: 'Bob' }]);
     const list = await t.http().get('/api/v1/customers/bob/payments').set(asApp(app.TEST));
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(2);
     expect(list.body.pagination).toMatchObject({ totalElements: 2, page: 0 });
-    expect((await t.http().get('/api/v1/customers/bob/payments').set(asApp(app.LIVE))).status).toBe(404);
-    expect((await t.http().get('/api/v1/customers/nobody/payments').set(asApp(app.TEST))).body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
+    expect((await t.http().get('/api/v1/customers/bob/payments').set(asApp(app.LIVE))).status).toBe(
+      404,
+    );
+    expect(
+      (await t.http().get('/api/v1/customers/nobody/payments').set(asApp(app.TEST))).body.meta
+        .errorCode,
+    ).toBe('RESOURCE_NOT_FOUND');
   });
 
   it.each([
@@ -60,7 +75,11 @@ describe('payments', () => {
     ['an explicit null currency', { currency: null }, 400, 'VALIDATION_FAILED'],
     ['a NUL character', { description: 'a\u0000b' }, 400, 'VALIDATION_FAILED'],
   ])('refuses %s', async (_label, patch, status, code) => {
-    const res = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 150000, customerReference: 'c', ...patch });
+    const res = await t
+      .http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 150000, customerReference: 'c', ...patch });
     expect(res.status).toBe(status);
     expect(res.body.meta.errorCode).toBe(code);
     expect(res.body.data).toBeNull();
@@ -75,11 +94,17 @@ describe('payments', () => {
       .send('{"amountMinor": 9007199254740993, "customerReference": "c"}');
     expect(res.status).toBe(400);
     expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
-    expect(await t.db.query(`SELECT 1 FROM payments WHERE amount_minor > 9007199254740000`)).toMatchObject({ rowCount: 0 });
+    expect(
+      await t.db.query(`SELECT 1 FROM payments WHERE amount_minor > 9007199254740000`),
+    ).toMatchObject({ rowCount: 0 });
   });
 
   it('checks return URLs against the app allowlist (empty list: https only)', async () => {
-    const http = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({ amountMinor: 150000, customerReference: 'c', successUrl: 'http://shop.example.com/ok' });
+    const http = await t.http().post('/api/v1/payments').set(asApp(app.TEST)).send({
+      amountMinor: 150000,
+      customerReference: 'c',
+      successUrl: 'http://shop.example.com/ok',
+    });
     expect(http.status).toBe(400);
     expect(http.body.meta.errorCode).toBe('REDIRECT_URL_NOT_ALLOWED');
     await createPayment(t, app.TEST, { successUrl: 'https://shop.example.com/ok' });
@@ -91,9 +116,15 @@ describe('payments', () => {
       .set(bearer(await superAdminToken(t)))
       .send({ returnUrlAllowlist: 'https://shop.example.com, https://pay.example.org:8443' });
     expect(patch.status).toBe(200);
-    const bad = await t.http().post('/api/v1/payments').set(asApp(other.TEST)).send({ amountMinor: 150000, customerReference: 'c', cancelUrl: 'https://evil.example.net/x' });
+    const bad = await t.http().post('/api/v1/payments').set(asApp(other.TEST)).send({
+      amountMinor: 150000,
+      customerReference: 'c',
+      cancelUrl: 'https://evil.example.net/x',
+    });
     expect(bad.body.meta.errorCode).toBe('REDIRECT_URL_NOT_ALLOWED');
-    const good = await createPayment(t, other.TEST, { successUrl: 'https://pay.example.org:8443/done' });
+    const good = await createPayment(t, other.TEST, {
+      successUrl: 'https://pay.example.org:8443/done',
+    });
     expect(good.redirectUrl).toBe('https://pay.example.org:8443/done');
   });
 
@@ -104,7 +135,9 @@ describe('payments', () => {
       const res = await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(creds));
       expect(res.status).toBe(404);
       expect(res.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
-      expect((await t.http().post(`/api/v1/payments/${p.id}/cancel`).set(asApp(creds))).status).toBe(404);
+      expect(
+        (await t.http().post(`/api/v1/payments/${p.id}/cancel`).set(asApp(creds))).status,
+      ).toBe(404);
     }
     expect((await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).status).toBe(200);
     const list = await t.http().get('/api/v1/payments').set(asApp(app.LIVE));
@@ -113,11 +146,24 @@ describe('payments', () => {
 
   it('never lets the sandbox take a LIVE payment', async () => {
     for (const body of [{}, { gateway: 'sandbox' }]) {
-      const res = await t.http().post('/api/v1/payments').set(asApp(app.LIVE)).send({ amountMinor: 150000, customerReference: 'c', ...body });
+      const res = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.LIVE))
+        .send({ amountMinor: 150000, customerReference: 'c', ...body });
       expect(res.status).toBe(400);
-      expect(res.body.meta.details).toEqual([{ field: 'gateway', message: expect.stringContaining('TEST mode only') }]);
+      expect(res.body.meta.details).toEqual([
+        { field: 'gateway', message: expect.stringContaining('TEST mode only') },
+      ]);
     }
-    expect((await t.db.query(`SELECT count(*)::int AS n FROM payments WHERE app_id = $1 AND mode = 'LIVE'`, [app.id])).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.db.query(
+          `SELECT count(*)::int AS n FROM payments WHERE app_id = $1 AND mode = 'LIVE'`,
+          [app.id],
+        )
+      ).rows[0].n,
+    ).toBe(0);
   });
 
   it('cancels a pending payment once; a second cancel is a no-op; settling it afterwards is refused and emits nothing', async () => {
@@ -130,26 +176,46 @@ describe('payments', () => {
     const late = await settle(t, app.TEST, p.id);
     expect(late.status).toBe(409);
     expect(late.body.meta.errorCode).toBe('INVALID_STATE');
-    const events = (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id);
+    const events = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
     expect(events.map((e) => e.type)).toEqual(['payment.cancelled']);
     expect(events[0].data).toMatchObject({ status: 'cancelled', previous_status: 'pending' });
-    const session = await t.db.query(`SELECT s.status FROM sandbox_sessions s JOIN payments p ON p.gateway_session_id = s.session_id WHERE p.id = $1`, [p.id]);
+    const session = await t.db.query(
+      `SELECT s.status FROM sandbox_sessions s JOIN payments p ON p.gateway_session_id = s.session_id WHERE p.id = $1`,
+      [p.id],
+    );
     expect(session.rows[0].status).toBe('OPEN');
   });
 
   it('emits exactly one payment.succeeded when the same payment is settled twice concurrently', async () => {
     const p = await createPayment(t, app.TEST);
-    const results = await Promise.all([settle(t, app.TEST, p.id), settle(t, app.TEST, p.id), settle(t, app.TEST, p.id)]);
+    const results = await Promise.all([
+      settle(t, app.TEST, p.id),
+      settle(t, app.TEST, p.id),
+      settle(t, app.TEST, p.id),
+    ]);
     for (const r of results) {
       expect(r.status).toBe(200);
       expect(r.body.data.status).toBe('SUCCEEDED');
     }
-    const events = (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id);
+    const events = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
     expect(events.map((e) => e.type)).toEqual(['payment.succeeded']);
-    expect(events[0].data).toMatchObject({ payment_id: p.id, status: 'succeeded', previous_status: 'pending', amount_minor: 50000, currency: 'BDT', customer_reference: 'cust-1' });
+    expect(events[0].data).toMatchObject({
+      payment_id: p.id,
+      status: 'succeeded',
+      previous_status: 'pending',
+      amount_minor: 50000,
+      currency: 'BDT',
+      customer_reference: 'cust-1',
+    });
     const again = await settle(t, app.TEST, p.id);
     expect(again.status).toBe(200);
-    expect((await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id)).toHaveLength(1);
+    expect(
+      (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id),
+    ).toHaveLength(1);
   });
 
   it('revives an expired payment when it is settled late: payment.expired then payment.succeeded (previous_status expired)', async () => {
@@ -159,14 +225,18 @@ describe('payments', () => {
     expect(expired.body.data.status).toBe('EXPIRED');
     const revived = await settle(t, app.TEST, p.id);
     expect(revived.body.data.status).toBe('SUCCEEDED');
-    const events = (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id);
+    const events = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
     expect(events.map((e) => [e.type, e.data.previous_status])).toEqual([
       ['payment.expired', 'pending'],
       ['payment.succeeded', 'expired'],
     ]);
     // a stale expiry after success changes nothing
     expect((await expire(t, app.TEST, p.id)).body.data.status).toBe('SUCCEEDED');
-    expect((await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id)).toHaveLength(2);
+    expect(
+      (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id),
+    ).toHaveLength(2);
   });
 
   it('records a failed payment as FAILED with payment.failed and refuses to cancel it', async () => {
@@ -175,12 +245,17 @@ describe('payments', () => {
     const cancel = await t.http().post(`/api/v1/payments/${p.id}/cancel`).set(asApp(app.TEST));
     expect(cancel.status).toBe(409);
     expect(cancel.body.meta.errorCode).toBe('INVALID_STATE');
-    const types = (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id).map((e) => e.type);
+    const types = (await eventsOf(t, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
     expect(types).toEqual(['payment.failed']);
   });
 
   it('answers 403 TEST_MODE_ONLY to LIVE keys on test helpers, whatever the id', async () => {
-    for (const path of ['/api/v1/test-helpers/payments/abc/settle', '/api/v1/test-helpers/payments/999999/expire']) {
+    for (const path of [
+      '/api/v1/test-helpers/payments/abc/settle',
+      '/api/v1/test-helpers/payments/999999/expire',
+    ]) {
       const res = await t.http().post(path).set(asApp(app.LIVE)).send({ outcome: 'succeeded' });
       expect(res.status).toBe(403);
       expect(res.body.meta.errorCode).toBe('TEST_MODE_ONLY');
@@ -189,28 +264,55 @@ describe('payments', () => {
 
   it('replays an idempotent payment create without opening a second checkout', async () => {
     const send = () =>
-      t.http().post('/api/v1/payments').set(asApp(app.TEST)).set('Idempotency-Key', 'pay-once').send({ amountMinor: 70000, customerReference: 'idem' });
+      t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', 'pay-once')
+        .send({ amountMinor: 70000, customerReference: 'idem' });
     const [a, b] = [await send(), await send()];
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.headers['idempotent-replayed']).toBe('true');
     expect(b.text).toBe(a.text);
-    const rows = await t.db.query(`SELECT count(*)::int AS n FROM payments p JOIN customers c ON c.id = p.customer_id WHERE c.external_id = 'idem'`);
+    const rows = await t.db.query(
+      `SELECT count(*)::int AS n FROM payments p JOIN customers c ON c.id = p.customer_id WHERE c.external_id = 'idem'`,
+    );
     expect(rows.rows[0].n).toBe(1);
   });
 
   it('ignores a gateway notification the gateway does not confirm, and confirms a genuine one', async () => {
     const p = await createPayment(t, app.TEST);
     const session = new URL(p.checkoutUrl).pathname.split('/').pop()!;
-    const forged = await t.http().post('/api/v1/gateways/sandbox/ipn').send({ session_id: session, status: 'VALID' });
+    const forged = await t
+      .http()
+      .post('/api/v1/gateways/sandbox/ipn')
+      .send({ session_id: session, status: 'VALID' });
     expect(forged.status).toBe(200);
-    expect((await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status).toBe('PENDING');
-    expect((await t.http().post('/api/v1/gateways/sandbox/ipn').send({ session_id: 'sbx_doesnotexist000000' })).status).toBe(404);
+    expect(
+      (await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status,
+    ).toBe('PENDING');
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/gateways/sandbox/ipn')
+          .send({ session_id: 'sbx_doesnotexist000000' })
+      ).status,
+    ).toBe(404);
     // the customer pays on the checkout but never comes back; the IPN arrives
-    const paid = await t.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome: 'pay' });
+    const paid = await t
+      .http()
+      .post(`/sandbox/checkout/${session}`)
+      .type('form')
+      .send({ outcome: 'pay' });
     expect(paid.status).toBe(303);
-    expect((await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status).toBe('PENDING');
-    expect((await t.http().post('/api/v1/gateways/sandbox/ipn').send({ session_id: session })).status).toBe(200);
+    expect(
+      (await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data.status,
+    ).toBe('PENDING');
+    expect(
+      (await t.http().post('/api/v1/gateways/sandbox/ipn').send({ session_id: session })).status,
+    ).toBe(200);
     const after = (await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data;
     expect(after).toMatchObject({ status: 'SUCCEEDED', paymentMethodBrand: 'SANDBOX' });
     expect(after.gatewayTxnId).toMatch(/^SBXTXN/);

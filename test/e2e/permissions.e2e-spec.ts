@@ -26,27 +26,187 @@ describe('admin permissions, route by route', () => {
   const tokens = new Map<string, string>();
 
   const ROUTES: Route[] = [
-    { route: 'POST /api/v1/admin/apps', permission: 'apps:write', success: 201, call: (auth) => t.http().post('/api/v1/admin/apps').set(auth).send({ name: `P${next()}` }) },
-    { route: 'GET /api/v1/admin/apps', permission: 'apps:read', success: 200, call: (auth) => t.http().get('/api/v1/admin/apps').set(auth) },
-    { route: 'GET /api/v1/admin/apps/{id}', permission: 'apps:read', success: 200, call: (auth) => t.http().get(`/api/v1/admin/apps/${targets.appId}`).set(auth) },
-    { route: 'PATCH /api/v1/admin/apps/{id}', permission: 'apps:write', success: 200, call: (auth) => t.http().patch(`/api/v1/admin/apps/${targets.appId}`).set(auth).send({ name: `Renamed ${next()}` }) },
-    { route: 'PATCH /api/v1/admin/apps/{id}/settings', permission: 'apps:write', success: 200, call: (auth) => t.http().patch(`/api/v1/admin/apps/${targets.appId}/settings`).set(auth).send({ paymentExpiryMinutes: 30 + (next() % 60) }) },
-    { route: 'POST /api/v1/admin/apps/{id}/credentials/{mode}/rotate', permission: 'apps:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/apps/${targets.appId}/credentials/LIVE/rotate`).set(auth) },
-    { route: 'GET /api/v1/admin/users', permission: 'users:read', success: 200, call: (auth) => t.http().get('/api/v1/admin/users').set(auth) },
-    { route: 'POST /api/v1/admin/users', permission: 'users:write', success: 201, call: (auth) => t.http().post('/api/v1/admin/users').set(auth).send({ email: `made${next()}@perm.joma.test`, name: 'Made', password: 'made-password-123' }) },
-    { route: 'GET /api/v1/admin/users/{id}', permission: 'users:read', success: 200, call: (auth) => t.http().get(`/api/v1/admin/users/${targets.userId}`).set(auth) },
-    { route: 'PATCH /api/v1/admin/users/{id}', permission: 'users:write', success: 200, call: (auth) => t.http().patch(`/api/v1/admin/users/${targets.userId}`).set(auth).send({ name: `Target ${next()}` }) },
-    { route: 'POST /api/v1/admin/benefits', permission: 'catalog:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`).set(auth).send({ lookupKey: `b${next()}`, name: 'B' }) },
-    { route: 'POST /api/v1/admin/benefits/{id}/activate', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/benefits/${targets.benefitId}/activate`).set(auth) },
-    { route: 'POST /api/v1/admin/products', permission: 'catalog:write', success: 201, call: (auth) => t.http().post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`).set(auth).send({ name: `Product ${next()}` }) },
-    { route: 'POST /api/v1/admin/products/{id}/archive', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/archive`).set(auth) },
-    { route: 'POST /api/v1/admin/products/{id}/benefits', permission: 'catalog:write', success: 200, call: (auth) => t.http().post(`/api/v1/admin/products/${targets.productId}/benefits`).set(auth).send({ benefitId: targets.benefitId }) },
-    { route: 'GET /api/v1/admin/webhook-deliveries', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get(`/api/v1/admin/webhook-deliveries?applicationId=${targets.appId}`).set(auth) },
-    { route: 'GET /api/v1/admin/webhook-deliveries/{id}', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}`).set(auth) },
-    { route: 'POST /api/v1/admin/webhook-deliveries/{id}/resend', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().post(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}/resend`).set(auth) },
-    { route: 'GET /api/v1/admin/webhook-endpoints', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().get('/api/v1/admin/webhook-endpoints').set(auth) },
-    { route: 'POST /api/v1/admin/webhook-endpoints/{id}/resend-parked', permission: 'webhooks:operate', success: 200, call: (auth) => t.http().post(`/api/v1/admin/webhook-endpoints/${targets.endpointId}/resend-parked`).set(auth) },
-    { route: 'GET /api/v1/admin/invoices', permission: 'invoices:read', success: 200, call: (auth) => t.http().get(`/api/v1/admin/invoices?applicationId=${targets.appId}`).set(auth) },
+    {
+      route: 'POST /api/v1/admin/apps',
+      permission: 'apps:write',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post('/api/v1/admin/apps')
+          .set(auth)
+          .send({ name: `P${next()}` }),
+    },
+    {
+      route: 'GET /api/v1/admin/apps',
+      permission: 'apps:read',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/apps').set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/apps/{id}',
+      permission: 'apps:read',
+      success: 200,
+      call: (auth) => t.http().get(`/api/v1/admin/apps/${targets.appId}`).set(auth),
+    },
+    {
+      route: 'PATCH /api/v1/admin/apps/{id}',
+      permission: 'apps:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/apps/${targets.appId}`)
+          .set(auth)
+          .send({ name: `Renamed ${next()}` }),
+    },
+    {
+      route: 'PATCH /api/v1/admin/apps/{id}/settings',
+      permission: 'apps:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/apps/${targets.appId}/settings`)
+          .set(auth)
+          .send({ paymentExpiryMinutes: 30 + (next() % 60) }),
+    },
+    {
+      route: 'POST /api/v1/admin/apps/{id}/credentials/{mode}/rotate',
+      permission: 'apps:write',
+      success: 201,
+      call: (auth) =>
+        t.http().post(`/api/v1/admin/apps/${targets.appId}/credentials/LIVE/rotate`).set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/users',
+      permission: 'users:read',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/users').set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/users',
+      permission: 'users:write',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post('/api/v1/admin/users')
+          .set(auth)
+          .send({
+            email: `made${next()}@perm.joma.test`,
+            name: 'Made',
+            password: 'made-password-123',
+          }),
+    },
+    {
+      route: 'GET /api/v1/admin/users/{id}',
+      permission: 'users:read',
+      success: 200,
+      call: (auth) => t.http().get(`/api/v1/admin/users/${targets.userId}`).set(auth),
+    },
+    {
+      route: 'PATCH /api/v1/admin/users/{id}',
+      permission: 'users:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/users/${targets.userId}`)
+          .set(auth)
+          .send({ name: `Target ${next()}` }),
+    },
+    {
+      route: 'POST /api/v1/admin/benefits',
+      permission: 'catalog:write',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`)
+          .set(auth)
+          .send({ lookupKey: `b${next()}`, name: 'B' }),
+    },
+    {
+      route: 'POST /api/v1/admin/benefits/{id}/activate',
+      permission: 'catalog:write',
+      success: 200,
+      call: (auth) =>
+        t.http().post(`/api/v1/admin/benefits/${targets.benefitId}/activate`).set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/products',
+      permission: 'catalog:write',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`)
+          .set(auth)
+          .send({ name: `Product ${next()}` }),
+    },
+    {
+      route: 'POST /api/v1/admin/products/{id}/archive',
+      permission: 'catalog:write',
+      success: 200,
+      call: (auth) =>
+        t.http().post(`/api/v1/admin/products/${targets.productId}/archive`).set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/products/{id}/benefits',
+      permission: 'catalog:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/products/${targets.productId}/benefits`)
+          .set(auth)
+          .send({ benefitId: targets.benefitId }),
+    },
+    {
+      route: 'GET /api/v1/admin/webhook-deliveries',
+      permission: 'webhooks:operate',
+      success: 200,
+      call: (auth) =>
+        t.http().get(`/api/v1/admin/webhook-deliveries?applicationId=${targets.appId}`).set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/webhook-deliveries/{id}',
+      permission: 'webhooks:operate',
+      success: 200,
+      call: (auth) =>
+        t.http().get(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}`).set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/webhook-deliveries/{id}/resend',
+      permission: 'webhooks:operate',
+      success: 200,
+      call: (auth) =>
+        t.http().post(`/api/v1/admin/webhook-deliveries/${targets.deliveryId}/resend`).set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/webhook-endpoints',
+      permission: 'webhooks:operate',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/webhook-endpoints').set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/webhook-endpoints/{id}/resend-parked',
+      permission: 'webhooks:operate',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/webhook-endpoints/${targets.endpointId}/resend-parked`)
+          .set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/invoices',
+      permission: 'invoices:read',
+      success: 200,
+      call: (auth) =>
+        t.http().get(`/api/v1/admin/invoices?applicationId=${targets.appId}`).set(auth),
+    },
   ];
 
   /** An admin holding exactly `perms` (cached per set). */
@@ -62,27 +222,46 @@ describe('admin permissions, route by route', () => {
     const app = await createApp(t);
     targets.appId = app.id;
     targets.endpointId = (await createEndpoint(t, app.TEST, { url: 'http://127.0.0.1:9/hook' })).id;
-    const eventId = await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'invoice.issued', { invoice_id: 1 });
+    const eventId = await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'invoice.issued', {
+      invoice_id: 1,
+    });
     await t.app.get(WebhookFanout).fanOutBatch();
     targets.deliveryId = (await deliveriesOfEvent(t, eventId))[0].id;
     targets.userId = (await adminWith(t, [])).id;
-    const b = await t.http().post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`).set(bearer(root)).send({ lookupKey: 'target', name: 'Target' });
+    const b = await t
+      .http()
+      .post(`/api/v1/admin/benefits?applicationId=${targets.appId}&mode=TEST`)
+      .set(bearer(root))
+      .send({ lookupKey: 'target', name: 'Target' });
     targets.benefitId = b.body.data.id;
-    const p = await t.http().post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`).set(bearer(root)).send({ name: 'Target product' });
+    const p = await t
+      .http()
+      .post(`/api/v1/admin/products?applicationId=${targets.appId}&mode=TEST`)
+      .set(bearer(root))
+      .send({ name: 'Target product' });
     targets.productId = p.body.data.id;
   });
   afterAll(() => t.close());
 
   it('the table covers every admin route in the API (a new route must be added here)', async () => {
-    const doc = (await t.http().get('/docs-json')).body as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> };
+    const doc = (await t.http().get('/docs-json')).body as {
+      paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+    };
     const adminRoutes: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        if (op.security?.some((s) => 'adminBearer' in s)) adminRoutes.push(`${method.toUpperCase()} ${path}`);
+        if (op.security?.some((s) => 'adminBearer' in s))
+          adminRoutes.push(`${method.toUpperCase()} ${path}`);
       }
     }
     expect(adminRoutes.sort()).toEqual([...ROUTES.map((r) => r.route), ...SESSION_ONLY].sort());
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/admin/')).every((p) => Object.values(doc.paths[p]).every((op) => op.security?.some((s) => 'adminBearer' in s)))).toBe(true);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/api/v1/admin/'))
+        .every((p) =>
+          Object.values(doc.paths[p]).every((op) => op.security?.some((s) => 'adminBearer' in s)),
+        ),
+    ).toBe(true);
   });
 
   describe.each(ROUTES.map((r) => [r.route, r] as const))('%s', (_name, r) => {
@@ -116,7 +295,10 @@ describe('admin permissions, route by route', () => {
   it.each(SESSION_ONLY)('%s needs a session but no permission', async (route) => {
     const token = (await adminWith(t, [])).token;
     const [method, path] = route.split(' ');
-    const res = method === 'GET' ? await t.http().get(path).set(bearer(token)) : await t.http().post(path).set(bearer(token));
+    const res =
+      method === 'GET'
+        ? await t.http().get(path).set(bearer(token))
+        : await t.http().post(path).set(bearer(token));
     expect(res.status).toBe(200);
   });
 });

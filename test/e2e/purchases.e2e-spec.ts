@@ -13,7 +13,11 @@ describe('purchases', () => {
   afterAll(() => t.close());
 
   const buy = (creds: CreatedApp['TEST'], body: Record<string, unknown>) =>
-    t.http().post('/api/v1/purchases').set(asApp(creds)).send({ customerReference: 'buyer-1', ...body });
+    t
+      .http()
+      .post('/api/v1/purchases')
+      .set(asApp(creds))
+      .send({ customerReference: 'buyer-1', ...body });
 
   it('turns a ONE_TIME price into an ISSUED invoice with one line and a payable link that can be paid', async () => {
     const product = await createProduct(t, app, 'TEST', { name: 'Bangla Dictionary' });
@@ -31,37 +35,68 @@ describe('purchases', () => {
       payableLink: { payableUrl: expect.stringMatching(new RegExp(`^${t.baseUrl}/pay/`)) },
       subscriptionId: null,
     });
-    const invoice = (await t.http().get(`/api/v1/invoices/${res.body.data.invoiceId}`).set(asApp(app.TEST))).body.data;
-    expect(invoice).toMatchObject({ priceId: price.id, customerReference: 'buyer-1', customerName: 'Karim', totalMinor: 89900 });
-    expect(invoice.lineItems).toEqual([{ id: expect.any(Number), description: 'Bangla Dictionary', qty: 1, unitAmountMinor: 89900, lineTotalMinor: 89900 }]);
-    const issued = (await eventsOf(t, app.id, 'invoice.issued')).filter((e) => e.data.invoice_id === invoice.id);
+    const invoice = (
+      await t.http().get(`/api/v1/invoices/${res.body.data.invoiceId}`).set(asApp(app.TEST))
+    ).body.data;
+    expect(invoice).toMatchObject({
+      priceId: price.id,
+      customerReference: 'buyer-1',
+      customerName: 'Karim',
+      totalMinor: 89900,
+    });
+    expect(invoice.lineItems).toEqual([
+      {
+        id: expect.any(Number),
+        description: 'Bangla Dictionary',
+        qty: 1,
+        unitAmountMinor: 89900,
+        lineTotalMinor: 89900,
+      },
+    ]);
+    const issued = (await eventsOf(t, app.id, 'invoice.issued')).filter(
+      (e) => e.data.invoice_id === invoice.id,
+    );
     expect(issued[0].data).toMatchObject({ price_id: price.id, total_minor: 89900 });
 
     // pay it through the pay page and the sandbox
     const path = new URL(res.body.data.payableLink.payableUrl).pathname;
     const pay = await t.http().post(path);
-    const payment = (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body.data.payments[0];
+    const payment = (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body
+      .data.payments[0];
     expect(pay.headers.location).toBe(payment.checkoutUrl);
     await settle(t, app.TEST, payment.id);
-    expect((await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body.data.status).toBe('PAID');
+    expect(
+      (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body.data.status,
+    ).toBe('PAID');
   });
 
   it('refuses inactive prices, archived products and (for now) recurring prices with 409 and writes nothing', async () => {
     const product = await createProduct(t, app);
     const recurring = await createPrice(t, app, product.id, MONTHLY);
     const inactive = await createPrice(t, app, product.id, ONE_TIME);
-    await t.http().post(`/api/v1/products/${product.id}/prices/${inactive.id}/deactivate`).set(asApp(app.TEST));
+    await t
+      .http()
+      .post(`/api/v1/products/${product.id}/prices/${inactive.id}/deactivate`)
+      .set(asApp(app.TEST));
     const archivedProduct = await createProduct(t, app);
     const archivedPrice = await createPrice(t, app, archivedProduct.id, ONE_TIME);
-    const archive = await t.http().post(`/api/v1/admin/products/${archivedProduct.id}/archive`).set(bearer(await superAdminToken(t)));
+    const archive = await t
+      .http()
+      .post(`/api/v1/admin/products/${archivedProduct.id}/archive`)
+      .set(bearer(await superAdminToken(t)));
     expect(archive.status).toBe(200);
-    const before = (await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id])).rows[0].n;
+    const before = (
+      await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id])
+    ).rows[0].n;
     for (const priceId of [recurring.id, inactive.id, archivedPrice.id]) {
       const res = await buy(app.TEST, { priceId });
       expect(res.status).toBe(409);
       expect(res.body.meta.errorCode).toBe('INVALID_STATE');
     }
-    expect((await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id])).rows[0].n).toBe(before);
+    expect(
+      (await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id]))
+        .rows[0].n,
+    ).toBe(before);
   });
 
   it('keeps prices inside their app and mode', async () => {
@@ -77,14 +112,27 @@ describe('purchases', () => {
 
   it('validates the request and replays an idempotent purchase without a second invoice', async () => {
     expect((await buy(app.TEST, { priceId: 'one' })).status).toBe(400);
-    expect((await buy(app.TEST, { priceId: 1, quantity: 2 })).body.meta.errorCode).toBe('VALIDATION_FAILED');
+    expect((await buy(app.TEST, { priceId: 1, quantity: 2 })).body.meta.errorCode).toBe(
+      'VALIDATION_FAILED',
+    );
     const product = await createProduct(t, app);
     const price = await createPrice(t, app, product.id, ONE_TIME);
-    const send = () => t.http().post('/api/v1/purchases').set(asApp(app.TEST)).set('Idempotency-Key', 'buy-1').send({ priceId: price.id, customerReference: 'idem-buyer' });
+    const send = () =>
+      t
+        .http()
+        .post('/api/v1/purchases')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', 'buy-1')
+        .send({ priceId: price.id, customerReference: 'idem-buyer' });
     const [a, b] = await Promise.all([send(), send()]);
     const statuses = [a.status, b.status].sort();
-    expect([[201, 201], [201, 409]]).toContainEqual(statuses);
-    const rows = await t.db.query(`SELECT count(*)::int AS n FROM invoices WHERE price_id = $1`, [price.id]);
+    expect([
+      [201, 201],
+      [201, 409],
+    ]).toContainEqual(statuses);
+    const rows = await t.db.query(`SELECT count(*)::int AS n FROM invoices WHERE price_id = $1`, [
+      price.id,
+    ]);
     expect(rows.rows[0].n).toBe(1);
     const again = await send();
     expect(again.status).toBe(201);

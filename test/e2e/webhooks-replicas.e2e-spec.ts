@@ -1,7 +1,14 @@
 import { createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createEndpoint, deliveryRow, dispatcherOf, eventually, recordEvent, workersOf } from '../support/webhooks';
+import {
+  createEndpoint,
+  deliveryRow,
+  dispatcherOf,
+  eventually,
+  recordEvent,
+  workersOf,
+} from '../support/webhooks';
 
 const FAST = { webhookTimeoutMs: 5000, webhookPollIntervalMs: 100 };
 
@@ -9,7 +16,12 @@ const FAST = { webhookTimeoutMs: 5000, webhookPollIntervalMs: 100 };
 function replicaOf(first: TestApp, config: Record<string, unknown> = {}): Promise<TestApp> {
   return createTestApp({
     databaseUrl: first.databaseUrl,
-    config: { ...FAST, jwtSecret: first.config.jwtSecret, encryptionKeyHex: first.config.encryptionKey.toString('hex'), ...config },
+    config: {
+      ...FAST,
+      jwtSecret: first.config.jwtSecret,
+      encryptionKeyHex: first.config.encryptionKey.toString('hex'),
+      ...config,
+    },
   });
 }
 
@@ -50,14 +62,25 @@ describe('webhooks: several dispatchers on one database', () => {
     const n = 60;
     // Events recorded through both replicas, interleaved.
     await Promise.all(
-      Array.from({ length: n }, (_, i) => recordEvent(i % 2 ? a : b, { appId: app.id, mode: 'TEST' }, 'payment.succeeded', { payment_id: i })),
+      Array.from({ length: n }, (_, i) =>
+        recordEvent(i % 2 ? a : b, { appId: app.id, mode: 'TEST' }, 'payment.succeeded', {
+          payment_id: i,
+        }),
+      ),
     );
     await r1.waitFor(n, 20_000);
     await r2.waitFor(n, 20_000);
-    await eventually(async () => {
-      const q = await a.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1 AND status = 'DELIVERED'`, [app.id]);
-      return q.rows[0].n === 2 * n;
-    }, 10_000, 'all DELIVERED');
+    await eventually(
+      async () => {
+        const q = await a.db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1 AND status = 'DELIVERED'`,
+          [app.id],
+        );
+        return q.rows[0].n === 2 * n;
+      },
+      10_000,
+      'all DELIVERED',
+    );
     for (const r of [r1, r2]) {
       expect(r.received).toHaveLength(n);
       expect(new Set(r.ids()).size).toBe(n);
@@ -68,7 +91,10 @@ describe('webhooks: several dispatchers on one database', () => {
       [app.id],
     );
     expect(attempts.rows[0]).toMatchObject({ n: 2 * n, d: 2 * n });
-    const fanned = await a.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1`, [app.id]);
+    const fanned = await a.db.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1`,
+      [app.id],
+    );
     expect(fanned.rows[0].n).toBe(2 * n);
   });
 
@@ -83,7 +109,11 @@ describe('webhooks: several dispatchers on one database', () => {
     expect(claimed.locked_by).toBe(dispatcherOf(a).workerId);
 
     await workersOf(a).crash();
-    expect(await deliveryRow(a, first.id)).toMatchObject({ status: 'PENDING', attempts: 0, locked_by: dispatcherOf(a).workerId });
+    expect(await deliveryRow(a, first.id)).toMatchObject({
+      status: 'PENDING',
+      attempts: 0,
+      locked_by: dispatcherOf(a).workerId,
+    });
 
     // Replica B does not touch it while the lease holds ...
     const other = dispatcherOf(b);
@@ -98,12 +128,19 @@ describe('webhooks: several dispatchers on one database', () => {
     const [, second] = await r.waitFor(2);
     expect(second.id).toBe(first.id);
     expect(second.raw.equals(first.raw)).toBe(true);
-    const done = await eventually(async () => {
-      const d = await deliveryRow(a, first.id);
-      return d.status === 'DELIVERED' ? d : null;
-    }, 5000, 'DELIVERED by replica B');
+    const done = await eventually(
+      async () => {
+        const d = await deliveryRow(a, first.id);
+        return d.status === 'DELIVERED' ? d : null;
+      },
+      5000,
+      'DELIVERED by replica B',
+    );
     expect(done).toMatchObject({ attempts: 1, locked_by: null });
-    const log = await a.db.query('SELECT worker FROM webhook_delivery_attempts WHERE delivery_id = $1', [first.id]);
+    const log = await a.db.query(
+      'SELECT worker FROM webhook_delivery_attempts WHERE delivery_id = $1',
+      [first.id],
+    );
     expect(log.rows).toEqual([{ worker: other.workerId }]);
     await other.stop();
   });
@@ -116,7 +153,11 @@ describe('webhooks: several dispatchers on one database', () => {
     await recordEvent(a, { appId: app.id, mode: 'TEST' }, 'invoice.issued', { invoice_id: 2 });
     const [first] = await r.waitFor(1);
     await workersOf(a).stop();
-    expect(await deliveryRow(a, first.id)).toMatchObject({ status: 'PENDING', locked_by: null, locked_until: null });
+    expect(await deliveryRow(a, first.id)).toMatchObject({
+      status: 'PENDING',
+      locked_by: null,
+      locked_until: null,
+    });
     await workersOf(b).start();
     const [, second] = await r.waitFor(2);
     expect(second.id).toBe(first.id);
@@ -144,13 +185,24 @@ describe('webhooks: SSRF guard at delivery', () => {
     // Saved where private targets are allowed, delivered by a replica where they are not.
     await createEndpoint(open, app.TEST, { url: receiver.url().replace('127.0.0.1', 'localhost') });
     await workersOf(guarded).start();
-    const eventId = await recordEvent(open, { appId: app.id, mode: 'TEST' }, 'payment.succeeded', { payment_id: 1 });
-    const row = await eventually(async () => {
-      const q = await open.db.query('SELECT * FROM webhook_deliveries WHERE event_id = $1 AND attempts = 1 AND locked_by IS NULL', [eventId]);
-      return q.rows[0];
-    }, 5000, 'first attempt');
+    const eventId = await recordEvent(open, { appId: app.id, mode: 'TEST' }, 'payment.succeeded', {
+      payment_id: 1,
+    });
+    const row = await eventually(
+      async () => {
+        const q = await open.db.query(
+          'SELECT * FROM webhook_deliveries WHERE event_id = $1 AND attempts = 1 AND locked_by IS NULL',
+          [eventId],
+        );
+        return q.rows[0];
+      },
+      5000,
+      'first attempt',
+    );
     expect(row.status).toBe('RETRYING');
-    expect(row.last_error).toMatch(/^TARGET_NOT_ALLOWED: localhost resolves to (127\.0\.0\.1|::1) \(loopback\)$/);
+    expect(row.last_error).toMatch(
+      /^TARGET_NOT_ALLOWED: localhost resolves to (127\.0\.0\.1|::1) \(loopback\)$/,
+    );
     expect(receiver.received).toHaveLength(0);
     await workersOf(guarded).stop();
   });

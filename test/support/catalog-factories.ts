@@ -15,12 +15,18 @@ export async function createProduct(
     .post(`/api/v1/admin/products?applicationId=${app.id}&mode=${mode}`)
     .set(bearer(await superAdminToken(t)))
     .send(body);
-  if (res.status !== 201) throw new Error(`create product failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create product failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
 export const ONE_TIME = { type: 'ONE_TIME', amountMinor: 150000 };
-export const MONTHLY = { type: 'RECURRING', amountMinor: 50000, interval: 'MONTH', intervalCount: 1 };
+export const MONTHLY = {
+  type: 'RECURRING',
+  amountMinor: 50000,
+  interval: 'MONTH',
+  intervalCount: 1,
+};
 
 /** A price created with the app's key of `mode` (the product must live there). */
 export async function createPrice(
@@ -30,8 +36,13 @@ export async function createPrice(
   body: Record<string, unknown> = ONE_TIME,
   mode: TestMode = 'TEST',
 ): Promise<{ id: number; active: boolean; [k: string]: unknown }> {
-  const res = await t.http().post(`/api/v1/products/${productId}/prices`).set(asApp(app[mode])).send(body);
-  if (res.status !== 201) throw new Error(`create price failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await t
+    .http()
+    .post(`/api/v1/products/${productId}/prices`)
+    .set(asApp(app[mode]))
+    .send(body);
+  if (res.status !== 201)
+    throw new Error(`create price failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
@@ -43,11 +54,17 @@ export async function createBenefit(
   opts: { mode?: TestMode; activate?: boolean } = {},
 ): Promise<{ id: number; active: boolean; [k: string]: unknown }> {
   const creds = asApp(app[opts.mode ?? 'TEST']);
-  const res = await t.http().post('/api/v1/benefits').set(creds).send({ lookupKey, name: lookupKey });
-  if (res.status !== 201) throw new Error(`create benefit failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await t
+    .http()
+    .post('/api/v1/benefits')
+    .set(creds)
+    .send({ lookupKey, name: lookupKey });
+  if (res.status !== 201)
+    throw new Error(`create benefit failed: ${res.status} ${JSON.stringify(res.body)}`);
   if (!opts.activate) return res.body.data;
   const act = await t.http().post(`/api/v1/benefits/${res.body.data.id}/activate`).set(creds);
-  if (act.status !== 200) throw new Error(`activate benefit failed: ${act.status} ${JSON.stringify(act.body)}`);
+  if (act.status !== 200)
+    throw new Error(`activate benefit failed: ${act.status} ${JSON.stringify(act.body)}`);
   return act.body.data;
 }
 

@@ -15,7 +15,8 @@ export interface CreatedApp {
 
 export async function login(t: TestApp, email: string, password: string): Promise<string> {
   const res = await t.http().post('/api/v1/auth/login').send({ email, password });
-  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.token as string;
 }
 
@@ -31,7 +32,10 @@ export async function superAdminToken(t: TestApp): Promise<string> {
 
 let seq = 0;
 /** An admin user with exactly these permissions, logged in. */
-export async function adminWith(t: TestApp, permissions: Permission[]): Promise<{ id: number; email: string; token: string }> {
+export async function adminWith(
+  t: TestApp,
+  permissions: Permission[],
+): Promise<{ id: number; email: string; token: string }> {
   const email = `admin${++seq}-${Date.now()}@joma.test`;
   const password = 'admin-password-123';
   const res = await t
@@ -39,7 +43,8 @@ export async function adminWith(t: TestApp, permissions: Permission[]): Promise<
     .post('/api/v1/admin/users')
     .set('Authorization', `Bearer ${await superAdminToken(t)}`)
     .send({ email, name: `Admin ${seq}`, password, permissions });
-  if (res.status !== 201) throw new Error(`create admin failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create admin failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.data.id, email, token: await login(t, email, password) };
 }
 
@@ -49,8 +54,13 @@ export async function createApp(t: TestApp, name = `App ${++seq}`): Promise<Crea
     .post('/api/v1/admin/apps')
     .set('Authorization', `Bearer ${await superAdminToken(t)}`)
     .send({ name });
-  if (res.status !== 201) throw new Error(`create app failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const creds = res.body.data.credentials as { mode: 'TEST' | 'LIVE'; apiKey: string; apiSecret: string }[];
+  if (res.status !== 201)
+    throw new Error(`create app failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const creds = res.body.data.credentials as {
+    mode: 'TEST' | 'LIVE';
+    apiKey: string;
+    apiSecret: string;
+  }[];
   const pick = (m: string) => {
     const c = creds.find((x) => x.mode === m)!;
     return { apiKey: c.apiKey, apiSecret: c.apiSecret };

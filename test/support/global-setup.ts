@@ -15,7 +15,10 @@ export default async function globalSetup(): Promise<void> {
   if (given) {
     serverUrl = serverUrlOf(given);
   } else {
-    const embedded = await startEmbeddedPostgres(join(__dirname, '..', '..', '.data', 'test-pg'), 'postgres');
+    const embedded = await startEmbeddedPostgres(
+      join(__dirname, '..', '..', '.data', 'test-pg'),
+      'postgres',
+    );
     (globalThis as { __JOMA_EMBEDDED__?: unknown }).__JOMA_EMBEDDED__ = embedded;
     serverUrl = serverUrlOf(embedded.url);
   }

@@ -6,10 +6,13 @@ export default async function globalTeardown(): Promise<void> {
   const runId = process.env.JOMA_TEST_RUN_ID;
   if (serverUrl && runId) {
     const rows = await withAdminClient(serverUrl, (c) =>
-      c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`joma_test_${runId}_%`]),
+      c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+        `joma_test_${runId}_%`,
+      ]),
     );
     for (const { datname } of rows.rows) await dropDatabase(serverUrl, datname);
   }
-  const embedded = (globalThis as { __JOMA_EMBEDDED__?: { stop(): Promise<void> } }).__JOMA_EMBEDDED__;
+  const embedded = (globalThis as { __JOMA_EMBEDDED__?: { stop(): Promise<void> } })
+    .__JOMA_EMBEDDED__;
   if (embedded) await embedded.stop();
 }

@@ -43,8 +43,15 @@ export async function createTestDatabase(label = 'file'): Promise<string> {
   const serverUrl = process.env.JOMA_TEST_SERVER_URL;
   const runId = process.env.JOMA_TEST_RUN_ID;
   const template = process.env.JOMA_TEST_TEMPLATE;
-  if (!serverUrl || !runId || !template) throw new Error('Run e2e tests through jest (globalSetup prepares the database)');
-  const name = newDatabaseName(runId, label.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 20) || 'file');
+  if (!serverUrl || !runId || !template)
+    throw new Error('Run e2e tests through jest (globalSetup prepares the database)');
+  const name = newDatabaseName(
+    runId,
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 20) || 'file',
+  );
   await createDatabase(serverUrl, name, template);
   return databaseUrl(serverUrl, name);
 }
@@ -67,7 +74,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.config,
   });
   const root: DynamicModule = options.imports?.length
-    ? { module: TestRootModule, imports: [AppModule.forRoot(config, { clock }), ...options.imports] }
+    ? {
+        module: TestRootModule,
+        imports: [AppModule.forRoot(config, { clock }), ...options.imports],
+      }
     : AppModule.forRoot(config, { clock });
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,

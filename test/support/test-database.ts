@@ -6,7 +6,9 @@ export const TEST_DB_PREFIX = 'joma_test_';
 
 export function assertTestDatabaseName(name: string): void {
   if (!name.startsWith(TEST_DB_PREFIX) || !/^[a-z0-9_]+$/.test(name)) {
-    throw new Error(`Refusing to use database "${name}": test databases must be named ${TEST_DB_PREFIX}*`);
+    throw new Error(
+      `Refusing to use database "${name}": test databases must be named ${TEST_DB_PREFIX}*`,
+    );
   }
 }
 
@@ -23,7 +25,10 @@ export function databaseUrl(serverUrl: string, database: string): string {
   return `${serverUrl}/${database}`;
 }
 
-export async function withAdminClient<T>(serverUrl: string, fn: (c: Client) => Promise<T>): Promise<T> {
+export async function withAdminClient<T>(
+  serverUrl: string,
+  fn: (c: Client) => Promise<T>,
+): Promise<T> {
   const client = new Client({ connectionString: `${serverUrl}/postgres` });
   await client.connect();
   try {
@@ -37,10 +42,16 @@ export function newDatabaseName(runId: string, label: string): string {
   return `${TEST_DB_PREFIX}${runId}_${label}_${randomBytes(4).toString('hex')}`;
 }
 
-export async function createDatabase(serverUrl: string, name: string, template?: string): Promise<void> {
+export async function createDatabase(
+  serverUrl: string,
+  name: string,
+  template?: string,
+): Promise<void> {
   assertTestDatabaseName(name);
   if (template) assertTestDatabaseName(template);
-  await withAdminClient(serverUrl, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
+  await withAdminClient(serverUrl, (c) =>
+    c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`),
+  );
 }
 
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {

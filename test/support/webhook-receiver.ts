@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import {
+  createServer,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  Server,
+  ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
@@ -15,7 +21,8 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver does with a request: answer with a status (and body), or never answer. */
-export type Reply = number | { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+export type Reply =
+  number | { status: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 /**
  * A real HTTP consumer on 127.0.0.1 for e2e tests: records every request's
@@ -30,7 +37,9 @@ export class WebhookReceiver {
 
   private constructor(private readonly server: Server) {}
 
-  static async start(reply?: (req: ReceivedWebhook, index: number) => Reply): Promise<WebhookReceiver> {
+  static async start(
+    reply?: (req: ReceivedWebhook, index: number) => Reply,
+  ): Promise<WebhookReceiver> {
     // The handler runs only after listen(), by which time `self` is set.
     const server = createServer((req, res) => self.handle(req, res));
     const self = new WebhookReceiver(server);
@@ -60,7 +69,10 @@ export class WebhookReceiver {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`receiver got ${this.received.length} of ${count} expected requests within ${timeoutMs} ms`);
+      if (left <= 0)
+        throw new Error(
+          `receiver got ${this.received.length} of ${count} expected requests within ${timeoutMs} ms`,
+        );
       await new Promise<void>((ok) => {
         const t = setTimeout(ok, Math.min(left, 200));
         this.waiters.push(() => {
@@ -74,7 +86,8 @@ export class WebhookReceiver {
 
   /** Answers every request left hanging (status 200) without closing the server. */
   releaseHanging(status = 200): void {
-    for (const res of this.hanging.splice(0)) if (!res.writableEnded && !res.destroyed) res.writeHead(status).end();
+    for (const res of this.hanging.splice(0))
+      if (!res.writableEnded && !res.destroyed) res.writeHead(status).end();
   }
 
   async close(): Promise<void> {
@@ -111,7 +124,11 @@ export class WebhookReceiver {
 }
 
 /** Consumer-side check of X-Webhook-Signature (v1): HMAC over the raw bytes, constant-time compare. */
-export function verifyV1(secret: string, raw: Buffer, header: string | string[] | undefined): boolean {
+export function verifyV1(
+  secret: string,
+  raw: Buffer,
+  header: string | string[] | undefined,
+): boolean {
   if (typeof header !== 'string') return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(raw).digest('hex'));
   const given = Buffer.from(header);
@@ -131,7 +148,9 @@ export function verifyV2(
   if (!m) return false;
   const t = Number(m[1]);
   if (Math.abs(nowSeconds - t) > toleranceSeconds) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex'));
+  const expected = Buffer.from(
+    createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex'),
+  );
   const given = Buffer.from(m[2]);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -30,7 +30,8 @@ export async function createEndpoint(
     .post('/api/v1/webhook-endpoints')
     .set(asApp(creds))
     .send({ events: ['*'], ...body });
-  if (res.status !== 201) throw new Error(`create endpoint failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create endpoint failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
@@ -43,12 +44,17 @@ export function dispatcherOf(t: TestApp): WebhookDispatcher {
 }
 
 /** Polls `probe` until it returns a truthy value; fails after `timeoutMs` (for background work, not business time). */
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((ok) => setTimeout(ok, 25));
   }
 }
@@ -71,7 +77,10 @@ export interface DeliveryRow {
 }
 
 export async function deliveriesOfEvent(t: TestApp, eventId: number): Promise<DeliveryRow[]> {
-  const r = await t.db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY id', [eventId]);
+  const r = await t.db.query<DeliveryRow>(
+    'SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY id',
+    [eventId],
+  );
   return r.rows;
 }
 

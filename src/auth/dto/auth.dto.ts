@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayUnique, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { PageQueryDto } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { USER_SORT_FIELDS } from '../admin-users.service';
@@ -8,7 +18,10 @@ import { PERMISSIONS, Permission } from '../permissions';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' }) @IsString() @MaxLength(320) email: string;
-  @ApiProperty({ example: 'correct horse battery staple' }) @IsString() @MaxLength(1024) password: string;
+  @ApiProperty({ example: 'correct horse battery staple' })
+  @IsString()
+  @MaxLength(1024)
+  password: string;
 }
 
 export class CurrentUserDto {
@@ -42,24 +55,40 @@ export class CreateAdminUserDto {
   @ApiProperty({ minLength: 12 }) @IsString() @MinLength(12) @MaxLength(1024) password: string;
   @ApiPropertyOptional({ default: false }) @OptionalField() @IsBoolean() superAdmin?: boolean;
   @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
-  @OptionalField() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  @OptionalField()
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
 }
 
 export class UpdateAdminUserDto {
   @ApiPropertyOptional() @OptionalField() @IsString() @MinLength(1) @MaxLength(200) name?: string;
-  @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'], description: 'DISABLED revokes every session of the user' })
-  @OptionalField() @IsIn(['ACTIVE', 'DISABLED']) status?: 'ACTIVE' | 'DISABLED';
+  @ApiPropertyOptional({
+    enum: ['ACTIVE', 'DISABLED'],
+    description: 'DISABLED revokes every session of the user',
+  })
+  @OptionalField()
+  @IsIn(['ACTIVE', 'DISABLED'])
+  status?: 'ACTIVE' | 'DISABLED';
   @ApiPropertyOptional({ type: [String], enum: PERMISSIONS })
-  @OptionalField() @IsArray() @ArrayUnique() @IsIn(PERMISSIONS, { each: true })
+  @OptionalField()
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
   @ApiPropertyOptional() @OptionalField() @IsBoolean() superAdmin?: boolean;
 }
 
 export class AdminUserListQuery extends PageQueryDto(USER_SORT_FIELDS) {
   @ApiPropertyOptional({ description: 'Matches email or name (case-insensitive)' })
-  @IsOptional() @IsString() @MaxLength(200) @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   search?: string;
-  @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'] }) @IsOptional() @IsIn(['ACTIVE', 'DISABLED'])
+  @ApiPropertyOptional({ enum: ['ACTIVE', 'DISABLED'] })
+  @IsOptional()
+  @IsIn(['ACTIVE', 'DISABLED'])
   status?: 'ACTIVE' | 'DISABLED';
 }

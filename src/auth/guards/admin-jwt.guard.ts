@@ -23,13 +23,24 @@ export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<JomaRequest>();
     const header = req.header('authorization');
-    if (!header) throw new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'Authorization: Bearer <token> is required');
-    if (!/^Bearer\s+\S+$/i.test(header)) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Malformed bearer token');
+    if (!header)
+      throw new AppError(
+        ErrorCode.AUTHENTICATION_REQUIRED,
+        'Authorization: Bearer <token> is required',
+      );
+    if (!/^Bearer\s+\S+$/i.test(header))
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Malformed bearer token');
     await super.canActivate(context);
     const required =
-      this.reflector.getAllAndOverride<Permission[]>(REQUIRED_PERMISSIONS, [context.getHandler(), context.getClass()]) ?? [];
+      this.reflector.getAllAndOverride<Permission[]>(REQUIRED_PERMISSIONS, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [];
     if (!hasPermissions(req.user as AdminPrincipal, required)) {
-      throw new AppError(ErrorCode.PERMISSION_DENIED, `Requires permission: ${required.join(', ')}`);
+      throw new AppError(
+        ErrorCode.PERMISSION_DENIED,
+        `Requires permission: ${required.join(', ')}`,
+      );
     }
     return true;
   }

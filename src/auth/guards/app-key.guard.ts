@@ -9,7 +9,10 @@ export class AppKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<JomaRequest>();
-    req.principalApp = await this.credentials.authenticate(req.header('x-api-key'), req.header('x-api-secret'));
+    req.principalApp = await this.credentials.authenticate(
+      req.header('x-api-key'),
+      req.header('x-api-secret'),
+    );
     return true;
   }
 }

@@ -5,11 +5,25 @@ import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from '
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 
 export class CreateBenefitDto {
-  @ApiProperty({ example: 'premium_support', description: 'Unique per app and mode; letters, digits, . _ : -' })
-  @IsString() @MinLength(1) @MaxLength(100) @Matches(/^[A-Za-z0-9._:-]+$/, { message: 'lookupKey may hold only letters, digits and . _ : -' })
+  @ApiProperty({
+    example: 'premium_support',
+    description: 'Unique per app and mode; letters, digits, . _ : -',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/^[A-Za-z0-9._:-]+$/, { message: 'lookupKey may hold only letters, digits and . _ : -' })
   lookupKey: string;
-  @ApiProperty({ example: 'Premium support' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
-  @ApiPropertyOptional({ description: 'Free-form text (e.g. JSON) for the app' }) @OptionalField() @IsString() @MaxLength(4000) metadata?: string;
+  @ApiProperty({ example: 'Premium support' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+  @ApiPropertyOptional({ description: 'Free-form text (e.g. JSON) for the app' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(4000)
+  metadata?: string;
 }
 
 export class BenefitDto {
@@ -24,7 +38,12 @@ export class BenefitDto {
 }
 
 export class AdminScopeQuery {
-  @ApiProperty({ type: 'integer' }) @Transform(toInt) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) applicationId: number;
+  @ApiProperty({ type: 'integer' })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  applicationId: number;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) @IsIn(['TEST', 'LIVE']) mode: 'TEST' | 'LIVE';
 }
 

@@ -2,7 +2,14 @@ import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS, PRICE_INTERVALS, PRICE_TYPES, PriceInterval, PriceType } from '../price-terms';
+import {
+  MAX_INTERVAL_COUNT,
+  MAX_TRIAL_DAYS,
+  PRICE_INTERVALS,
+  PRICE_TYPES,
+  PriceInterval,
+  PriceType,
+} from '../price-terms';
 
 const MAX_COUNT = Math.max(...Object.values(MAX_INTERVAL_COUNT));
 
@@ -17,19 +24,41 @@ export class CreatePriceDto {
   @CurrencyField()
   currency?: string;
 
-  @ApiPropertyOptional({ enum: PRICE_INTERVALS, enumName: 'PriceInterval', description: 'Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME' })
-  @OptionalField() @IsIn(PRICE_INTERVALS as unknown as string[])
+  @ApiPropertyOptional({
+    enum: PRICE_INTERVALS,
+    enumName: 'PriceInterval',
+    description:
+      'Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME',
+  })
+  @OptionalField()
+  @IsIn(PRICE_INTERVALS as unknown as string[])
   interval?: PriceInterval;
 
   @ApiPropertyOptional({
-    type: 'integer', minimum: 1, maximum: MAX_COUNT, example: 1,
-    description: 'Required for RECURRING (>= 1); the period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)',
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_COUNT,
+    example: 1,
+    description:
+      'Required for RECURRING (>= 1); the period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)',
   })
-  @OptionalField() @IsInt() @Min(1) @Max(MAX_COUNT)
+  @OptionalField()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_COUNT)
   intervalCount?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_TRIAL_DAYS, default: 0, description: 'RECURRING only; free days before the first charge' })
-  @OptionalField() @IsInt() @Min(0) @Max(MAX_TRIAL_DAYS)
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_TRIAL_DAYS,
+    default: 0,
+    description: 'RECURRING only; free days before the first charge',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_TRIAL_DAYS)
   trialDays?: number;
 }
 
@@ -39,9 +68,21 @@ export class PriceDto {
   @ApiProperty({ enum: PRICE_TYPES, enumName: 'PriceType' }) type: PriceType;
   @ApiProperty({ type: 'integer', format: 'int64', example: 150000 }) amountMinor: number;
   @ApiProperty({ example: 'BDT' }) currency: string;
-  @ApiProperty({ enum: PRICE_INTERVALS, enumName: 'PriceInterval', nullable: true, description: 'Billing period unit of a RECURRING price; null for ONE_TIME' }) interval: PriceInterval | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'null for ONE_TIME' }) intervalCount: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'null for ONE_TIME; 0..730 for RECURRING' }) trialDays: number | null;
+  @ApiProperty({
+    enum: PRICE_INTERVALS,
+    enumName: 'PriceInterval',
+    nullable: true,
+    description: 'Billing period unit of a RECURRING price; null for ONE_TIME',
+  })
+  interval: PriceInterval | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null for ONE_TIME' })
+  intervalCount: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'null for ONE_TIME; 0..730 for RECURRING',
+  })
+  trialDays: number | null;
   @ApiProperty({ description: 'Only active prices can be purchased' }) active: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }

@@ -11,17 +11,27 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 
 export class CreateProductDto {
   @ApiProperty({ example: 'Pro plan', maxLength: 200 })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'Everything in Basic, plus priority support', maxLength: 4000 })
-  @OptionalField() @IsString() @MaxLength(4000)
+  @OptionalField()
+  @IsString()
+  @MaxLength(4000)
   description?: string;
 }
 
 export class AttachBenefitDto {
-  @ApiProperty({ type: 'integer', description: 'A benefit of the same app and mode as the product' })
-  @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiProperty({
+    type: 'integer',
+    description: 'A benefit of the same app and mode as the product',
+  })
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   benefitId: number;
 }
 
@@ -30,13 +40,17 @@ export class ProductDto {
   @ApiProperty() name: string;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({
-    enum: PRODUCT_STATUSES, enumName: 'ProductStatus',
-    description: 'DRAFT until the first price is created, then ACTIVE; ARCHIVED takes no new purchases or prices',
+    enum: PRODUCT_STATUSES,
+    enumName: 'ProductStatus',
+    description:
+      'DRAFT until the first price is created, then ACTIVE; ARCHIVED takes no new purchases or prices',
   })
   status: ProductStatus;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
-  @ApiProperty({ type: [PriceDto], description: 'All prices, active and inactive, oldest first' }) prices: PriceDto[];
-  @ApiProperty({ type: [BenefitDto], description: 'Attached benefits, in order of attachment' }) benefits: BenefitDto[];
+  @ApiProperty({ type: [PriceDto], description: 'All prices, active and inactive, oldest first' })
+  prices: PriceDto[];
+  @ApiProperty({ type: [BenefitDto], description: 'Attached benefits, in order of attachment' })
+  benefits: BenefitDto[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -44,7 +58,7 @@ export class ProductDto {
 export const PRODUCT_SORT_FIELDS = ['createdAt', 'updatedAt', 'name', 'id'] as const;
 export class ProductListQuery extends PageQueryDto(PRODUCT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus' })
-  @OptionalField() @IsIn(PRODUCT_STATUSES as unknown as string[])
+  @OptionalField()
+  @IsIn(PRODUCT_STATUSES as unknown as string[])
   status?: ProductStatus;
 }
-

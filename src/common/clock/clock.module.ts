@@ -5,6 +5,10 @@ import { Clock, SystemClock } from './clock';
 @Module({})
 export class ClockModule {
   static forRoot(clock: Clock = new SystemClock()): DynamicModule {
-    return { module: ClockModule, providers: [{ provide: Clock, useValue: clock }], exports: [Clock] };
+    return {
+      module: ClockModule,
+      providers: [{ provide: Clock, useValue: clock }],
+      exports: [Clock],
+    };
   }
 }

@@ -80,7 +80,9 @@ describe('safeEqual', () => {
 
 describe('hashes and tokens', () => {
   it('sha256Hex and hmacSha256Hex match known vectors', () => {
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
     // RFC 4231 test case 2.
     expect(hmacSha256Hex('Jefe', 'what do ya want ', 'for nothing?')).toBe(
       '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',

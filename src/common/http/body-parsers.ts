@@ -15,7 +15,9 @@ const keepRaw = (req: JomaRequest, _res: unknown, buf: Buffer) => {
  * for signature checks. Parser failures become AppErrors so the one filter
  * renders them.
  */
-export function bodyParsers(onError: (err: AppError, req: JomaRequest, res: Response) => void): RequestHandler[] {
+export function bodyParsers(
+  onError: (err: AppError, req: JomaRequest, res: Response) => void,
+): RequestHandler[] {
   const wrap =
     (parser: RequestHandler): RequestHandler =>
     (req, res, next: NextFunction) =>
@@ -32,7 +34,10 @@ export function bodyParsers(onError: (err: AppError, req: JomaRequest, res: Resp
 function toAppError(err: unknown): AppError {
   const type = (err as { type?: string }).type;
   if (type === 'entity.too.large') {
-    return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    return new AppError(
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      `Request body exceeds ${MAX_BODY_BYTES} bytes`,
+    );
   }
   if (type === 'entity.parse.failed') {
     return new AppError(ErrorCode.MALFORMED_JSON, 'Request body is not valid JSON');

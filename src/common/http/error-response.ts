@@ -17,9 +17,14 @@ export function toClientError(err: unknown, requestId: string): AppError {
       typeof body === 'object' && body !== null && 'message' in body
         ? String((body as { message: unknown }).message)
         : err.message;
-    if (status === 404) return new AppError(ErrorCode.ROUTE_NOT_FOUND, message.startsWith('Cannot ') ? message : 'Route not found');
+    if (status === 404)
+      return new AppError(
+        ErrorCode.ROUTE_NOT_FOUND,
+        message.startsWith('Cannot ') ? message : 'Route not found',
+      );
     if (status === 400) return new AppError(ErrorCode.VALIDATION_FAILED, message);
-    if (status === 401) return new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'Authentication required');
+    if (status === 401)
+      return new AppError(ErrorCode.AUTHENTICATION_REQUIRED, 'Authentication required');
     if (status === 403) return new AppError(ErrorCode.PERMISSION_DENIED, 'Permission denied');
     if (status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request body too large');
     if (status === 429) return new AppError(ErrorCode.RATE_LIMITED, 'Too many requests');
@@ -27,7 +32,9 @@ export function toClientError(err: unknown, requestId: string): AppError {
   const name = err instanceof Error ? err.name : typeof err;
   // Only the error's class and PostgreSQL code are logged: messages can carry SQL or values.
   const pgCode = (err as { code?: unknown })?.code;
-  logger.error(`Unhandled ${name}${pgCode ? ` (code ${String(pgCode)})` : ''}; correlationId=${requestId}`);
+  logger.error(
+    `Unhandled ${name}${pgCode ? ` (code ${String(pgCode)})` : ''}; correlationId=${requestId}`,
+  );
   return new AppError(ErrorCode.INTERNAL_ERROR, `Internal error. Correlation id: ${requestId}`);
 }
 
@@ -37,14 +44,21 @@ export function toClientError(err: unknown, requestId: string): AppError {
  */
 export class RenderedAppError extends AppError {
   constructor(readonly envelope: Envelope<null>) {
-    super(envelope.meta.errorCode ?? ErrorCode.INTERNAL_ERROR, envelope.meta.message, envelope.meta.details);
+    super(
+      envelope.meta.errorCode ?? ErrorCode.INTERNAL_ERROR,
+      envelope.meta.message,
+      envelope.meta.details,
+    );
   }
 }
 
 export function sendError(res: Response, req: JomaRequest, err: AppError, now: Date): void {
   if (res.headersSent) return;
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-  const body = err instanceof RenderedAppError ? err.envelope : errorEnvelope(err.code, err.message, now, err.details);
+  const body =
+    err instanceof RenderedAppError
+      ? err.envelope
+      : errorEnvelope(err.code, err.message, now, err.details);
   res.status(httpStatusOf(err.code)).json(body);
   void req;
 }

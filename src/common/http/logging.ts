@@ -17,7 +17,11 @@ export function loggerParams(level: string): Params {
       genReqId: (req: IncomingMessage) => (req as unknown as { id: string }).id,
       customProps: () => ({}),
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: safePath(req.url) }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: safePath(req.url),
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         err: (err: Error) => ({ type: err.name }),
       },

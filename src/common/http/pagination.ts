@@ -30,24 +30,51 @@ export const toBool = ({ value }: { value: unknown }) =>
  */
 export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
   class PageQueryBase implements PageQuery<S[number]> {
-    @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_PAGE, default: 0, description: '0-based page number' })
-    @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(MAX_PAGE)
+    @ApiPropertyOptional({
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_PAGE,
+      default: 0,
+      description: '0-based page number',
+    })
+    @IsOptional()
+    @Transform(toInt)
+    @IsInt()
+    @Min(0)
+    @Max(MAX_PAGE)
     page?: number;
 
-    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-    @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(MAX_PAGE_SIZE)
+    @ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+    })
+    @IsOptional()
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(MAX_PAGE_SIZE)
     size?: number;
 
     @ApiPropertyOptional({ enum: sortFields, default: 'createdAt' })
-    @IsOptional() @IsIn(sortFields as unknown as string[])
+    @IsOptional()
+    @IsIn(sortFields as unknown as string[])
     sortBy?: S[number];
 
     @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-    @IsOptional() @IsIn(['asc', 'desc'])
+    @IsOptional()
+    @IsIn(['asc', 'desc'])
     order?: 'asc' | 'desc';
 
-    @ApiPropertyOptional({ type: 'boolean', default: true, description: `false returns every match, up to ${UNPAGINATED_LIMIT}` })
-    @IsOptional() @Transform(toBool) @IsBoolean()
+    @ApiPropertyOptional({
+      type: 'boolean',
+      default: true,
+      description: `false returns every match, up to ${UNPAGINATED_LIMIT}`,
+    })
+    @IsOptional()
+    @Transform(toBool)
+    @IsBoolean()
     paginate?: boolean;
   }
   return PageQueryBase;
@@ -68,8 +95,8 @@ export async function pageOf<T extends ObjectLiteral, R = T>(
   const order = (query.order ?? 'desc').toUpperCase() as 'ASC' | 'DESC';
   qb.orderBy(`${alias}.${sortBy}`, order, 'NULLS LAST').addOrderBy(`${alias}.id`, order);
   const unpaginated = query.paginate === false;
-  const page = unpaginated ? 0 : query.page ?? 0;
-  const size = unpaginated ? UNPAGINATED_LIMIT : query.size ?? DEFAULT_PAGE_SIZE;
+  const page = unpaginated ? 0 : (query.page ?? 0);
+  const size = unpaginated ? UNPAGINATED_LIMIT : (query.size ?? DEFAULT_PAGE_SIZE);
   qb.skip(page * size).take(size);
   const [rows, total] = await qb.getManyAndCount();
   const items = map ? rows.map(map) : (rows as unknown as R[]);

@@ -6,7 +6,11 @@ import { AppError } from '../errors/app-error';
 export class ParseIdPipe implements PipeTransform<string, number> {
   transform(value: string, meta: ArgumentMetadata): number {
     const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1) throw AppError.validation(meta.data ?? 'id', `${meta.data ?? 'id'} must be a positive integer`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw AppError.validation(
+        meta.data ?? 'id',
+        `${meta.data ?? 'id'} must be a positive integer`,
+      );
     return n;
   }
 }

@@ -1,5 +1,11 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ErrorCode } from '../errors/error-code';
 
 export class ErrorDetailDto {
@@ -50,8 +56,13 @@ export function ApiErrors(...statuses: number[]) {
 }
 
 /** Documents a success response: the envelope with `data` of the given model. */
-export function ApiEnvelope(model: Type<unknown>, opts: { status?: number; isArray?: boolean; description?: string } = {}) {
-  const data = opts.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
+export function ApiEnvelope(
+  model: Type<unknown>,
+  opts: { status?: number; isArray?: boolean; description?: string } = {},
+) {
+  const data = opts.isArray
+    ? { type: 'array', items: { $ref: getSchemaPath(model) } }
+    : { $ref: getSchemaPath(model) };
   return applyDecorators(
     ApiExtraModels(model, MetaDto, PaginationDto),
     ApiResponse({

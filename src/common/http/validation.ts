@@ -8,7 +8,10 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   for (const e of errors) {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     for (const message of Object.values(e.constraints ?? {})) {
-      out.push({ field, message: message.replace(/^property (\S+) should not exist$/, '$1 is not a known field') });
+      out.push({
+        field,
+        message: message.replace(/^property (\S+) should not exist$/, '$1 is not a known field'),
+      });
     }
     if (e.children?.length) out.push(...flatten(e.children, field));
   }

@@ -10,7 +10,14 @@ import { MAX_MINOR } from './money';
  */
 export function MinorAmount(opts: { min?: number; optional?: boolean; description?: string } = {}) {
   const min = opts.min ?? 1;
-  const doc = { type: 'integer', format: 'int64', minimum: min, maximum: MAX_MINOR, description: opts.description ?? 'Amount in minor units (poisha); 100 = ৳1.00', example: 150000 } as const;
+  const doc = {
+    type: 'integer',
+    format: 'int64',
+    minimum: min,
+    maximum: MAX_MINOR,
+    description: opts.description ?? 'Amount in minor units (poisha); 100 = ৳1.00',
+    example: 150000,
+  } as const;
   return applyDecorators(
     ...(opts.optional ? [OptionalField(), ApiPropertyOptional(doc)] : [ApiProperty(doc)]),
     IsInt({ message: '$property must be an integer number of minor units' }),
@@ -22,7 +29,11 @@ export function MinorAmount(opts: { min?: number; optional?: boolean; descriptio
 /** Optional `currency` on create requests; the service rejects anything but BDT. */
 export function CurrencyField() {
   return applyDecorators(
-    ApiPropertyOptional({ example: 'BDT', default: 'BDT', description: 'Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY' }),
+    ApiPropertyOptional({
+      example: 'BDT',
+      default: 'BDT',
+      description: 'Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY',
+    }),
     OptionalField(),
     IsString(),
   );

@@ -1,6 +1,14 @@
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
-import { addMinor, assertCurrency, assertSafeMinor, bigintTransformer, formatTaka, MAX_MINOR, multiplyMinor } from './money';
+import {
+  addMinor,
+  assertCurrency,
+  assertSafeMinor,
+  bigintTransformer,
+  formatTaka,
+  MAX_MINOR,
+  multiplyMinor,
+} from './money';
 
 describe('formatTaka', () => {
   it.each([
@@ -25,17 +33,20 @@ describe('safe-integer guards', () => {
     expect(assertSafeMinor(0)).toBe(0);
   });
 
-  it.each([MAX_MINOR + 1, 2 ** 60, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses %p as VALIDATION_FAILED naming the field', (v) => {
-    let caught: unknown;
-    try {
-      assertSafeMinor(v, 'totalMinor');
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(AppError);
-    expect((caught as AppError).code).toBe(ErrorCode.VALIDATION_FAILED);
-    expect((caught as AppError).details?.[0].field).toBe('totalMinor');
-  });
+  it.each([MAX_MINOR + 1, 2 ** 60, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses %p as VALIDATION_FAILED naming the field',
+    (v) => {
+      let caught: unknown;
+      try {
+        assertSafeMinor(v, 'totalMinor');
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(AppError);
+      expect((caught as AppError).code).toBe(ErrorCode.VALIDATION_FAILED);
+      expect((caught as AppError).details?.[0].field).toBe('totalMinor');
+    },
+  );
 
   it('adds and multiplies exactly, refusing to leave the safe range', () => {
     expect(addMinor(100, 250, 5)).toBe(355);
@@ -76,6 +87,8 @@ describe('assertCurrency', () => {
   });
 
   it.each(['USD', 'bdt', ''])('refuses %p with UNSUPPORTED_CURRENCY', (c) => {
-    expect(() => assertCurrency(c)).toThrow(expect.objectContaining({ code: ErrorCode.UNSUPPORTED_CURRENCY }));
+    expect(() => assertCurrency(c)).toThrow(
+      expect.objectContaining({ code: ErrorCode.UNSUPPORTED_CURRENCY }),
+    );
   });
 });

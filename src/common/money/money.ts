@@ -33,7 +33,8 @@ export function multiplyMinor(unit: number, qty: number): number {
  * 2^53-1 are refused rather than silently rounded.
  */
 export const bigintTransformer: ValueTransformer = {
-  to: (value: number | null | undefined) => (value === null || value === undefined ? value : assertSafeMinor(value)),
+  to: (value: number | null | undefined) =>
+    value === null || value === undefined ? value : assertSafeMinor(value),
   from: (value: string | number | null) => {
     if (value === null || value === undefined) return value;
     const n = Number(value);
@@ -53,5 +54,8 @@ export function formatTaka(minor: number): string {
 
 export function assertCurrency(currency: string | undefined): Currency {
   if (currency === undefined || currency === CURRENCY) return CURRENCY;
-  throw new AppError(ErrorCode.UNSUPPORTED_CURRENCY, `Currency ${currency} is not supported; only BDT`);
+  throw new AppError(
+    ErrorCode.UNSUPPORTED_CURRENCY,
+    `Currency ${currency} is not supported; only BDT`,
+  );
 }

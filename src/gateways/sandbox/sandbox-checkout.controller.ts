@@ -24,7 +24,11 @@ export class SandboxCheckoutController {
   }
 
   @Post(':sessionId')
-  async complete(@Param('sessionId') sessionId: string, @Body() body: { outcome?: string }, @Res() res: Response): Promise<void> {
+  async complete(
+    @Param('sessionId') sessionId: string,
+    @Body() body: { outcome?: string },
+    @Res() res: Response,
+  ): Promise<void> {
     const choice = CHOICES.find((c) => c === body?.outcome);
     if (!choice) throw AppError.validation('outcome', 'outcome must be pay, fail or cancel');
     const done = await this.sandbox.complete(sessionId, choice);

@@ -16,7 +16,6 @@ import type {
 } from '../payment-gateway.types';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 
-
 const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
   OPEN: 'open',
   CAPTURED: 'captured',
@@ -74,18 +73,29 @@ export class SandboxGateway implements PaymentGateway {
    * changes; a second completion leaves the first outcome in place.
    * Returns where to send the customer's browser.
    */
-  async complete(sessionId: string, choice: SandboxChoice): Promise<{ session: SandboxSession; returnUrl: string } | null> {
-    const status: SandboxStatus = choice === 'pay' ? 'CAPTURED' : choice === 'fail' ? 'FAILED' : 'CANCELLED';
+  async complete(
+    sessionId: string,
+    choice: SandboxChoice,
+  ): Promise<{ session: SandboxSession; returnUrl: string } | null> {
+    const status: SandboxStatus =
+      choice === 'pay' ? 'CAPTURED' : choice === 'fail' ? 'FAILED' : 'CANCELLED';
     await this.sessions
       .createQueryBuilder()
       .update()
-      .set({ status, txnId: choice === 'pay' ? `SBXTXN${randomToken(9).toUpperCase()}` : null, completedAt: this.clock.now() })
+      .set({
+        status,
+        txnId: choice === 'pay' ? `SBXTXN${randomToken(9).toUpperCase()}` : null,
+        completedAt: this.clock.now(),
+      })
       .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
       .execute();
     const session = await this.findSession(sessionId);
     if (!session) return null;
     const sep = session.returnUrl.includes('?') ? '&' : '?';
-    return { session, returnUrl: `${session.returnUrl}${sep}session_id=${encodeURIComponent(sessionId)}` };
+    return {
+      session,
+      returnUrl: `${session.returnUrl}${sep}session_id=${encodeURIComponent(sessionId)}`,
+    };
   }
 
   async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {
@@ -105,7 +115,13 @@ export class SandboxGateway implements PaymentGateway {
       txnId: s.txnId,
       method:
         s.status === 'CAPTURED'
-          ? { type: 'sandbox', label: 'Sandbox card •••• 4242', brand: 'SANDBOX', issuer: 'Joma Sandbox Bank', account: '•••• 4242' }
+          ? {
+              type: 'sandbox',
+              label: 'Sandbox card •••• 4242',
+              brand: 'SANDBOX',
+              issuer: 'Joma Sandbox Bank',
+              account: '•••• 4242',
+            }
           : undefined,
     };
   }
@@ -115,13 +131,19 @@ export class SandboxGateway implements PaymentGateway {
       .createQueryBuilder()
       .update()
       .set({ refundedMinor: () => `refunded_minor + ${Number(amountMinor)}` })
-      .where('session_id = :sessionId AND status = :captured AND refunded_minor + :amount <= amount_minor', {
-        sessionId,
-        captured: 'CAPTURED',
-        amount: amountMinor,
-      })
+      .where(
+        'session_id = :sessionId AND status = :captured AND refunded_minor + :amount <= amount_minor',
+        {
+          sessionId,
+          captured: 'CAPTURED',
+          amount: amountMinor,
+        },
+      )
       .execute();
-    return { refundId: `sbxr_${randomToken(12)}`, status: result.affected ? 'succeeded' : 'failed' };
+    return {
+      refundId: `sbxr_${randomToken(12)}`,
+      status: result.affected ? 'succeeded' : 'failed',
+    };
   }
 
   async settlementLines(day: string): Promise<SettlementLine[]> {
@@ -130,6 +152,11 @@ export class SandboxGateway implements PaymentGateway {
       .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'UTC')::date = :day`, { day })
       .orderBy('s.id')
       .getMany();
-    return rows.map((s) => ({ reference: s.paymentReference, txnId: s.txnId ?? '', amountMinor: s.amountMinor, settledAt: s.completedAt! }));
+    return rows.map((s) => ({
+      reference: s.paymentReference,
+      txnId: s.txnId ?? '',
+      amountMinor: s.amountMinor,
+      settledAt: s.completedAt!,
+    }));
   }
 }

@@ -26,31 +26,65 @@ import { INVOICE_STATUSES } from '../invoice-state';
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class LineItemInput {
-  @ApiProperty({ example: 'Monthly plan' }) @Transform(trim) @IsString() @MinLength(1) @MaxLength(500) description: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, example: 1 }) @IsInt() @Min(1) @Max(100000) qty: number;
+  @ApiProperty({ example: 'Monthly plan' })
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  description: string;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, example: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  qty: number;
   @MinorAmount() unitAmountMinor: number;
 }
 
 export class CreateInvoiceDto {
   @ApiProperty({ example: 'cust_42' })
-  @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
+  @IsString()
+  @Matches(CUSTOMER_REFERENCE, {
+    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
+  })
   customerReference: string;
 
   @ApiProperty({ type: [LineItemInput], minItems: 1, maxItems: 100 })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => LineItemInput)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => LineItemInput)
   lineItems: LineItemInput[];
 
   @CurrencyField() currency?: string;
 
-  @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD; defaults to 7 days after issue' })
-  @OptionalField() @IsDateString({ strict: true }) @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
+  @ApiPropertyOptional({
+    format: 'date',
+    description: 'YYYY-MM-DD; defaults to 7 days after issue',
+  })
+  @OptionalField()
+  @IsDateString({ strict: true })
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
   dueDate?: string;
 
-  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  customerName?: string;
   @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @IsString()
+  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
+  customerPhone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @OptionalField() @IsObject() metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @OptionalField()
+  @IsObject()
+  metadata?: Record<string, unknown>;
 }
 
 export class LineItemDto {
@@ -83,7 +117,10 @@ export class InvoiceDto {
   @ApiProperty({ type: [LineItemDto] }) lineItems: LineItemDto[];
   @ApiProperty({ type: [PaymentDto] }) payments: PaymentDto[];
   @ApiProperty({ description: 'Hosted pay page for the customer' }) payableUrl: string;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<string, unknown> | null;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<
+    string,
+    unknown
+  > | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -110,35 +147,93 @@ export class InvoiceSummaryDto {
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
 
-export const INVOICE_SORT_FIELDS = ['createdAt', 'issuedAt', 'dueDate', 'number', 'totalMinor', 'status', 'id'] as const;
+export const INVOICE_SORT_FIELDS = [
+  'createdAt',
+  'issuedAt',
+  'dueDate',
+  'number',
+  'totalMinor',
+  'status',
+  'id',
+] as const;
 
 export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @OptionalField() @IsIn(INVOICE_STATUSES) status?: string;
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES })
+  @OptionalField()
+  @IsIn(INVOICE_STATUSES)
+  status?: string;
   @ApiPropertyOptional() @OptionalField() @IsString() @MaxLength(128) customerReference?: string;
 }
 
 export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
-  @ApiPropertyOptional({ type: 'integer' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) applicationId?: number;
-  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @OptionalField() @IsIn(['TEST', 'LIVE']) mode?: 'TEST' | 'LIVE';
-  @ApiPropertyOptional({ enum: INVOICE_STATUSES }) @OptionalField() @IsIn(INVOICE_STATUSES) status?: string;
-  @ApiPropertyOptional({ description: 'Exact invoice number, e.g. INV-000001' }) @OptionalField() @IsString() @MaxLength(40) number?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'Internal customer id' }) @OptionalField() @Transform(toInt) @IsInt() @Min(1) customerRefId?: number;
+  @ApiPropertyOptional({ type: 'integer' })
+  @OptionalField()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  applicationId?: number;
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] }) @OptionalField() @IsIn(['TEST', 'LIVE']) mode?:
+    'TEST' | 'LIVE';
+  @ApiPropertyOptional({ enum: INVOICE_STATUSES })
+  @OptionalField()
+  @IsIn(INVOICE_STATUSES)
+  status?: string;
+  @ApiPropertyOptional({ description: 'Exact invoice number, e.g. INV-000001' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(40)
+  number?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'Internal customer id' })
+  @OptionalField()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  customerRefId?: number;
   @ApiPropertyOptional({ description: 'Issued on or after (YYYY-MM-DD or ISO date-time)' })
-  @OptionalField() @IsDateString() from?: string;
-  @ApiPropertyOptional({ description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)' })
-  @OptionalField() @IsDateString() to?: string;
+  @OptionalField()
+  @IsDateString()
+  from?: string;
+  @ApiPropertyOptional({
+    description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)',
+  })
+  @OptionalField()
+  @IsDateString()
+  to?: string;
 }
 
 export class InvoiceTemplateInput {
   @ApiPropertyOptional({ nullable: true, type: String, description: 'http(s) URL of the logo' })
-  @OptionalField({ nullable: true }) @IsString() @MaxLength(2000) @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(2000)
+  @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
   logoUrl?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(200) companyName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(1000) companyAddress?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(1000) contactDetails?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @OptionalField({ nullable: true }) @IsString() @MaxLength(2000) footerNote?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(200)
+  companyName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(1000)
+  companyAddress?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(1000)
+  contactDetails?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(2000)
+  footerNote?: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: '#0f766e' })
-  @OptionalField({ nullable: true }) @IsString() @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, { message: 'accentColor must be a hex colour like #0f766e' })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, {
+    message: 'accentColor must be a hex colour like #0f766e',
+  })
   accentColor?: string | null;
 }
 

@@ -1,7 +1,18 @@
 import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsObject, IsString, IsUrl, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { PageQueryDto } from '../../common/http/pagination';
 import { PAYMENT_STATUSES } from '../payment-state';
@@ -16,33 +27,70 @@ export class CreatePaymentDto {
   @MinorAmount()
   amountMinor: number;
 
-  @ApiProperty({ example: 'cust_42', description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)" })
-  @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
+  @ApiProperty({
+    example: 'cust_42',
+    description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)",
+  })
+  @IsString()
+  @Matches(CUSTOMER_REFERENCE, {
+    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
+  })
   customerReference: string;
 
   @CurrencyField() currency?: string;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'Pay (part of) this invoice; amount must not exceed what is due' })
-  @OptionalField() @IsInt() @Min(1)
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Pay (part of) this invoice; amount must not exceed what is due',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(1)
   invoiceId?: number;
 
-  @ApiPropertyOptional({ maxLength: 500 }) @OptionalField() @IsString() @MaxLength(500) description?: string;
+  @ApiPropertyOptional({ maxLength: 500 })
+  @OptionalField()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
 
   @ApiPropertyOptional({ default: 'sandbox', description: 'Gateway adapter to use' })
-  @OptionalField() @IsString() @MaxLength(40)
+  @OptionalField()
+  @IsString()
+  @MaxLength(40)
   gateway?: string;
 
-  @ApiPropertyOptional({ description: "Where the customer returns after paying; must match the app's returnUrlAllowlist" })
-  @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) successUrl?: string;
+  @ApiPropertyOptional({
+    description: "Where the customer returns after paying; must match the app's returnUrlAllowlist",
+  })
+  @OptionalField()
+  @IsUrl(URL_OPTS)
+  @MaxLength(2000)
+  successUrl?: string;
   @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) failUrl?: string;
   @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) cancelUrl?: string;
 
-  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  customerName?: string;
   @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @IsString()
+  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
+  customerPhone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Up to 8 KiB of JSON kept with the payment' })
-  @OptionalField() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Up to 8 KiB of JSON kept with the payment',
+  })
+  @OptionalField()
+  @IsObject()
   metadata?: Record<string, unknown>;
 }
 
@@ -60,17 +108,36 @@ export class PaymentDto {
   @ApiProperty({ nullable: true, type: String }) paymentMethodLabel: string | null;
   @ApiProperty({ nullable: true, type: String }) paymentMethodBrand: string | null;
   @ApiProperty({ nullable: true, type: String }) paymentMethodIssuer: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Masked' }) paymentMethodAccount: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Send the customer here to pay' }) checkoutUrl: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Where the customer returns after paying (successUrl)' }) redirectUrl: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Masked' }) paymentMethodAccount:
+    string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Send the customer here to pay' })
+  checkoutUrl: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Where the customer returns after paying (successUrl)',
+  })
+  redirectUrl: string | null;
   @ApiProperty({ nullable: true, type: 'integer' }) invoiceId: number | null;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<string, unknown> | null;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<
+    string,
+    unknown
+  > | null;
   @ApiProperty({ format: 'date-time' }) expiresAt: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
 
-export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'status', 'expiresAt'] as const;
+export const PAYMENT_SORT_FIELDS = [
+  'createdAt',
+  'amountMinor',
+  'id',
+  'status',
+  'expiresAt',
+] as const;
 export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: PAYMENT_STATUSES }) @OptionalField() @IsIn(PAYMENT_STATUSES) status?: string;
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
+  @OptionalField()
+  @IsIn(PAYMENT_STATUSES)
+  status?: string;
 }

@@ -10,12 +10,25 @@ export class CreatePurchaseDto {
   @ApiProperty({ type: 'integer' }) @IsInt() @Min(1) priceId: number;
 
   @ApiProperty({ example: 'cust_42' })
-  @IsString() @Matches(CUSTOMER_REFERENCE, { message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -' })
+  @IsString()
+  @Matches(CUSTOMER_REFERENCE, {
+    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
+  })
   customerReference: string;
 
-  @ApiPropertyOptional() @OptionalField() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200) customerName?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  customerName?: string;
   @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional() @OptionalField() @IsString() @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' }) customerPhone?: string;
+  @ApiPropertyOptional()
+  @OptionalField()
+  @IsString()
+  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
+  customerPhone?: string;
 }
 
 export class PayableLinkDto {
@@ -31,6 +44,10 @@ export class PurchaseDto {
   @ApiProperty({ type: 'integer' }) priceId: number;
   @ApiProperty({ type: 'integer' }) productId: number;
   @ApiProperty({ type: PayableLinkDto }) payableLink: PayableLinkDto;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'Set for RECURRING prices (once subscriptions exist)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'Set for RECURRING prices (once subscriptions exist)',
+  })
   subscriptionId?: number | null;
 }

@@ -6,7 +6,11 @@ import { EVENT_TYPES } from '../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../delivery-status';
 
 export class EventDeliverySummaryDto {
-  @ApiProperty({ type: 'integer', description: 'Delivery id = envelope id / X-Webhook-Id seen by that endpoint' }) id: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Delivery id = envelope id / X-Webhook-Id seen by that endpoint',
+  })
+  id: number;
   @ApiProperty({ type: 'integer', nullable: true }) endpointId: number | null;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status: string;
   @ApiProperty({ type: 'integer' }) attempts: number;
@@ -14,17 +18,32 @@ export class EventDeliverySummaryDto {
 }
 
 export class EventDto {
-  @ApiProperty({ type: 'integer', description: 'Id of the recorded event (not the per-endpoint delivery id)' }) id: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Id of the recorded event (not the per-endpoint delivery id)',
+  })
+  id: number;
   @ApiProperty({ example: 'payment.succeeded' }) type: string;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
   @ApiProperty({ type: 'integer' }) applicationId: number;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The payload sent as envelope data' }) data: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The payload sent as envelope data',
+  })
+  data: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: [EventDeliverySummaryDto], description: 'One per endpoint it went to; empty until fanned out (about a second)' })
+  @ApiProperty({
+    type: [EventDeliverySummaryDto],
+    description: 'One per endpoint it went to; empty until fanned out (about a second)',
+  })
   deliveries: EventDeliverySummaryDto[];
 }
 
 export const EVENT_SORT_FIELDS = ['createdAt', 'id'] as const;
 export class EventListQuery extends PageQueryDto(EVENT_SORT_FIELDS) {
-  @ApiPropertyOptional({ enum: EVENT_TYPES }) @OptionalField() @IsIn(EVENT_TYPES as unknown as string[]) type?: string;
+  @ApiPropertyOptional({ enum: EVENT_TYPES })
+  @OptionalField()
+  @IsIn(EVENT_TYPES as unknown as string[])
+  type?: string;
 }
