@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   });
   configureApp(app);
   if (embedded) {
-    app.enableShutdownHooks();
+    // One shutdown path: close the app (workers, pool), then the embedded server.
     const stop = async () => {
       await app.close().catch(() => undefined);
       await embedded.stop().catch(() => undefined);
@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  } else {
+    app.enableShutdownHooks(['SIGINT', 'SIGTERM']);
   }
   await app.listen(config.port, '0.0.0.0');
   say(`Joma listening on ${config.publicBaseUrl} (API docs at ${config.publicBaseUrl}/docs)`);

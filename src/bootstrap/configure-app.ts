@@ -35,6 +35,5 @@ export function configureApp(nest: INestApplication): void {
   for (const parser of bodyParsers((err, req, res) => sendError(res, req, err, clock.now())))
     app.use(parser);
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   setupSwagger(app);
 }
