@@ -77,7 +77,11 @@ export class AppsService {
     return this.credentials.keysOf(appId);
   }
 
-  /** Suspends, reactivates or renames; the key cache is dropped once the change is committed. */
+  /**
+   * Suspends, reactivates or renames. Every replica drops its cached keys of
+   * the app when the change commits (NOTIFY); this one also right after
+   * commit, so the caller's very next request already sees the change.
+   */
   async update(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
     const saved = await this.updateInTx(id, patch);
     this.credentials.invalidateApp(id);
@@ -90,7 +94,9 @@ export class AppsService {
     if (!app) throw AppError.notFound('App');
     if (patch.name !== undefined) app.name = patch.name;
     if (patch.status !== undefined) app.status = patch.status;
-    return this.apps.save(app);
+    const saved = await this.apps.save(app);
+    await this.credentials.announceChange(id);
+    return saved;
   }
 
   @Transactional()
@@ -108,11 +114,7 @@ export class AppsService {
     return this.apps.save(next);
   }
 
-  /**
-   * The old pair stops working at once. The key cache is dropped again after
-   * commit: a call racing the rotation could otherwise re-cache the old pair
-   * from the not yet committed row.
-   */
+  /** The old pair stops working at once: here right after commit, elsewhere on the commit's NOTIFY. */
   async rotateCredentials(id: number, mode: Mode): Promise<IssuedCredential> {
     const issued = await this.rotateInTx(id, mode);
     this.credentials.invalidateApp(id);

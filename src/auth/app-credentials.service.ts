@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { PgListener } from '../database/pg-listener';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Clock } from '../common/clock/clock';
@@ -24,7 +26,10 @@ interface CachedCredential {
   cachedUntil: number;
 }
 
-/** How long a key lookup is trusted by one replica before it reads again. */
+/** Replicas tell each other about rotations and suspensions on this channel. */
+export const CREDENTIALS_CHANNEL = 'joma_app_credentials';
+
+/** How long a key lookup is trusted by one replica before it reads again (a backstop to the channel). */
 export const CREDENTIAL_CACHE_MS = 10_000;
 
 /**
@@ -33,12 +38,14 @@ export const CREDENTIAL_CACHE_MS = 10_000;
  * rotation or suspension in this replica.
  */
 @Injectable()
-export class AppCredentialsService {
+export class AppCredentialsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly cache = new Map<string, CachedCredential>();
+  private listener: PgListener | null = null;
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   private static mint(mode: Mode): IssuedCredential {
@@ -61,7 +68,7 @@ export class AppCredentialsService {
     return issued;
   }
 
-  /** Replaces one mode's pair; the old key and secret stop working at once. */
+  /** Replaces one mode's pair; the old key and secret stop working at once, on every replica. */
   async rotate(appId: number, mode: Mode): Promise<IssuedCredential> {
     const repo = this.txHost.tx.getRepository(AppCredential);
     const fresh = AppCredentialsService.mint(mode);
@@ -70,8 +77,34 @@ export class AppCredentialsService {
       { apiKey: fresh.apiKey, secretHash: sha256Hex(fresh.apiSecret), rotatedAt: this.clock.now() },
     );
     if (!result.affected) throw AppError.notFound('App');
-    this.invalidateApp(appId);
+    await this.announceChange(appId);
     return fresh;
+  }
+
+  /**
+   * Tells every replica (this one included) to drop its cached keys of the
+   * app. Call inside the transaction of the change: PostgreSQL delivers the
+   * notification only when it commits, so nobody re-reads the old row.
+   */
+  async announceChange(appId: number): Promise<void> {
+    await this.txHost.tx.query('SELECT pg_notify($1, $2)', [CREDENTIALS_CHANNEL, String(appId)]);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.listener = new PgListener(
+      this.config.databaseUrl,
+      [CREDENTIALS_CHANNEL],
+      (_channel, payload) => this.invalidateApp(Number(payload)),
+      'joma-credentials-listener',
+      // Changes announced while disconnected are unknown: start from an empty cache.
+      () => this.cache.clear(),
+    );
+    await this.listener.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.listener?.stop();
+    this.listener = null;
   }
 
   async keysOf(appId: number): Promise<{ mode: Mode; apiKey: string }[]> {

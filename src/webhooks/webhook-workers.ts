@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { WakeupListener } from './wakeup-listener';
+import { PgListener } from '../database/pg-listener';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, WebhookFanout } from './webhook-fanout';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookMetrics } from './webhook-metrics';
@@ -14,7 +14,7 @@ import { WebhookMetrics } from './webhook-metrics';
 @Injectable()
 export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookWorkers.name);
-  private listener: WakeupListener | null = null;
+  private listener: PgListener | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private fanningOut: Promise<void> | null = null;
@@ -43,10 +43,11 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.running) return;
     this.running = true;
     this.dispatcher.start();
-    this.listener = new WakeupListener(
+    this.listener = new PgListener(
       this.config.databaseUrl,
       [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
       (channel) => (channel === EVENTS_CHANNEL ? void this.fanOut() : void this.dispatcher.pump()),
+      'joma-webhook-listener',
     );
     await this.listener.start();
     this.timer = setInterval(() => this.wake(), this.config.webhookPollIntervalMs);

@@ -2,12 +2,13 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 
 /**
- * A dedicated connection LISTENing on the webhook channels. NOTIFY is only a
- * wake-up hint (workers poll as well), so a lost connection just means a
- * reconnect after a second and polling in between.
+ * A dedicated connection LISTENing on some channels. NOTIFY is a hint (users
+ * also poll, or expire what they cache), so a lost connection just means a
+ * reconnect after a second; `onConnect` runs after every (re)connect so a
+ * user can make up for notifications missed while disconnected.
  */
-export class WakeupListener {
-  private readonly logger = new Logger(WakeupListener.name);
+export class PgListener {
+  private readonly logger = new Logger(PgListener.name);
   private client: Client | null = null;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -15,7 +16,9 @@ export class WakeupListener {
   constructor(
     private readonly databaseUrl: string,
     private readonly channels: string[],
-    private readonly onNotify: (channel: string) => void,
+    private readonly onNotify: (channel: string, payload: string | undefined) => void,
+    private readonly name = 'joma-listener',
+    private readonly onConnect: () => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
@@ -36,9 +39,9 @@ export class WakeupListener {
     if (this.stopped) return;
     const client = new Client({
       connectionString: this.databaseUrl,
-      application_name: 'joma-webhook-listener',
+      application_name: this.name,
     });
-    client.on('notification', (msg) => this.onNotify(msg.channel));
+    client.on('notification', (msg) => this.onNotify(msg.channel, msg.payload));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
     try {
@@ -49,6 +52,7 @@ export class WakeupListener {
         return;
       }
       this.client = client;
+      this.onConnect();
     } catch (err) {
       this.lost(client, err as Error);
     }
@@ -56,7 +60,7 @@ export class WakeupListener {
 
   private lost(client: Client, err?: Error): void {
     if (this.stopped || (this.client !== null && this.client !== client)) return;
-    if (err) this.logger.warn(`webhook listener connection lost: ${err.message}`);
+    if (err) this.logger.warn(`${this.name} connection lost: ${err.message}`);
     this.client = null;
     client.end().catch(() => undefined);
     if (!this.retryTimer) {
