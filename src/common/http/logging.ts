@@ -1,19 +1,25 @@
 import type { Params } from 'nestjs-pino';
+import pino from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Customer-facing capability tokens in paths are masked; query strings dropped. */
+/**
+ * Customer-facing capability paths (pay page tokens, payment result
+ * references, checkout sessions) are masked; query strings dropped.
+ */
 export function safePath(url: string | undefined): string {
-  return (url ?? '').split('?')[0].replace(/\/(pay|checkout)\/[^/]+/g, '/$1/***');
+  return (url ?? '').split('?')[0].replace(/\/(pay|checkout)\/.*$/, '/$1/***');
 }
 
 /**
- * One JSON line per request with its request id. Headers are not logged at
- * all, so X-Api-Secret, Authorization and cookies never reach a log.
+ * One JSON line per request with its request id, written asynchronously
+ * (off the request path). Headers are not logged at all, so X-Api-Secret,
+ * Authorization and cookies never reach a log.
  */
 export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
+      stream: pino.destination({ dest: 1, sync: false }),
       genReqId: (req: IncomingMessage) => (req as unknown as { id: string }).id,
       customProps: () => ({}),
       serializers: {
