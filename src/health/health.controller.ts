@@ -1,12 +1,22 @@
 import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
+import { ApiEnvelope } from '../common/http/swagger';
 import { Metrics } from '../common/metrics/metrics';
+
+export class HealthDto {
+  @ApiProperty({ example: 'ok' }) status: string;
+}
+
+export class ReadinessDto {
+  @ApiProperty({ example: 'ready' }) status: string;
+  @ApiProperty({ example: 'up' }) database: string;
+}
 
 @ApiTags('Operations')
 @Controller()
@@ -18,18 +28,17 @@ export class HealthController {
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process answers' })
-  @ApiOkResponse({ description: 'Envelope with data.status "ok"' })
-  healthz() {
+  @ApiEnvelope(HealthDto, { description: 'The process is alive' })
+  healthz(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('readyz')
   @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiOkResponse({
-    description:
-      'Envelope with data.status "ready"; 500 INTERNAL_ERROR when the database is unreachable',
+  @ApiEnvelope(ReadinessDto, {
+    description: 'The database answers; 500 INTERNAL_ERROR when it is unreachable',
   })
-  async readyz() {
+  async readyz(): Promise<ReadinessDto> {
     try {
       await this.db.query('SELECT 1');
     } catch {
