@@ -60,3 +60,14 @@ export async function resolveTarget(
   const first = answers[0];
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
+
+/** `p`, or the error of `onTimeout` once `ms` have passed (a lookup cannot be cancelled, only abandoned). */
+export function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    }),
+  ]);
+}

@@ -14,7 +14,7 @@ import { nextRetryDelayMs } from './retry-schedule';
 import { deliveryHeaders } from './signer';
 import { returningRows } from './sql';
 import { WebhookMetrics } from './webhook-metrics';
-import { resolveTarget, ResolvedAddress, TargetRefused } from './target-resolver';
+import { resolveTarget, ResolvedAddress, TargetRefused, withDeadline } from './target-resolver';
 import { deliveryUrlProblem, hostOf } from './url-policy';
 
 /** At most this many requests in flight to one endpoint from one replica. */
@@ -262,6 +262,8 @@ export class WebhookDispatcher {
     if (problem) return park(problem);
 
     const url = new URL(c.url);
+    // One deadline for the whole attempt: resolving, connecting and answering.
+    const deadline = performance.now() + this.config.webhookTimeoutMs;
     let target: ResolvedAddress;
     try {
       target = await withDeadline(
@@ -312,7 +314,7 @@ export class WebhookDispatcher {
       target,
       headers,
       body,
-      timeoutMs: this.config.webhookTimeoutMs,
+      timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
       signal,
     });
     if (
@@ -401,14 +403,4 @@ export class WebhookDispatcher {
       ],
     );
   }
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(onTimeout()), ms);
-    }),
-  ]);
 }

@@ -1,0 +1,79 @@
+import * as resolver from '../../src/webhooks/target-resolver';
+import { createApp, CreatedApp } from '../support/factories';
+import { createTestApp, TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { createEndpoint, eventually, recordEvent, workersOf } from '../support/webhooks';
+
+/**
+ * What happens while a webhook host is being resolved: the resolver is
+ * replaced by one the test controls (a slow or stuck DNS server), the rest is
+ * the real app delivering to a real receiver on 127.0.0.1.
+ */
+const LOOPBACK: resolver.ResolvedAddress = { address: '127.0.0.1', family: 4 };
+
+/** A resolution the test finishes when it wants to. */
+function gatedResolution() {
+  let release!: () => void;
+  const gate = new Promise<void>((ok) => (release = ok));
+  let calls = 0;
+  jest.spyOn(resolver, 'resolveTarget').mockImplementation(async () => {
+    calls++;
+    await gate;
+    return LOOPBACK;
+  });
+  return { release, calls: () => calls };
+}
+
+describe('webhooks: delivery while DNS is slow', () => {
+  const TIMEOUT_MS = 1500;
+  let t: TestApp;
+  let app: CreatedApp;
+  const receivers: WebhookReceiver[] = [];
+  const receiver = async () => {
+    const r = await WebhookReceiver.start();
+    receivers.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { webhookTimeoutMs: TIMEOUT_MS, webhookPollIntervalMs: 100 },
+    });
+    await workersOf(t).start();
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const r of receivers) await r.close();
+  });
+  beforeEach(async () => {
+    app = await createApp(t);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('spends one deadline on resolving, connecting and answering, not one each', async () => {
+    const hanging = await receiver();
+    hanging.respondWith(() => 'hang');
+    const e = await createEndpoint(t, app.TEST, {
+      url: `http://slow-dns.example.test:${hanging.port}/hook`,
+    });
+    const dns = gatedResolution();
+    await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'payment.failed', { payment_id: 1 });
+    await eventually(async () => dns.calls() > 0, 5000, 'resolution started');
+    // Resolution takes most of the budget; the request gets only what is left.
+    setTimeout(dns.release, 1200).unref();
+    await hanging.waitFor(1);
+    const [attempt] = await eventually(
+      async () => {
+        const q = await t.db.query(
+          'SELECT duration_ms, error FROM webhook_delivery_attempts WHERE endpoint_id = $1',
+          [e.id],
+        );
+        return q.rows.length ? q.rows : null;
+      },
+      10_000,
+      'attempt recorded',
+    );
+    expect(attempt.error).toMatch(/^TIMEOUT/);
+    expect(attempt.duration_ms).toBeLessThan(TIMEOUT_MS + 600);
+  });
+});
