@@ -1,5 +1,5 @@
 import * as resolver from '../../src/webhooks/target-resolver';
-import { createApp, CreatedApp } from '../support/factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createEndpoint, eventually, recordEvent, workersOf } from '../support/webhooks';
@@ -75,5 +75,34 @@ describe('webhooks: delivery while DNS is slow', () => {
     );
     expect(attempt.error).toMatch(/^TIMEOUT/);
     expect(attempt.duration_ms).toBeLessThan(TIMEOUT_MS + 600);
+  });
+});
+
+describe('webhooks: saving a URL while DNS is stuck (SSRF guard on)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { webhookAllowPrivateTargets: false, webhookTimeoutMs: 1000 },
+    });
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('answers 400 WEBHOOK_URL_NOT_ALLOWED within the deadline instead of holding the request (and its transaction)', async () => {
+    const app = await createApp(t);
+    jest.spyOn(resolver, 'resolveTarget').mockImplementation(() => new Promise(() => undefined));
+    for (const idempotencyKey of [undefined, 'stuck-dns-1']) {
+      const req = t.http().post('/api/v1/webhook-endpoints').set(asApp(app.LIVE)).timeout(5000);
+      if (idempotencyKey) req.set('Idempotency-Key', idempotencyKey);
+      const res = await req.send({ url: 'https://tarpit.example.com/hook', events: ['*'] });
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('WEBHOOK_URL_NOT_ALLOWED');
+      expect(res.body.meta.details).toEqual([{ field: 'url', message: 'host does not resolve' }]);
+    }
+    const n = await t.db.query(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE app_id = $1',
+      [app.id],
+    );
+    expect(n.rows[0].n).toBe(0);
   });
 });
