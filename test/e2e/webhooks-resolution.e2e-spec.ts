@@ -1,8 +1,14 @@
 import * as resolver from '../../src/webhooks/target-resolver';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
-import { WebhookReceiver } from '../support/webhook-receiver';
-import { createEndpoint, eventually, recordEvent, workersOf } from '../support/webhooks';
+import { verifyV1, WebhookReceiver } from '../support/webhook-receiver';
+import {
+  createEndpoint,
+  deliveryRow,
+  eventually,
+  recordEvent,
+  workersOf,
+} from '../support/webhooks';
 
 /**
  * What happens while a webhook host is being resolved: the resolver is
@@ -75,6 +81,31 @@ describe('webhooks: delivery while DNS is slow', () => {
     );
     expect(attempt.error).toMatch(/^TIMEOUT/);
     expect(attempt.duration_ms).toBeLessThan(TIMEOUT_MS + 600);
+  });
+
+  it('signs with the secret current when the request is signed, even if rotated while the host was resolving', async () => {
+    const r = await receiver();
+    const e = await createEndpoint(t, app.TEST, { url: r.url() });
+    const dns = gatedResolution();
+    await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'refund.succeeded', { refund_id: 1 });
+    await eventually(async () => dns.calls() > 0, 5000, 'delivery claimed, host resolving');
+
+    const rotated = await t
+      .http()
+      .post(`/api/v1/webhook-endpoints/${e.id}/rotate-secret`)
+      .set(asApp(app.TEST));
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.secret as string;
+    dns.release();
+
+    const [got] = await r.waitFor(1);
+    expect(verifyV1(fresh, got.raw, got.headers['x-webhook-signature'])).toBe(true);
+    expect(verifyV1(e.secret, got.raw, got.headers['x-webhook-signature'])).toBe(false);
+    await eventually(
+      async () => (await deliveryRow(t, got.id)).status === 'DELIVERED',
+      5000,
+      'DELIVERED',
+    );
   });
 });
 
