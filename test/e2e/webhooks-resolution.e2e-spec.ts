@@ -137,3 +137,52 @@ describe('webhooks: saving a URL while DNS is stuck (SSRF guard on)', () => {
     expect(n.rows[0].n).toBe(0);
   });
 });
+
+// The module object itself (not an import wrapper), so the resolver's own calls see the spy.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dnsPromises = require('node:dns/promises') as typeof import('node:dns/promises');
+
+describe('webhooks: an endpoint whose host never answers DNS', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { webhookTimeoutMs: 1000, webhookPollIntervalMs: 100 } });
+    await workersOf(t).start();
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('holds one system lookup for it at a time, not one per attempt (the 4 resolver threads serve every endpoint)', async () => {
+    const app = await createApp(t);
+    const realLookup = dnsPromises.lookup;
+    let tarpitLookups = 0;
+    let answerTarpit!: () => void;
+    const tarpit = new Promise<never>((_, fail) => {
+      answerTarpit = () => fail(Object.assign(new Error('no answer'), { code: 'ETIMEOUT' }));
+    });
+    tarpit.catch(() => undefined);
+    jest.spyOn(dnsPromises, 'lookup').mockImplementation(((host: string, opts: never) => {
+      if (host !== 'tarpit.example.test') return realLookup(host, opts);
+      tarpitLookups++;
+      return tarpit;
+    }) as typeof dnsPromises.lookup);
+
+    const e = await createEndpoint(t, app.TEST, { url: 'http://tarpit.example.test:9/hook' });
+    for (let i = 0; i < 6; i++)
+      await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'payment.failed', { payment_id: i });
+    // The per-endpoint cap lets 4 attempts run at once; each gives up at its deadline.
+    const attempts = await eventually(
+      async () => {
+        const q = await t.db.query(
+          'SELECT error FROM webhook_delivery_attempts WHERE endpoint_id = $1',
+          [e.id],
+        );
+        return q.rows.length >= 4 ? q.rows : null;
+      },
+      10_000,
+      'four attempts given up',
+    );
+    for (const a of attempts) expect(a.error).toMatch(/^DNS_FAILED/);
+    expect(tarpitLookups).toBe(1);
+    answerTarpit();
+  });
+});
