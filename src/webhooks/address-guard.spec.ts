@@ -23,6 +23,10 @@ describe('SSRF address guard', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['::ffff:a9fe:a9fe', 'link-local (cloud metadata)'],
     ['64:ff9b::10.0.0.1', 'private'],
+    // IPv4-compatible (::/96), in the hex form URL parsing and inet_ntop produce.
+    ['::7f00:1', 'loopback'],
+    ['::a9fe:a9fe', 'link-local (cloud metadata)'],
+    ['::a00:1', 'private'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(blockedReason(address)).toBe(reason);
   });

@@ -50,12 +50,15 @@ function describeV4(address: string): string | null {
   return 'reserved';
 }
 
-/** An IPv4 address carried inside an IPv6 one (mapped, compatible, NAT64), if any. */
+/**
+ * An IPv4 address carried inside an IPv6 one (mapped, compatible, NAT64), if
+ * any, in dotted or hex form (`::127.0.0.1` is written `::7f00:1` once parsed).
+ */
 function embeddedV4(address: string): string | null {
   const lower = address.toLowerCase();
   const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (hex) {
     const hi = parseInt(hex[1], 16);
     const lo = parseInt(hex[2], 16);

@@ -10,8 +10,26 @@ export interface ResolvedAddress {
 /** Every address a host name resolves to (injectable for tests). */
 export type ResolveAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-export const systemResolveAll: ResolveAll = (hostname) =>
-  dnsLookup(hostname, { all: true, verbatim: true });
+/** System lookups in progress, by host name. */
+const lookupsInFlight = new Map<string, Promise<{ address: string; family: number }[]>>();
+
+/**
+ * The system resolver (hosts file, search domains). Each lookup holds one of
+ * libuv's 4 threads until getaddrinfo gives up, however soon the caller's
+ * deadline passes; so concurrent attempts to one host share one lookup, and a
+ * host whose DNS never answers ties up one thread, not every thread that all
+ * other endpoints' lookups need.
+ */
+export const systemResolveAll: ResolveAll = (hostname) => {
+  let lookup = lookupsInFlight.get(hostname);
+  if (!lookup) {
+    lookup = dnsLookup(hostname, { all: true, verbatim: true }).finally(() =>
+      lookupsInFlight.delete(hostname),
+    );
+    lookupsInFlight.set(hostname, lookup);
+  }
+  return lookup;
+};
 
 export class TargetRefused extends Error {
   constructor(
@@ -59,4 +77,15 @@ export async function resolveTarget(
   }
   const first = answers[0];
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** `p`, or the error of `onTimeout` once `ms` have passed (a lookup cannot be cancelled, only abandoned). */
+export function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    }),
+  ]);
 }

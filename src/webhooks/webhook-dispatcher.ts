@@ -14,7 +14,7 @@ import { nextRetryDelayMs } from './retry-schedule';
 import { deliveryHeaders } from './signer';
 import { returningRows } from './sql';
 import { WebhookMetrics } from './webhook-metrics';
-import { resolveTarget, ResolvedAddress, TargetRefused } from './target-resolver';
+import { resolveTarget, ResolvedAddress, TargetRefused, withDeadline } from './target-resolver';
 import { deliveryUrlProblem, hostOf } from './url-policy';
 
 /** At most this many requests in flight to one endpoint from one replica. */
@@ -37,7 +37,6 @@ interface Claimed {
   url: string;
   enabled: boolean;
   deleted_at: Date | null;
-  secret_ciphertext: string | null;
 }
 
 interface Result {
@@ -203,7 +202,7 @@ export class WebhookDispatcher {
          FROM picked, webhook_endpoints e
         WHERE d.id = picked.id AND e.id = d.endpoint_id
        RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
-                 e.url, e.enabled, e.deleted_at, e.secret_ciphertext`,
+                 e.url, e.enabled, e.deleted_at`,
       [
         now,
         full,
@@ -262,6 +261,8 @@ export class WebhookDispatcher {
     if (problem) return park(problem);
 
     const url = new URL(c.url);
+    // One deadline for the whole attempt: resolving, connecting and answering.
+    const deadline = performance.now() + this.config.webhookTimeoutMs;
     let target: ResolvedAddress;
     try {
       target = await withDeadline(
@@ -312,7 +313,7 @@ export class WebhookDispatcher {
       target,
       headers,
       body,
-      timeoutMs: this.config.webhookTimeoutMs,
+      timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
       signal,
     });
     if (
@@ -353,9 +354,19 @@ export class WebhookDispatcher {
     };
   }
 
-  /** The endpoint's secret; a legacy endpoint without one gets one sealed now (nothing goes out unsigned). */
+  /**
+   * The endpoint's secret as it is when the attempt is signed, not when it was
+   * claimed: a rotation while the host was resolving must already apply (no
+   * grace period). A legacy endpoint without one gets one sealed now (nothing
+   * goes out unsigned).
+   */
   private async secretOf(c: Claimed): Promise<string> {
-    if (c.secret_ciphertext) return openSecret(this.config.encryptionKey, c.secret_ciphertext);
+    const [current] = (await this.txHost.tx.query(
+      `SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`,
+      [c.endpoint_id],
+    )) as { secret_ciphertext: string | null }[];
+    if (current?.secret_ciphertext)
+      return openSecret(this.config.encryptionKey, current.secret_ciphertext);
     const sealed = sealSecret(this.config.encryptionKey, newEndpointSecret());
     await this.txHost.tx.query(
       `UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1 AND secret_ciphertext IS NULL`,
@@ -401,14 +412,4 @@ export class WebhookDispatcher {
       ],
     );
   }
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(onTimeout()), ms);
-    }),
-  ]);
 }

@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
 import { DeliveryError } from './delivery-status';
 import { newEndpointSecret, sealSecret } from './endpoint-secret';
-import { resolveTarget, TargetRefused } from './target-resolver';
+import { resolveTarget, TargetRefused, withDeadline } from './target-resolver';
 import { checkEndpointUrl, hostOf } from './url-policy';
 import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -199,7 +199,13 @@ export class WebhookEndpointsService {
     const url = checkEndpointUrl(raw, mode, this.config.webhookTestAllowedSchemes);
     if (!this.config.webhookAllowPrivateTargets) {
       try {
-        await resolveTarget(hostOf(url), { allowPrivate: false });
+        // Bounded like a delivery's lookup: a stuck DNS server must not hold this
+        // request (and, with an Idempotency-Key, its transaction and connection).
+        await withDeadline(
+          resolveTarget(hostOf(url), { allowPrivate: false }),
+          this.config.webhookTimeoutMs,
+          () => new TargetRefused('DNS_FAILED', `${hostOf(url)} did not resolve in time`),
+        );
       } catch (err) {
         if (!(err instanceof TargetRefused)) throw err;
         throw new AppError(

@@ -334,7 +334,11 @@ describe('webhooks: deployment settings at save (SSRF guard on, https-only TEST)
       'https://169.254.169.254/latest/meta-data',
       'https://[::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:169.254.169.254]/latest/meta-data',
+      'https://[::127.0.0.1]/hook',
+      'https://[::169.254.169.254]/latest/meta-data',
       'https://[fd00::1]/hook',
+      'https://[fd00:ec2::254]/latest/meta-data',
       'https://0.0.0.0/hook',
     ]) {
       const res = await t

@@ -1,0 +1,188 @@
+import * as resolver from '../../src/webhooks/target-resolver';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { createTestApp, TestApp } from '../support/test-app';
+import { verifyV1, WebhookReceiver } from '../support/webhook-receiver';
+import {
+  createEndpoint,
+  deliveryRow,
+  eventually,
+  recordEvent,
+  workersOf,
+} from '../support/webhooks';
+
+/**
+ * What happens while a webhook host is being resolved: the resolver is
+ * replaced by one the test controls (a slow or stuck DNS server), the rest is
+ * the real app delivering to a real receiver on 127.0.0.1.
+ */
+const LOOPBACK: resolver.ResolvedAddress = { address: '127.0.0.1', family: 4 };
+
+/** A resolution the test finishes when it wants to. */
+function gatedResolution() {
+  let release!: () => void;
+  const gate = new Promise<void>((ok) => (release = ok));
+  let calls = 0;
+  jest.spyOn(resolver, 'resolveTarget').mockImplementation(async () => {
+    calls++;
+    await gate;
+    return LOOPBACK;
+  });
+  return { release, calls: () => calls };
+}
+
+describe('webhooks: delivery while DNS is slow', () => {
+  const TIMEOUT_MS = 1500;
+  let t: TestApp;
+  let app: CreatedApp;
+  const receivers: WebhookReceiver[] = [];
+  const receiver = async () => {
+    const r = await WebhookReceiver.start();
+    receivers.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { webhookTimeoutMs: TIMEOUT_MS, webhookPollIntervalMs: 100 },
+    });
+    await workersOf(t).start();
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const r of receivers) await r.close();
+  });
+  beforeEach(async () => {
+    app = await createApp(t);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('spends one deadline on resolving, connecting and answering, not one each', async () => {
+    const hanging = await receiver();
+    hanging.respondWith(() => 'hang');
+    const e = await createEndpoint(t, app.TEST, {
+      url: `http://slow-dns.example.test:${hanging.port}/hook`,
+    });
+    const dns = gatedResolution();
+    await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'payment.failed', { payment_id: 1 });
+    await eventually(async () => dns.calls() > 0, 5000, 'resolution started');
+    // Resolution takes most of the budget; the request gets only what is left.
+    setTimeout(dns.release, 1200).unref();
+    await hanging.waitFor(1);
+    const [attempt] = await eventually(
+      async () => {
+        const q = await t.db.query(
+          'SELECT duration_ms, error FROM webhook_delivery_attempts WHERE endpoint_id = $1',
+          [e.id],
+        );
+        return q.rows.length ? q.rows : null;
+      },
+      10_000,
+      'attempt recorded',
+    );
+    expect(attempt.error).toMatch(/^TIMEOUT/);
+    expect(attempt.duration_ms).toBeLessThan(TIMEOUT_MS + 600);
+  });
+
+  it('signs with the secret current when the request is signed, even if rotated while the host was resolving', async () => {
+    const r = await receiver();
+    const e = await createEndpoint(t, app.TEST, { url: r.url() });
+    const dns = gatedResolution();
+    await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'refund.succeeded', { refund_id: 1 });
+    await eventually(async () => dns.calls() > 0, 5000, 'delivery claimed, host resolving');
+
+    const rotated = await t
+      .http()
+      .post(`/api/v1/webhook-endpoints/${e.id}/rotate-secret`)
+      .set(asApp(app.TEST));
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.secret as string;
+    dns.release();
+
+    const [got] = await r.waitFor(1);
+    expect(verifyV1(fresh, got.raw, got.headers['x-webhook-signature'])).toBe(true);
+    expect(verifyV1(e.secret, got.raw, got.headers['x-webhook-signature'])).toBe(false);
+    await eventually(
+      async () => (await deliveryRow(t, got.id)).status === 'DELIVERED',
+      5000,
+      'DELIVERED',
+    );
+  });
+});
+
+describe('webhooks: saving a URL while DNS is stuck (SSRF guard on)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { webhookAllowPrivateTargets: false, webhookTimeoutMs: 1000 },
+    });
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('answers 400 WEBHOOK_URL_NOT_ALLOWED within the deadline instead of holding the request (and its transaction)', async () => {
+    const app = await createApp(t);
+    jest.spyOn(resolver, 'resolveTarget').mockImplementation(() => new Promise(() => undefined));
+    for (const idempotencyKey of [undefined, 'stuck-dns-1']) {
+      const req = t.http().post('/api/v1/webhook-endpoints').set(asApp(app.LIVE)).timeout(5000);
+      if (idempotencyKey) req.set('Idempotency-Key', idempotencyKey);
+      const res = await req.send({ url: 'https://tarpit.example.com/hook', events: ['*'] });
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('WEBHOOK_URL_NOT_ALLOWED');
+      expect(res.body.meta.details).toEqual([{ field: 'url', message: 'host does not resolve' }]);
+    }
+    const n = await t.db.query(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE app_id = $1',
+      [app.id],
+    );
+    expect(n.rows[0].n).toBe(0);
+  });
+});
+
+// The module object itself (not an import wrapper), so the resolver's own calls see the spy.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dnsPromises = require('node:dns/promises') as typeof import('node:dns/promises');
+
+describe('webhooks: an endpoint whose host never answers DNS', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { webhookTimeoutMs: 1000, webhookPollIntervalMs: 100 } });
+    await workersOf(t).start();
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('holds one system lookup for it at a time, not one per attempt (the 4 resolver threads serve every endpoint)', async () => {
+    const app = await createApp(t);
+    const realLookup = dnsPromises.lookup;
+    let tarpitLookups = 0;
+    let answerTarpit!: () => void;
+    const tarpit = new Promise<never>((_, fail) => {
+      answerTarpit = () => fail(Object.assign(new Error('no answer'), { code: 'ETIMEOUT' }));
+    });
+    tarpit.catch(() => undefined);
+    jest.spyOn(dnsPromises, 'lookup').mockImplementation(((host: string, opts: never) => {
+      if (host !== 'tarpit.example.test') return realLookup(host, opts);
+      tarpitLookups++;
+      return tarpit;
+    }) as typeof dnsPromises.lookup);
+
+    const e = await createEndpoint(t, app.TEST, { url: 'http://tarpit.example.test:9/hook' });
+    for (let i = 0; i < 6; i++)
+      await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'payment.failed', { payment_id: i });
+    // The per-endpoint cap lets 4 attempts run at once; each gives up at its deadline.
+    const attempts = await eventually(
+      async () => {
+        const q = await t.db.query(
+          'SELECT error FROM webhook_delivery_attempts WHERE endpoint_id = $1',
+          [e.id],
+        );
+        return q.rows.length >= 4 ? q.rows : null;
+      },
+      10_000,
+      'four attempts given up',
+    );
+    for (const a of attempts) expect(a.error).toMatch(/^DNS_FAILED/);
+    expect(tarpitLookups).toBe(1);
+    answerTarpit();
+  });
+});
