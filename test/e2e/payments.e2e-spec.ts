@@ -72,6 +72,13 @@ describe('payments', () => {
     ['an unknown gateway', { gateway: 'paypal' }, 400, 'VALIDATION_FAILED'],
     ['a bad customerReference', { customerReference: 'has space' }, 400, 'VALIDATION_FAILED'],
     ['an explicit null invoiceId', { invoiceId: null }, 400, 'VALIDATION_FAILED'],
+    ['a lone surrogate in metadata', { metadata: { note: 'x\uD800' } }, 400, 'VALIDATION_FAILED'],
+    [
+      'metadata nested 40 levels deep',
+      { metadata: JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) },
+      400,
+      'VALIDATION_FAILED',
+    ],
     ['an explicit null currency', { currency: null }, 400, 'VALIDATION_FAILED'],
     ['a NUL character', { description: 'a\u0000b' }, 400, 'VALIDATION_FAILED'],
   ])('refuses %s', async (_label, patch, status, code) => {

@@ -18,29 +18,57 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
+export const MAX_INPUT_DEPTH = 32;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored: NUL, or a lone UTF-16 surrogate (invalid in jsonb and UTF-8). */
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (no lone surrogates)';
+  return null;
+}
+
 /**
- * The path of the first string holding U+0000 in a request value, or null.
- * PostgreSQL text cannot store NUL, so such input would otherwise fail in
- * the database as a 500.
+ * The first place in a request value PostgreSQL could not store: a string
+ * (or key) with NUL or a lone surrogate, or nesting deeper than 32 levels.
+ * Such input would otherwise fail in the database as a 500.
  */
-export function findNulCharacter(value: unknown, path = '', depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object' || depth > 32) return null;
+export function findUnstorableInput(
+  value: unknown,
+  path = '',
+  depth = 0,
+): { path: string; problem: string } | null {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem ? { path, problem } : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > MAX_INPUT_DEPTH)
+    return { path, problem: `must not nest deeper than ${MAX_INPUT_DEPTH} levels` };
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (k.includes('\u0000')) return path ? `${path}.${k}` : k;
-    const hit = findNulCharacter(v, path ? `${path}.${k}` : k, depth + 1);
+    const here = path ? `${path}.${k}` : k;
+    const keyProblem = textProblem(k);
+    if (keyProblem) return { path: here, problem: keyProblem };
+    const hit = findUnstorableInput(v, here, depth + 1);
     if (hit !== null) return hit;
   }
   return null;
 }
 
+/** The path of the first string holding U+0000 in a request value, or null. */
+export function findNulCharacter(value: unknown, path = ''): string | null {
+  const hit = findUnstorableInput(value, path);
+  return hit && hit.problem.includes('NUL') ? hit.path : null;
+}
+
 class JomaValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
-      const at = findNulCharacter(value, metadata.data ?? '');
-      if (at !== null) {
-        const field = at || metadata.type;
-        throw AppError.validation(field, `${field} must not contain the NUL character (\\u0000)`);
+      const hit = findUnstorableInput(value, metadata.data ?? '');
+      if (hit !== null) {
+        const field = hit.path || metadata.type;
+        throw AppError.validation(field, `${field} ${hit.problem}`);
       }
     }
     return super.transform(value, metadata);
