@@ -1,3 +1,7 @@
+// Node's libuv pool (4 threads by default) serves DNS lookups for webhook
+// delivery and scrypt for admin logins; a few hosts whose DNS never answers
+// must not starve it. Must be set before the pool is first used.
+process.env.UV_THREADPOOL_SIZE ??= '16';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';

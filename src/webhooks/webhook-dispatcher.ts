@@ -19,8 +19,12 @@ import { deliveryUrlProblem, hostOf } from './url-policy';
 
 /** At most this many requests in flight to one endpoint from one replica. */
 export const PER_ENDPOINT_CONCURRENCY = 4;
-/** At most this many requests in flight from one replica. */
-export const MAX_IN_FLIGHT = 64;
+/**
+ * At most this many requests in flight from one replica. Sockets waiting on a
+ * slow consumer are cheap; a high cap keeps a few dead endpoints (at most 4
+ * slots each) from occupying every slot and delaying healthy ones.
+ */
+export const MAX_IN_FLIGHT = 256;
 /** A claim holds a delivery this long beyond the request deadline; then another replica may take it. */
 export const LEASE_MARGIN_MS = 50_000;
 
