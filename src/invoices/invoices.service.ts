@@ -199,8 +199,13 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   // --- InvoiceLink (called by payments inside the payment's transaction)
 
+  /**
+   * Locks the invoice until the payment's transaction commits, so a void
+   * (or a settlement) in flight either finishes first and is seen here, or
+   * waits and then sees this payment.
+   */
   async assertPayable(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<void> {
-    const invoice = await this.invoices.get(scope, invoiceId);
+    const invoice = await this.invoices.getForUpdate(scope, invoiceId);
     if (!isPayable(invoice.status))
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
     const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);
