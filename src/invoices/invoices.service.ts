@@ -183,11 +183,15 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
   /** Voids an ISSUED invoice with nothing paid; its open payments are cancelled with it. */
   @Transactional()
   async void(scope: TenantScope, id: number): Promise<InvoiceView> {
+    // Payments before the invoice (see lockOpenForInvoice): a confirmation in
+    // flight finishes first, and this void then sees what it paid.
+    await this.payments.lockOpenForInvoice(scope, id);
     const invoice = await this.invoices.getForUpdate(scope, id);
     if (invoice.status === 'VOID') return this.get(scope, id);
     if (!canVoid(invoice.status, invoice.amountPaidMinor)) {
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be voided`);
     }
+    // Again: payments created before the invoice lock was ours are open too.
     await this.payments.cancelOpenForInvoice(scope, id);
     invoice.status = 'VOID';
     invoice.voidedAt = this.clock.now();

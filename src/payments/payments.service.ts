@@ -252,12 +252,22 @@ export class PaymentsService {
     return result.payment;
   }
 
-  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
-  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
-    const open = await this.payments.repo.find({
+  /**
+   * Locks (FOR UPDATE, in id order) the PENDING payments of an invoice. Lock
+   * order is payments before their invoice: a confirmation holds its payment
+   * when it reaches the invoice, so the other order deadlocks with it.
+   */
+  lockOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
+    return this.payments.repo.find({
       where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      order: { id: 'ASC' },
       lock: { mode: 'pessimistic_write' },
     });
+  }
+
+  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
+  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    const open = await this.lockOpenForInvoice(scope, invoiceId);
     for (const p of open) await this.apply(p, 'cancel');
   }
 

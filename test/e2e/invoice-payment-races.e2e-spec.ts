@@ -70,6 +70,57 @@ describe('invoice and payment races', () => {
     }
   });
 
+  it('a void and a gateway confirmation of the same invoice racing each other both answer (no deadlock, no 500)', async () => {
+    const ref = 'race-void-settle';
+    const inv = await createInvoice(t, app.TEST, { customerReference: ref });
+    const p = await createPayment(t, app.TEST, {
+      amountMinor: 100000,
+      customerReference: ref,
+      invoiceId: inv.id,
+    });
+    const session = new URL(p.checkoutUrl).pathname.split('/').pop();
+    // The customer pays on the gateway; its confirmation is about to reach Joma.
+    const paid = await t
+      .http()
+      .post(`/sandbox/checkout/${session}`)
+      .type('form')
+      .send({ outcome: 'pay' });
+    expect(paid.status).toBe(303);
+    const invoice = await holdLock(t, 'SELECT 1 FROM invoices WHERE id = $1 FOR UPDATE', [inv.id]);
+    let voiding: Promise<{ status: number; body: any }>;
+    let confirming: Promise<{ status: number; headers: any }>;
+    try {
+      voiding = t
+        .http()
+        .post(`/api/v1/invoices/${inv.id}/void`)
+        .set(asApp(app.TEST))
+        .then((r) => r);
+      await untilWaiting(t, 1, voiding);
+      confirming = t
+        .http()
+        .get(`/api/v1/gateways/sandbox/return?session_id=${session}`)
+        .then((r) => r);
+      await untilWaiting(t, 2, confirming);
+    } finally {
+      await invoice.release();
+    }
+    const [voided, confirmed] = await Promise.all([voiding, confirming]);
+    expect(voided.status).not.toBe(500);
+    expect(confirmed.status).toBe(303);
+    const row = (
+      await t.db.query('SELECT status, amount_paid_minor FROM invoices WHERE id = $1', [inv.id])
+    ).rows[0];
+    const [payment] = await paymentsOf(inv.id);
+    // The void came first: it wins, and the late confirmation changes nothing.
+    expect(voided.status).toBe(200);
+    expect(row).toEqual({ status: 'VOID', amount_paid_minor: 0 });
+    expect(payment.status).toBe('CANCELLED');
+    const types = (await eventsOf(t, app.id))
+      .filter((e) => e.data.invoice_id === inv.id || e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['invoice.issued', 'payment.cancelled', 'invoice.voided']);
+  });
+
   it('two payments of one invoice settling at the same time add up exactly once each', async () => {
     const ref = 'race-two-settle';
     const inv = await createInvoice(t, app.TEST, { customerReference: ref });
