@@ -377,7 +377,13 @@ export class PaymentsService {
   private async expireOne(payment: Payment): Promise<ApplyResult> {
     if (payment.gatewaySessionId) {
       const status = await this.gateways.get(payment.gateway).queryStatus(payment.gatewaySessionId);
-      if (status && status.outcome !== 'open') return this.applyVerified(payment, status);
+      if (status && status.outcome !== 'open') {
+        const settled = await this.applyVerified(payment, status);
+        // An answer that does not match the payment (logged) settles nothing:
+        // the deadline still passes, or the payment would stay PENDING and be
+        // claimed again by every sweep (100 such rows: a sweep that never ends).
+        if (!settled.invalid) return settled;
+      }
     }
     return this.apply(payment, 'expire');
   }
