@@ -79,4 +79,63 @@ describe('hostile input on the money routes: 400, never a 500', () => {
       expect(res.body.meta.details[0].message).toContain('NUL');
     });
   });
+
+  describe('a lone UTF-16 surrogate (not Unicode text)', () => {
+    it('in payment or invoice metadata is 400 VALIDATION_FAILED naming the field, not a jsonb 500', async () => {
+      const before = await countPayments();
+      const payment = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.TEST))
+        .send({ amountMinor: 50000, customerReference: 'hostile', metadata: { note: 'x\ud800' } });
+      expect(payment.status).toBe(400);
+      expect(payment.body.meta.details).toEqual([
+        { field: 'metadata.note', message: expect.stringContaining('Unicode') },
+      ]);
+      const key = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.TEST))
+        .send({ amountMinor: 50000, customerReference: 'hostile', metadata: { ['k\udc00']: 1 } });
+      expect(key.status).toBe(400);
+      const invoice = await t
+        .http()
+        .post('/api/v1/invoices')
+        .set(asApp(app.TEST))
+        .send({
+          customerReference: 'hostile',
+          lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 1000 }],
+          metadata: { note: '\udfff' },
+        });
+      expect(invoice.status).toBe(400);
+      expect(await countPayments()).toBe(before);
+    });
+
+    it('in a text field is refused too, rather than silently stored as U+FFFD; paired surrogates (emoji) are fine', async () => {
+      const lone = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.TEST))
+        .send({ amountMinor: 50000, customerReference: 'hostile', description: 'Book \ud83d' });
+      expect(lone.status).toBe(400);
+      expect(lone.body.meta.details[0].field).toBe('description');
+      const emoji = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(app.TEST))
+        .send({
+          amountMinor: 50000,
+          customerReference: 'hostile',
+          description: 'Book 📚',
+          metadata: { note: 'ট্যাকা 😀' },
+        });
+      expect(emoji.status).toBe(201);
+      const row = (
+        await t.db.query('SELECT description, metadata FROM payments WHERE id = $1', [
+          emoji.body.data.id,
+        ])
+      ).rows[0];
+      expect(row).toEqual({ description: 'Book 📚', metadata: { note: 'ট্যাকা 😀' } });
+    });
+  });
 });

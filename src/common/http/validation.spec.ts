@@ -1,4 +1,4 @@
-import { findNulCharacter } from './validation';
+import { findLoneSurrogate, findNulCharacter } from './validation';
 
 describe('findNulCharacter', () => {
   it('finds U+0000 in nested strings and keys, giving the field path', () => {
@@ -11,5 +11,19 @@ describe('findNulCharacter', () => {
     expect(findNulCharacter({ a: 'ট্যাকা', b: [1, null, true], c: { d: '\\u0000' } })).toBeNull();
     expect(findNulCharacter(undefined)).toBeNull();
     expect(findNulCharacter(42)).toBeNull();
+  });
+});
+
+describe('findLoneSurrogate', () => {
+  it('finds an unpaired high or low surrogate in values and keys', () => {
+    expect(findLoneSurrogate({ a: 'ok', b: { c: ['x', 'y\ud800'] } })).toBe('b.c.1');
+    expect(findLoneSurrogate({ a: '\udc00z' })).toBe('a');
+    expect(findLoneSurrogate({ ['k\udfff']: 1 })).toBe('k\udfff');
+    expect(findLoneSurrogate('\ud83d', 'id')).toBe('id');
+  });
+
+  it('accepts surrogate pairs (emoji) and other text', () => {
+    expect(findLoneSurrogate({ a: '😀📚', b: 'ট্যাকা', c: ['\ud83d\ude00'] })).toBeNull();
+    expect(findLoneSurrogate(42)).toBeNull();
   });
 });

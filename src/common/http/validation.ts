@@ -18,20 +18,42 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
+/** The path of the first string (value or key) in a request value that `bad` matches, or null. */
+function findString(
+  value: unknown,
+  bad: (s: string) => boolean,
+  path = '',
+  depth = 0,
+): string | null {
+  if (typeof value === 'string') return bad(value) ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (bad(k)) return path ? `${path}.${k}` : k;
+    const hit = findString(v, bad, path ? `${path}.${k}` : k, depth + 1);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
+
 /**
  * The path of the first string holding U+0000 in a request value, or null.
  * PostgreSQL text cannot store NUL, so such input would otherwise fail in
  * the database as a 500.
  */
-export function findNulCharacter(value: unknown, path = '', depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object' || depth > 32) return null;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (k.includes('\u0000')) return path ? `${path}.${k}` : k;
-    const hit = findNulCharacter(v, path ? `${path}.${k}` : k, depth + 1);
-    if (hit !== null) return hit;
-  }
-  return null;
+export function findNulCharacter(value: unknown, path = ''): string | null {
+  return findString(value, (s) => s.includes('\u0000'), path);
+}
+
+/** With the u flag only an unpaired surrogate matches; a pair is one code point above U+FFFF. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * The path of the first string holding a lone UTF-16 surrogate (JSON allows
+ * `"\ud800"`, Unicode does not), or null. jsonb refuses it (a 500) and text
+ * columns would silently store U+FFFD instead.
+ */
+export function findLoneSurrogate(value: unknown, path = ''): string | null {
+  return findString(value, (s) => LONE_SURROGATE.test(s), path);
 }
 
 class JomaValidationPipe extends ValidationPipe {
@@ -41,6 +63,14 @@ class JomaValidationPipe extends ValidationPipe {
       if (at !== null) {
         const field = at || metadata.type;
         throw AppError.validation(field, `${field} must not contain the NUL character (\\u0000)`);
+      }
+      const lone = findLoneSurrogate(value, metadata.data ?? '');
+      if (lone !== null) {
+        const field = lone || metadata.type;
+        throw AppError.validation(
+          field,
+          `${field} must be valid Unicode text (it holds a lone UTF-16 surrogate)`,
+        );
       }
     }
     return super.transform(value, metadata);
