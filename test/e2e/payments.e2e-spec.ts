@@ -144,6 +144,20 @@ describe('payments', () => {
     expect(list.body.data).toEqual([]);
   });
 
+  it('a path id is digits only: 1e3, 0x.., 5.0 or " 5" are 400, never another spelling of a payment id', async () => {
+    const p = await createPayment(t, app.TEST);
+    const spellings = [`${p.id}.0`, `0x${p.id.toString(16)}`, `%20${p.id}`, `${p.id}e0`];
+    for (const id of spellings) {
+      const get = await t.http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST));
+      expect(get.status).toBe(400);
+      expect(get.body.meta.details[0].field).toBe('id');
+      const cancel = await t.http().post(`/api/v1/payments/${id}/cancel`).set(asApp(app.TEST));
+      expect(cancel.status).toBe(400);
+    }
+    const row = (await t.db.query('SELECT status FROM payments WHERE id = $1', [p.id])).rows[0];
+    expect(row.status).toBe('PENDING');
+  });
+
   it('never lets the sandbox take a LIVE payment', async () => {
     for (const body of [{}, { gateway: 'sandbox' }]) {
       const res = await t

@@ -75,6 +75,15 @@ class JomaValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata);
   }
+
+  /**
+   * Path parameters stay strings: ids are parsed by ParseIdPipe, which
+   * accepts digits only. Converting first (`+value`) would let `1e3`, `0x10`
+   * or `5.0` through as other spellings of an id.
+   */
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
 }
 
 /** The one ValidationPipe: unknown fields rejected, errors as field details. */
