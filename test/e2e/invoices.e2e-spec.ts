@@ -342,6 +342,30 @@ describe('invoices', () => {
     ).toBe(200);
   });
 
+  it('admin search: from/to must be a calendar date or an ISO date-time with a zone (400, never a 500)', async () => {
+    const reader = await adminWith(t, ['invoices:read']);
+    const q = (qs: string) =>
+      t.http().get(`/api/v1/admin/invoices?${qs}`).set(bearer(reader.token));
+    for (const bad of [
+      'to=20240101',
+      'from=2024-W01',
+      'to=2024-001',
+      'from=2024-02-30',
+      'to=2024-01-01T10:00',
+    ]) {
+      const res = await q(bad);
+      expect([bad, res.status]).toEqual([bad, 400]);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+    }
+    for (const good of [
+      'from=2024-02-29',
+      'to=2024-01-01T10:00:00Z',
+      'from=2024-01-01T10:00:00.123%2B06:00',
+    ]) {
+      expect([good, (await q(good)).status]).toEqual([good, 200]);
+    }
+  });
+
   it('replays an idempotent invoice create without using a second number', async () => {
     const fresh = await createApp(t);
     const send = () =>

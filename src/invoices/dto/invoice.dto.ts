@@ -25,6 +25,16 @@ import { INVOICE_STATUSES } from '../invoice-state';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
+/**
+ * The ISO 8601 forms JavaScript's Date reads the same everywhere: a calendar
+ * date, or a date-time with seconds optional and a zone required. (Basic
+ * `20240101`, week and ordinal dates pass IsDateString but not Date.)
+ */
+const DATE_OR_INSTANT =
+  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const DATE_OR_INSTANT_MESSAGE =
+  '$property must be YYYY-MM-DD or an ISO date-time with Z or an offset';
+
 export class LineItemInput {
   @ApiProperty({ example: 'Monthly plan' })
   @Transform(trim)
@@ -189,15 +199,22 @@ export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @IsInt()
   @Min(1)
   customerRefId?: number;
-  @ApiPropertyOptional({ description: 'Issued on or after (YYYY-MM-DD or ISO date-time)' })
-  @OptionalField()
-  @IsDateString()
-  from?: string;
   @ApiPropertyOptional({
-    description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)',
+    description: 'Issued on or after (YYYY-MM-DD, or an ISO date-time with Z or an offset)',
+    pattern: DATE_OR_INSTANT.source,
   })
   @OptionalField()
-  @IsDateString()
+  @IsDateString({ strict: true })
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
+  from?: string;
+  @ApiPropertyOptional({
+    description:
+      'Issued before the end of this day (YYYY-MM-DD) or this instant (ISO date-time with Z or an offset)',
+    pattern: DATE_OR_INSTANT.source,
+  })
+  @OptionalField()
+  @IsDateString({ strict: true })
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
   to?: string;
 }
 
