@@ -8,6 +8,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { paginationMeta, pageOf, PageQuery } from '../common/http/pagination';
+import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers/customers.service';
@@ -73,6 +74,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     links: InvoiceLinks = {},
   ): Promise<InvoiceView> {
     const currency = assertCurrency(input.currency);
+    assertMetadataSize(input.metadata);
     const lineTotals = input.lineItems.map((l) => multiplyMinor(l.unitAmountMinor, l.qty));
     const totalMinor = addMinor(...lineTotals);
     const now = this.clock.now();

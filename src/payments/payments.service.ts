@@ -8,6 +8,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { assertMetadataSize } from '../common/http/validation';
 import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { CustomersService } from '../customers/customers.service';
@@ -32,7 +33,6 @@ const SETTLE_TRIGGER: Record<SettleOutcome, PaymentTrigger> = {
   cancelled: 'cancel',
 };
 
-const METADATA_MAX_BYTES = 8 * 1024;
 const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
   captured: 'capture',
   failed: 'fail',
@@ -116,12 +116,7 @@ export class PaymentsService {
         }
       }
     }
-    if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
-      throw AppError.validation(
-        'metadata',
-        `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
-      );
-    }
+    assertMetadataSize(input.metadata);
     if (input.invoiceId !== undefined)
       await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
     const gateway = this.gateways.forMode(scope.mode, input.gateway);

@@ -96,6 +96,7 @@ describe('invoices', () => {
       'an unknown field in a line',
       { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100, tax: 1 }] },
     ],
+    ['metadata over 8 KiB of JSON (as on payments)', { metadata: { note: 'x'.repeat(8200) } }],
   ])('refuses %s with 400 and writes nothing', async (_label, patch) => {
     const before = await t.db.query('SELECT count(*)::int AS n FROM invoices');
     const res = await t

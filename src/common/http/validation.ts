@@ -56,6 +56,19 @@ export function findLoneSurrogate(value: unknown, path = ''): string | null {
   return findString(value, (s) => LONE_SURROGATE.test(s), path);
 }
 
+/** Most JSON a `metadata` object of a payment or invoice may hold. */
+export const METADATA_MAX_BYTES = 8 * 1024;
+
+/** 400 on field `metadata` when it serialises to more than METADATA_MAX_BYTES. */
+export function assertMetadataSize(metadata: Record<string, unknown> | undefined): void {
+  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
+    throw AppError.validation(
+      'metadata',
+      `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
+    );
+  }
+}
+
 class JomaValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {

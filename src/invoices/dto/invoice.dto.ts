@@ -91,7 +91,11 @@ export class CreateInvoiceDto {
   @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
   customerPhone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Up to 8 KiB of JSON kept with the invoice',
+  })
   @OptionalField()
   @IsObject()
   metadata?: Record<string, unknown>;
