@@ -331,4 +331,77 @@ describe('payments', () => {
     expect(after).toMatchObject({ status: 'SUCCEEDED', paymentMethodBrand: 'SANDBOX' });
     expect(after.gatewayTxnId).toMatch(/^SBXTXN/);
   });
+
+  it('documents every money route and request field in Swagger, with the types and limits it enforces', async () => {
+    const doc = (await t.http().get('/docs-json')).body;
+    const routes: [string, string][] = [
+      ['post', '/api/v1/payments'],
+      ['get', '/api/v1/payments'],
+      ['get', '/api/v1/payments/{id}'],
+      ['post', '/api/v1/payments/{id}/cancel'],
+      ['get', '/api/v1/customers/{externalId}/payments'],
+      ['post', '/api/v1/gateways/{gateway}/ipn'],
+      ['post', '/api/v1/invoices'],
+      ['get', '/api/v1/invoices'],
+      ['get', '/api/v1/invoices/{id}'],
+      ['post', '/api/v1/invoices/{id}/void'],
+      ['get', '/api/v1/invoices/template'],
+      ['put', '/api/v1/invoices/template'],
+      ['get', '/api/v1/admin/invoices'],
+      ['post', '/api/v1/purchases'],
+      ['post', '/api/v1/test-helpers/payments/{id}/settle'],
+      ['post', '/api/v1/test-helpers/payments/{id}/expire'],
+    ];
+    for (const [method, path] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect([method, path, Boolean(op?.summary)]).toEqual([method, path, true]);
+      const ok = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
+      expect([path, ok?.[1]]).toEqual([
+        path,
+        expect.objectContaining({ content: expect.anything() }),
+      ]);
+      for (const code of ['400', '500'])
+        expect([path, code, Boolean(op.responses[code])]).toEqual([path, code, true]);
+      for (const param of op.parameters.filter((x: { in: string }) => x.in === 'path')) {
+        if (param.name === 'id')
+          expect([path, param.schema]).toEqual([
+            path,
+            expect.objectContaining({ type: 'integer' }),
+          ]);
+      }
+    }
+    const ipn = doc.paths['/api/v1/gateways/{gateway}/ipn'].post;
+    expect(ipn.requestBody).toBeDefined();
+    expect(ipn.responses['404']).toBeDefined();
+    const schemas = doc.components.schemas;
+    expect(schemas.IpnAckDto.properties.received.type).toBe('boolean');
+    expect(schemas.PurchaseDto.properties.status.enum).toEqual([
+      'ISSUED',
+      'PARTIALLY_PAID',
+      'PAID',
+      'VOID',
+    ]);
+    const reference = expect.objectContaining({ pattern: expect.any(String), maxLength: 128 });
+    const pay = schemas.CreatePaymentDto.properties;
+    expect(pay.customerReference).toEqual(reference);
+    expect(pay.invoiceId).toEqual(expect.objectContaining({ type: 'integer', minimum: 1 }));
+    expect(pay.gateway).toEqual(expect.objectContaining({ maxLength: 40 }));
+    for (const url of ['successUrl', 'failUrl', 'cancelUrl'])
+      expect(pay[url]).toEqual(expect.objectContaining({ format: 'uri', maxLength: 2000 }));
+    expect(pay.customerName).toEqual(expect.objectContaining({ minLength: 1, maxLength: 200 }));
+    expect(pay.customerEmail).toEqual(expect.objectContaining({ format: 'email', maxLength: 320 }));
+    expect(pay.customerPhone).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    const inv = schemas.CreateInvoiceDto.properties;
+    expect(inv.customerReference).toEqual(reference);
+    expect(inv.customerName).toEqual(expect.objectContaining({ maxLength: 200 }));
+    expect(inv.customerEmail).toEqual(expect.objectContaining({ format: 'email' }));
+    expect(inv.customerPhone).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    expect(schemas.LineItemInput.properties.description).toEqual(
+      expect.objectContaining({ minLength: 1, maxLength: 500 }),
+    );
+    const buy = schemas.CreatePurchaseDto.properties;
+    expect(buy.priceId).toEqual(expect.objectContaining({ type: 'integer', minimum: 1 }));
+    expect(buy.customerReference).toEqual(reference);
+    expect(buy.customerEmail).toEqual(expect.objectContaining({ format: 'email' }));
+  });
 });

@@ -20,8 +20,18 @@ import {
 } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { CUSTOMER_REFERENCE, PaymentDto } from '../../payments/dto/payment.dto';
+import {
+  CUSTOMER_EMAIL_DOC,
+  CUSTOMER_NAME_DOC,
+  CUSTOMER_PHONE_DOC,
+  CUSTOMER_REFERENCE,
+  CUSTOMER_REFERENCE_DOC,
+  PaymentDto,
+} from '../../payments/dto/payment.dto';
 import { INVOICE_STATUSES } from '../invoice-state';
+
+/** Invoice statuses, for other features' DTOs (a purchase answers with its invoice's status). */
+export { INVOICE_STATUSES };
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -36,7 +46,7 @@ const DATE_OR_INSTANT_MESSAGE =
   '$property must be YYYY-MM-DD or an ISO date-time with Z or an offset';
 
 export class LineItemInput {
-  @ApiProperty({ example: 'Monthly plan' })
+  @ApiProperty({ example: 'Monthly plan', minLength: 1, maxLength: 500, description: 'Trimmed' })
   @Transform(trim)
   @IsString()
   @MinLength(1)
@@ -51,7 +61,7 @@ export class LineItemInput {
 }
 
 export class CreateInvoiceDto {
-  @ApiProperty({ example: 'cust_42' })
+  @ApiProperty(CUSTOMER_REFERENCE_DOC)
   @IsString()
   @Matches(CUSTOMER_REFERENCE, {
     message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
@@ -77,15 +87,19 @@ export class CreateInvoiceDto {
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
   dueDate?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_NAME_DOC)
   @OptionalField()
   @Transform(trim)
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   customerName?: string;
-  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_EMAIL_DOC)
+  @OptionalField()
+  @IsEmail()
+  @MaxLength(320)
+  customerEmail?: string;
+  @ApiPropertyOptional(CUSTOMER_PHONE_DOC)
   @OptionalField()
   @IsString()
   @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
