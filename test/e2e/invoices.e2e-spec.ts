@@ -145,6 +145,37 @@ describe('invoices', () => {
     expect((await createInvoice(t, other.TEST)).number).toBe('INV-000001');
   });
 
+  it('keeps numbers gapless when a create fails after taking its number (with or without Idempotency-Key)', async () => {
+    const fresh = await createApp(t);
+    // A database failure after the counter moved: inserting this line raises.
+    await t.db.query(`CREATE FUNCTION test_explode_line() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.description = 'explode' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
+    await t.db.query(`CREATE TRIGGER test_explode_line BEFORE INSERT ON invoice_line_items
+      FOR EACH ROW EXECUTE FUNCTION test_explode_line()`);
+    try {
+      const first = await createInvoice(t, fresh.TEST);
+      for (const key of [undefined, 'explode-1']) {
+        const req = t.http().post('/api/v1/invoices').set(asApp(fresh.TEST));
+        if (key) req.set('Idempotency-Key', key);
+        const res = await req.send({
+          customerReference: 'c',
+          lineItems: [{ description: 'explode', qty: 1, unitAmountMinor: 100 }],
+        });
+        expect(res.status).toBe(500);
+      }
+      const next = await createInvoice(t, fresh.TEST);
+      expect([first.number, next.number]).toEqual(['INV-000001', 'INV-000002']);
+      const events = await t.db.query(
+        `SELECT count(*)::int AS n FROM events WHERE app_id = $1 AND type = 'invoice.issued'`,
+        [fresh.id],
+      );
+      expect(events.rows[0].n).toBe(2);
+    } finally {
+      await t.db.query('DROP TRIGGER test_explode_line ON invoice_line_items');
+      await t.db.query('DROP FUNCTION test_explode_line()');
+    }
+  });
+
   it('follows its payments: ISSUED -> PARTIALLY_PAID -> PAID with events', async () => {
     const inv = await createInvoice(t, app.TEST, {
       lineItems: [{ description: 'Big', qty: 1, unitAmountMinor: 300000 }],
