@@ -305,7 +305,14 @@ export class PaymentsService {
         invalid: 'Gateway confirmation does not match the payment',
       };
     }
-    return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+    const result = await this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+    if (result.invalid && verified.outcome === 'captured') {
+      // Final states stay final, but the gateway holds the customer's money.
+      this.logger.error(
+        `Gateway reports payment ${payment.id} captured, but it is ${payment.status.toLowerCase()}; refund it at the gateway`,
+      );
+    }
+    return result;
   }
 
   /**

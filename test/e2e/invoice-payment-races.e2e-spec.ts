@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { holdLock, untilWaiting } from '../support/locks';
 import { createInvoice, createPayment, eventsOf } from '../support/payments';
@@ -87,6 +88,7 @@ describe('invoice and payment races', () => {
       .send({ outcome: 'pay' });
     expect(paid.status).toBe(303);
     const invoice = await holdLock(t, 'SELECT 1 FROM invoices WHERE id = $1 FOR UPDATE', [inv.id]);
+    const logged = jest.spyOn(Logger.prototype, 'error');
     let voiding: Promise<{ status: number; body: any }>;
     let confirming: Promise<{ status: number; headers: any }>;
     try {
@@ -104,7 +106,11 @@ describe('invoice and payment races', () => {
     } finally {
       await invoice.release();
     }
-    const [voided, confirmed] = await Promise.all([voiding, confirming]);
+    let lines: string[] = [];
+    const [voided, confirmed] = await Promise.all([voiding, confirming]).finally(() => {
+      lines = logged.mock.calls.map((args) => args.map(String).join(' '));
+      logged.mockRestore();
+    });
     expect(voided.status).not.toBe(500);
     expect(confirmed.status).toBe(303);
     const row = (
@@ -119,6 +125,10 @@ describe('invoice and payment races', () => {
       .filter((e) => e.data.invoice_id === inv.id || e.data.payment_id === p.id)
       .map((e) => e.type);
     expect(types).toEqual(['invoice.issued', 'payment.cancelled', 'invoice.voided']);
+    // The gateway did take the customer's money: that must not pass silently.
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`payment ${p.id} .*captured.*cancelled`, 'i')),
+    );
   });
 
   it('two payments of one invoice settling at the same time add up exactly once each', async () => {
