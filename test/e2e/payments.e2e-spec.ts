@@ -399,6 +399,11 @@ describe('payments', () => {
     expect(schemas.LineItemInput.properties.description).toEqual(
       expect.objectContaining({ minLength: 1, maxLength: 500 }),
     );
+    const template = schemas.InvoiceTemplateInput.properties;
+    expect(template.logoUrl).toEqual(expect.objectContaining({ format: 'uri', maxLength: 2000 }));
+    expect(template.accentColor).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    expect(template.companyName).toEqual(expect.objectContaining({ maxLength: 200 }));
+    expect(template.footerNote).toEqual(expect.objectContaining({ maxLength: 2000 }));
     const buy = schemas.CreatePurchaseDto.properties;
     expect(buy.priceId).toEqual(expect.objectContaining({ type: 'integer', minimum: 1 }));
     expect(buy.customerReference).toEqual(reference);

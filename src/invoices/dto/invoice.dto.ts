@@ -237,33 +237,45 @@ export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
 }
 
 export class InvoiceTemplateInput {
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'http(s) URL of the logo' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    format: 'uri',
+    maxLength: 2000,
+    pattern: '^https?://\\S+$',
+    description: 'http(s) URL of the logo',
+  })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(2000)
   @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
   logoUrl?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 200 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(200)
   companyName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 1000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(1000)
   companyAddress?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 1000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(1000)
   contactDetails?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 2000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(2000)
   footerNote?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '#0f766e' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '#0f766e',
+    pattern: '^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$',
+  })
   @OptionalField({ nullable: true })
   @IsString()
   @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, {
