@@ -131,6 +131,45 @@ describe('invoice and payment races', () => {
     );
   });
 
+  it('a capture being confirmed when the void arrives is recorded first; the void then answers 409', async () => {
+    const ref = 'race-settle-void';
+    const inv = await createInvoice(t, app.TEST, { customerReference: ref });
+    const p = await createPayment(t, app.TEST, {
+      amountMinor: 100000,
+      customerReference: ref,
+      invoiceId: inv.id,
+    });
+    const session = new URL(p.checkoutUrl).pathname.split('/').pop();
+    await t.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome: 'pay' });
+    const invoice = await holdLock(t, 'SELECT 1 FROM invoices WHERE id = $1 FOR UPDATE', [inv.id]);
+    let confirming: Promise<{ status: number }>;
+    let voiding: Promise<{ status: number; body: any }>;
+    try {
+      confirming = t
+        .http()
+        .get(`/api/v1/gateways/sandbox/return?session_id=${session}`)
+        .then((r) => r);
+      await untilWaiting(t, 1, confirming);
+      voiding = t
+        .http()
+        .post(`/api/v1/invoices/${inv.id}/void`)
+        .set(asApp(app.TEST))
+        .then((r) => r);
+      await untilWaiting(t, 2, voiding);
+    } finally {
+      await invoice.release();
+    }
+    const [confirmed, voided] = await Promise.all([confirming, voiding]);
+    expect(confirmed.status).toBe(303);
+    expect(voided.status).toBe(409);
+    expect(voided.body.meta.errorCode).toBe('INVALID_STATE');
+    const row = (
+      await t.db.query('SELECT status, amount_paid_minor FROM invoices WHERE id = $1', [inv.id])
+    ).rows[0];
+    expect(row).toEqual({ status: 'PAID', amount_paid_minor: 100000 });
+    expect((await paymentsOf(inv.id)).map((x) => x.status)).toEqual(['SUCCEEDED']);
+  });
+
   it('two payments of one invoice settling at the same time add up exactly once each', async () => {
     const ref = 'race-two-settle';
     const inv = await createInvoice(t, app.TEST, { customerReference: ref });
