@@ -40,6 +40,11 @@ export const CREDENTIAL_CACHE_MS = 10_000;
 @Injectable()
 export class AppCredentialsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly cache = new Map<string, CachedCredential>();
+  /**
+   * Bumped by every invalidation. A lookup caches what it read only if no
+   * invalidation arrived while it was reading: that row may predate the change.
+   */
+  private generation = 0;
   private listener: PgListener | null = null;
 
   constructor(
@@ -97,7 +102,10 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
       (_channel, payload) => this.invalidateApp(Number(payload)),
       'joma-credentials-listener',
       // Changes announced while disconnected are unknown: start from an empty cache.
-      () => this.cache.clear(),
+      () => {
+        this.generation++;
+        this.cache.clear();
+      },
     );
     await this.listener.start();
   }
@@ -115,6 +123,7 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
   }
 
   invalidateApp(appId: number): void {
+    this.generation++;
     for (const [key, entry] of this.cache) if (entry.appId === appId) this.cache.delete(key);
   }
 
@@ -143,6 +152,7 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
     const hit = this.cache.get(apiKey);
     if (hit && hit.cachedUntil > now) return hit;
     if (apiKey.length > 200) return null;
+    const generation = this.generation;
     // Read model over apps: the app's name and status travel with its credential.
     const rows: {
       app_id: string;
@@ -169,6 +179,7 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
       secretHash: row.secret_hash,
       cachedUntil: now + CREDENTIAL_CACHE_MS,
     };
+    if (generation !== this.generation) return entry;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(apiKey, entry);
     return entry;

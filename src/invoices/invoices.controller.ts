@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
@@ -71,6 +71,7 @@ export class InvoicesController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Get an invoice with its lines and payments' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(InvoiceDto)
   @ApiErrors(404)
   async get(
@@ -86,6 +87,7 @@ export class InvoicesController {
     summary:
       'Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.',
   })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(InvoiceDto)
   @ApiErrors(404, 409)
   async void(

@@ -8,6 +8,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { paginationMeta, pageOf, PageQuery } from '../common/http/pagination';
+import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers/customers.service';
@@ -73,6 +74,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     links: InvoiceLinks = {},
   ): Promise<InvoiceView> {
     const currency = assertCurrency(input.currency);
+    assertMetadataSize(input.metadata);
     const lineTotals = input.lineItems.map((l) => multiplyMinor(l.unitAmountMinor, l.qty));
     const totalMinor = addMinor(...lineTotals);
     const now = this.clock.now();
@@ -183,11 +185,15 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
   /** Voids an ISSUED invoice with nothing paid; its open payments are cancelled with it. */
   @Transactional()
   async void(scope: TenantScope, id: number): Promise<InvoiceView> {
+    // Payments before the invoice (see lockOpenForInvoice): a confirmation in
+    // flight finishes first, and this void then sees what it paid.
+    await this.payments.lockOpenForInvoice(scope, id);
     const invoice = await this.invoices.getForUpdate(scope, id);
     if (invoice.status === 'VOID') return this.get(scope, id);
     if (!canVoid(invoice.status, invoice.amountPaidMinor)) {
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be voided`);
     }
+    // Again: payments created before the invoice lock was ours are open too.
     await this.payments.cancelOpenForInvoice(scope, id);
     invoice.status = 'VOID';
     invoice.voidedAt = this.clock.now();
@@ -199,8 +205,13 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   // --- InvoiceLink (called by payments inside the payment's transaction)
 
+  /**
+   * Locks the invoice until the payment's transaction commits, so a void
+   * (or a settlement) in flight either finishes first and is seen here, or
+   * waits and then sees this payment.
+   */
   async assertPayable(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<void> {
-    const invoice = await this.invoices.get(scope, invoiceId);
+    const invoice = await this.invoices.getForUpdate(scope, invoiceId);
     if (!isPayable(invoice.status))
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
     const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);

@@ -1,8 +1,17 @@
 import { All, Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExcludeEndpoint,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { IpnAckDto } from './dto/payment.dto';
 import { paymentResultPage } from './payment-result.page';
 import { PaymentsService } from './payments.service';
 
@@ -43,7 +52,17 @@ export class GatewayCallbacksController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Gateway server-to-server notification (verified with the gateway before use)',
+    description:
+      "Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment.",
   })
+  @ApiParam({ name: 'gateway', description: 'Gateway adapter name', example: 'sandbox' })
+  @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
+  @ApiBody({
+    description: "The gateway's notification fields (gateway-specific)",
+    schema: { type: 'object', additionalProperties: true, example: { session_id: 'sbx_...' } },
+  })
+  @ApiEnvelope(IpnAckDto)
+  @ApiErrors(404)
   async ipn(
     @Param('gateway') gateway: string,
     @Body() body: Record<string, unknown>,

@@ -7,7 +7,7 @@ import type { Payment } from './payment.entity';
  * Both run inside the payment's transaction.
  */
 export interface InvoiceLink {
-  /** Throws unless the invoice is in scope, payable, and `amountMinor` fits what is due. */
+  /** Locks the invoice (FOR UPDATE); throws unless it is in scope, payable, and `amountMinor` fits what is due. */
   assertPayable(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<void>;
   /** A payment of this invoice succeeded: add it to the invoice and emit invoice events. */
   onPaymentSucceeded(scope: TenantScope, payment: Payment): Promise<void>;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { PageQueryDto } from '../common/http/pagination';
@@ -51,6 +51,7 @@ export class PaymentsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a payment' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404)
   async get(
@@ -65,6 +66,7 @@ export class PaymentsController {
   @ApiOperation({
     summary: 'Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)',
   })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
   async cancel(
@@ -85,6 +87,11 @@ export class CustomerPaymentsController {
 
   @Get(':externalId/payments')
   @ApiOperation({ summary: "A customer's payments (by the app's customerReference)" })
+  @ApiParam({
+    name: 'externalId',
+    description: 'The customerReference the app uses',
+    example: 'cust_42',
+  })
   @ApiEnvelope(PaymentDto, { isArray: true })
   @ApiErrors(404)
   async list(

@@ -8,6 +8,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { assertMetadataSize } from '../common/http/validation';
 import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { CustomersService } from '../customers/customers.service';
@@ -32,7 +33,6 @@ const SETTLE_TRIGGER: Record<SettleOutcome, PaymentTrigger> = {
   cancelled: 'cancel',
 };
 
-const METADATA_MAX_BYTES = 8 * 1024;
 const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
   captured: 'capture',
   failed: 'fail',
@@ -116,12 +116,7 @@ export class PaymentsService {
         }
       }
     }
-    if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
-      throw AppError.validation(
-        'metadata',
-        `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
-      );
-    }
+    assertMetadataSize(input.metadata);
     if (input.invoiceId !== undefined)
       await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
     const gateway = this.gateways.forMode(scope.mode, input.gateway);
@@ -252,12 +247,22 @@ export class PaymentsService {
     return result.payment;
   }
 
-  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
-  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
-    const open = await this.payments.repo.find({
+  /**
+   * Locks (FOR UPDATE, in id order) the PENDING payments of an invoice. Lock
+   * order is payments before their invoice: a confirmation holds its payment
+   * when it reaches the invoice, so the other order deadlocks with it.
+   */
+  lockOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
+    return this.payments.repo.find({
       where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      order: { id: 'ASC' },
       lock: { mode: 'pessimistic_write' },
     });
+  }
+
+  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
+  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    const open = await this.lockOpenForInvoice(scope, invoiceId);
     for (const p of open) await this.apply(p, 'cancel');
   }
 
@@ -300,7 +305,14 @@ export class PaymentsService {
         invalid: 'Gateway confirmation does not match the payment',
       };
     }
-    return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+    const result = await this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+    if (result.invalid && verified.outcome === 'captured') {
+      // Final states stay final, but the gateway holds the customer's money.
+      this.logger.error(
+        `Gateway reports payment ${payment.id} captured, but it is ${payment.status.toLowerCase()}; refund it at the gateway`,
+      );
+    }
+    return result;
   }
 
   /**
@@ -367,7 +379,13 @@ export class PaymentsService {
   private async expireOne(payment: Payment): Promise<ApplyResult> {
     if (payment.gatewaySessionId) {
       const status = await this.gateways.get(payment.gateway).queryStatus(payment.gatewaySessionId);
-      if (status && status.outcome !== 'open') return this.applyVerified(payment, status);
+      if (status && status.outcome !== 'open') {
+        const settled = await this.applyVerified(payment, status);
+        // An answer that does not match the payment (logged) settles nothing:
+        // the deadline still passes, or the payment would stay PENDING and be
+        // claimed again by every sweep (100 such rows: a sweep that never ends).
+        if (!settled.invalid) return settled;
+      }
     }
     return this.apply(payment, 'expire');
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
@@ -34,6 +34,7 @@ export class TestHelpersController {
     description:
       'Works after expiry too (late settlement revives the payment). LIVE keys: 403 TEST_MODE_ONLY.',
   })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 }, description: 'The payment' })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
   async settle(
@@ -49,6 +50,7 @@ export class TestHelpersController {
   @ApiOperation({
     summary: "The payment's deadline passes now; the expiry sweep's logic runs for it",
   })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 }, description: 'The payment' })
   @ApiEnvelope(PaymentDto)
   @ApiErrors(404, 409)
   async expire(

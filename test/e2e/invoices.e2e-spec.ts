@@ -96,6 +96,7 @@ describe('invoices', () => {
       'an unknown field in a line',
       { lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100, tax: 1 }] },
     ],
+    ['metadata over 8 KiB of JSON (as on payments)', { metadata: { note: 'x'.repeat(8200) } }],
   ])('refuses %s with 400 and writes nothing', async (_label, patch) => {
     const before = await t.db.query('SELECT count(*)::int AS n FROM invoices');
     const res = await t
@@ -142,6 +143,37 @@ describe('invoices', () => {
     expect(live.number).toBe('INV-000001');
     const other = await createApp(t);
     expect((await createInvoice(t, other.TEST)).number).toBe('INV-000001');
+  });
+
+  it('keeps numbers gapless when a create fails after taking its number (with or without Idempotency-Key)', async () => {
+    const fresh = await createApp(t);
+    // A database failure after the counter moved: inserting this line raises.
+    await t.db.query(`CREATE FUNCTION test_explode_line() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.description = 'explode' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
+    await t.db.query(`CREATE TRIGGER test_explode_line BEFORE INSERT ON invoice_line_items
+      FOR EACH ROW EXECUTE FUNCTION test_explode_line()`);
+    try {
+      const first = await createInvoice(t, fresh.TEST);
+      for (const key of [undefined, 'explode-1']) {
+        const req = t.http().post('/api/v1/invoices').set(asApp(fresh.TEST));
+        if (key) req.set('Idempotency-Key', key);
+        const res = await req.send({
+          customerReference: 'c',
+          lineItems: [{ description: 'explode', qty: 1, unitAmountMinor: 100 }],
+        });
+        expect(res.status).toBe(500);
+      }
+      const next = await createInvoice(t, fresh.TEST);
+      expect([first.number, next.number]).toEqual(['INV-000001', 'INV-000002']);
+      const events = await t.db.query(
+        `SELECT count(*)::int AS n FROM events WHERE app_id = $1 AND type = 'invoice.issued'`,
+        [fresh.id],
+      );
+      expect(events.rows[0].n).toBe(2);
+    } finally {
+      await t.db.query('DROP TRIGGER test_explode_line ON invoice_line_items');
+      await t.db.query('DROP FUNCTION test_explode_line()');
+    }
   });
 
   it('follows its payments: ISSUED -> PARTIALLY_PAID -> PAID with events', async () => {
@@ -340,6 +372,30 @@ describe('invoices', () => {
           .set(bearer(await superAdminToken(t)))
       ).status,
     ).toBe(200);
+  });
+
+  it('admin search: from/to must be a calendar date or an ISO date-time with a zone (400, never a 500)', async () => {
+    const reader = await adminWith(t, ['invoices:read']);
+    const q = (qs: string) =>
+      t.http().get(`/api/v1/admin/invoices?${qs}`).set(bearer(reader.token));
+    for (const bad of [
+      'to=20240101',
+      'from=2024-W01',
+      'to=2024-001',
+      'from=2024-02-30',
+      'to=2024-01-01T10:00',
+    ]) {
+      const res = await q(bad);
+      expect([bad, res.status]).toEqual([bad, 400]);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+    }
+    for (const good of [
+      'from=2024-02-29',
+      'to=2024-01-01T10:00:00Z',
+      'from=2024-01-01T10:00:00.123%2B06:00',
+    ]) {
+      expect([good, (await q(good)).status]).toEqual([good, 200]);
+    }
   });
 
   it('replays an idempotent invoice create without using a second number', async () => {

@@ -178,4 +178,16 @@ describe('hosted pay page (HTTP)', () => {
     expect(post.headers['content-type']).toMatch(/^text\/html/);
     expect(post.text).toContain('Invoice not found');
   });
+
+  it('a burst of Pay clicks opens one checkout: every click goes to the same payment', async () => {
+    const { invoice, path } = await issue({ customerReference: 'cust-clicks' });
+    const clicks = await Promise.all(Array.from({ length: 6 }, () => t.http().post(path)));
+    expect(clicks.map((r) => r.status)).toEqual(Array(6).fill(303));
+    expect(new Set(clicks.map((r) => r.headers.location)).size).toBe(1);
+    const rows = await t.db.query(
+      'SELECT status, amount_minor FROM payments WHERE invoice_id = $1',
+      [invoice.id],
+    );
+    expect(rows.rows).toEqual([{ status: 'PENDING', amount_minor: 5000 }]);
+  });
 });

@@ -109,4 +109,31 @@ describe('payment expiry sweep', () => {
       ['payment.succeeded', 'expired'],
     ]);
   });
+
+  it('expires a payment whose gateway answer does not match it, instead of leaving it PENDING for every sweep', async () => {
+    const p = await createPayment(a, app.TEST, { customerReference: 'mismatch' });
+    const session = new URL(p.checkoutUrl).pathname.split('/').pop();
+    // The gateway reports a capture, but of another amount than this payment's.
+    await a.db.query(
+      `UPDATE sandbox_sessions SET status = 'CAPTURED', amount_minor = amount_minor + 1,
+              txn_id = 'SBXTXNMISMATCH', completed_at = now() WHERE session_id = $1`,
+      [session],
+    );
+    a.clock.advanceMinutes(31);
+    try {
+      expect(await a.app.get(PaymentExpiryJob).sweep()).toBe(1);
+      // Nothing is left for the next sweep to pick up again.
+      expect(await a.app.get(PaymentExpiryJob).sweep()).toBe(0);
+    } finally {
+      a.clock.reset();
+    }
+    const row = (
+      await a.db.query('SELECT status, gateway_txn_id FROM payments WHERE id = $1', [p.id])
+    ).rows[0];
+    expect(row).toEqual({ status: 'EXPIRED', gateway_txn_id: null });
+    const types = (await eventsOf(a, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['payment.expired']);
+  });
 });

@@ -151,6 +151,20 @@ describe('payments', () => {
     expect(list.body.data).toEqual([]);
   });
 
+  it('a path id is digits only: 1e3, 0x.., 5.0 or " 5" are 400, never another spelling of a payment id', async () => {
+    const p = await createPayment(t, app.TEST);
+    const spellings = [`${p.id}.0`, `0x${p.id.toString(16)}`, `%20${p.id}`, `${p.id}e0`];
+    for (const id of spellings) {
+      const get = await t.http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST));
+      expect(get.status).toBe(400);
+      expect(get.body.meta.details[0].field).toBe('id');
+      const cancel = await t.http().post(`/api/v1/payments/${id}/cancel`).set(asApp(app.TEST));
+      expect(cancel.status).toBe(400);
+    }
+    const row = (await t.db.query('SELECT status FROM payments WHERE id = $1', [p.id])).rows[0];
+    expect(row.status).toBe('PENDING');
+  });
+
   it('never lets the sandbox take a LIVE payment', async () => {
     for (const body of [{}, { gateway: 'sandbox' }]) {
       const res = await t
@@ -323,5 +337,83 @@ describe('payments', () => {
     const after = (await t.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data;
     expect(after).toMatchObject({ status: 'SUCCEEDED', paymentMethodBrand: 'SANDBOX' });
     expect(after.gatewayTxnId).toMatch(/^SBXTXN/);
+  });
+
+  it('documents every money route and request field in Swagger, with the types and limits it enforces', async () => {
+    const doc = (await t.http().get('/docs-json')).body;
+    const routes: [string, string][] = [
+      ['post', '/api/v1/payments'],
+      ['get', '/api/v1/payments'],
+      ['get', '/api/v1/payments/{id}'],
+      ['post', '/api/v1/payments/{id}/cancel'],
+      ['get', '/api/v1/customers/{externalId}/payments'],
+      ['post', '/api/v1/gateways/{gateway}/ipn'],
+      ['post', '/api/v1/invoices'],
+      ['get', '/api/v1/invoices'],
+      ['get', '/api/v1/invoices/{id}'],
+      ['post', '/api/v1/invoices/{id}/void'],
+      ['get', '/api/v1/invoices/template'],
+      ['put', '/api/v1/invoices/template'],
+      ['get', '/api/v1/admin/invoices'],
+      ['post', '/api/v1/purchases'],
+      ['post', '/api/v1/test-helpers/payments/{id}/settle'],
+      ['post', '/api/v1/test-helpers/payments/{id}/expire'],
+    ];
+    for (const [method, path] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect([method, path, Boolean(op?.summary)]).toEqual([method, path, true]);
+      const ok = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
+      expect([path, ok?.[1]]).toEqual([
+        path,
+        expect.objectContaining({ content: expect.anything() }),
+      ]);
+      for (const code of ['400', '500'])
+        expect([path, code, Boolean(op.responses[code])]).toEqual([path, code, true]);
+      for (const param of op.parameters.filter((x: { in: string }) => x.in === 'path')) {
+        if (param.name === 'id')
+          expect([path, param.schema]).toEqual([
+            path,
+            expect.objectContaining({ type: 'integer' }),
+          ]);
+      }
+    }
+    const ipn = doc.paths['/api/v1/gateways/{gateway}/ipn'].post;
+    expect(ipn.requestBody).toBeDefined();
+    expect(ipn.responses['404']).toBeDefined();
+    const schemas = doc.components.schemas;
+    expect(schemas.IpnAckDto.properties.received.type).toBe('boolean');
+    expect(schemas.PurchaseDto.properties.status.enum).toEqual([
+      'ISSUED',
+      'PARTIALLY_PAID',
+      'PAID',
+      'VOID',
+    ]);
+    const reference = expect.objectContaining({ pattern: expect.any(String), maxLength: 128 });
+    const pay = schemas.CreatePaymentDto.properties;
+    expect(pay.customerReference).toEqual(reference);
+    expect(pay.invoiceId).toEqual(expect.objectContaining({ type: 'integer', minimum: 1 }));
+    expect(pay.gateway).toEqual(expect.objectContaining({ maxLength: 40 }));
+    for (const url of ['successUrl', 'failUrl', 'cancelUrl'])
+      expect(pay[url]).toEqual(expect.objectContaining({ format: 'uri', maxLength: 2000 }));
+    expect(pay.customerName).toEqual(expect.objectContaining({ minLength: 1, maxLength: 200 }));
+    expect(pay.customerEmail).toEqual(expect.objectContaining({ format: 'email', maxLength: 320 }));
+    expect(pay.customerPhone).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    const inv = schemas.CreateInvoiceDto.properties;
+    expect(inv.customerReference).toEqual(reference);
+    expect(inv.customerName).toEqual(expect.objectContaining({ maxLength: 200 }));
+    expect(inv.customerEmail).toEqual(expect.objectContaining({ format: 'email' }));
+    expect(inv.customerPhone).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    expect(schemas.LineItemInput.properties.description).toEqual(
+      expect.objectContaining({ minLength: 1, maxLength: 500 }),
+    );
+    const template = schemas.InvoiceTemplateInput.properties;
+    expect(template.logoUrl).toEqual(expect.objectContaining({ format: 'uri', maxLength: 2000 }));
+    expect(template.accentColor).toEqual(expect.objectContaining({ pattern: expect.any(String) }));
+    expect(template.companyName).toEqual(expect.objectContaining({ maxLength: 200 }));
+    expect(template.footerNote).toEqual(expect.objectContaining({ maxLength: 2000 }));
+    const buy = schemas.CreatePurchaseDto.properties;
+    expect(buy.priceId).toEqual(expect.objectContaining({ type: 'integer', minimum: 1 }));
+    expect(buy.customerReference).toEqual(reference);
+    expect(buy.customerEmail).toEqual(expect.objectContaining({ format: 'email' }));
   });
 });

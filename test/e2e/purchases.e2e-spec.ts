@@ -138,4 +138,27 @@ describe('purchases', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
   });
+
+  it('concurrent purchases each get their own invoice, numbered without gaps or repeats', async () => {
+    const fresh = await createApp(t);
+    const product = await createProduct(t, fresh, 'TEST', { name: 'Poster' });
+    const price = await createPrice(t, fresh, product.id, { type: 'ONE_TIME', amountMinor: 20000 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        buy(fresh.TEST, { priceId: price.id, customerReference: `rush-${i % 3}` }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const numbers = results.map((r) => r.body.data.invoiceNumber).sort();
+    expect(numbers).toEqual(
+      Array.from({ length: 12 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`),
+    );
+    const issued = await eventsOf(t, fresh.id, 'invoice.issued');
+    expect(issued).toHaveLength(12);
+    const customers = await t.db.query(
+      'SELECT count(*)::int AS n FROM customers WHERE app_id = $1',
+      [fresh.id],
+    );
+    expect(customers.rows[0].n).toBe(3);
+  });
 });

@@ -1,4 +1,4 @@
-import { findNulCharacter, findUnstorableInput, MAX_INPUT_DEPTH } from './validation';
+import { findLoneSurrogate, findNulCharacter } from './validation';
 
 describe('findNulCharacter', () => {
   it('finds U+0000 in nested strings and keys, giving the field path', () => {
@@ -14,22 +14,16 @@ describe('findNulCharacter', () => {
   });
 });
 
-describe('findUnstorableInput', () => {
-  it('finds lone surrogates in values and keys, but accepts paired ones (emoji)', () => {
-    expect(findUnstorableInput({ a: '😀 ok', b: ['x', 'bad\uD800'] })).toEqual({
-      path: 'b.1',
-      problem: 'must be valid Unicode (no lone surrogates)',
-    });
-    expect(findUnstorableInput({ ['k\uDC00']: 1 })?.path).toBe('k\uDC00');
-    expect(findUnstorableInput({ a: '😀', b: 'টাকা' })).toBeNull();
+describe('findLoneSurrogate', () => {
+  it('finds an unpaired high or low surrogate in values and keys', () => {
+    expect(findLoneSurrogate({ a: 'ok', b: { c: ['x', 'y\ud800'] } })).toBe('b.c.1');
+    expect(findLoneSurrogate({ a: '\udc00z' })).toBe('a');
+    expect(findLoneSurrogate({ ['k\udfff']: 1 })).toBe('k\udfff');
+    expect(findLoneSurrogate('\ud83d', 'id')).toBe('id');
   });
 
-  it('refuses nesting deeper than the limit instead of skipping it', () => {
-    let deep: Record<string, unknown> = { leaf: 'x\u0000' };
-    for (let i = 0; i < MAX_INPUT_DEPTH + 2; i++) deep = { d: deep };
-    expect(findUnstorableInput(deep)?.problem).toMatch(/nest deeper/);
-    let ok: Record<string, unknown> = { leaf: 1 };
-    for (let i = 0; i < 10; i++) ok = { d: ok };
-    expect(findUnstorableInput(ok)).toBeNull();
+  it('accepts surrogate pairs (emoji) and other text', () => {
+    expect(findLoneSurrogate({ a: '😀📚', b: 'ট্যাকা', c: ['\ud83d\ude00'] })).toBeNull();
+    expect(findLoneSurrogate(42)).toBeNull();
   });
 });

@@ -18,60 +18,84 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
-export const MAX_INPUT_DEPTH = 32;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why a string cannot be stored: NUL, or a lone UTF-16 surrogate (invalid in jsonb and UTF-8). */
-function textProblem(text: string): string | null {
-  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
-  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (no lone surrogates)';
-  return null;
-}
-
-/**
- * The first place in a request value PostgreSQL could not store: a string
- * (or key) with NUL or a lone surrogate, or nesting deeper than 32 levels.
- * Such input would otherwise fail in the database as a 500.
- */
-export function findUnstorableInput(
+/** The path of the first string (value or key) in a request value that `bad` matches, or null. */
+function findString(
   value: unknown,
+  bad: (s: string) => boolean,
   path = '',
   depth = 0,
-): { path: string; problem: string } | null {
-  if (typeof value === 'string') {
-    const problem = textProblem(value);
-    return problem ? { path, problem } : null;
-  }
-  if (value === null || typeof value !== 'object') return null;
-  if (depth > MAX_INPUT_DEPTH)
-    return { path, problem: `must not nest deeper than ${MAX_INPUT_DEPTH} levels` };
+): string | null {
+  if (typeof value === 'string') return bad(value) ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const here = path ? `${path}.${k}` : k;
-    const keyProblem = textProblem(k);
-    if (keyProblem) return { path: here, problem: keyProblem };
-    const hit = findUnstorableInput(v, here, depth + 1);
+    if (bad(k)) return path ? `${path}.${k}` : k;
+    const hit = findString(v, bad, path ? `${path}.${k}` : k, depth + 1);
     if (hit !== null) return hit;
   }
   return null;
 }
 
-/** The path of the first string holding U+0000 in a request value, or null. */
+/**
+ * The path of the first string holding U+0000 in a request value, or null.
+ * PostgreSQL text cannot store NUL, so such input would otherwise fail in
+ * the database as a 500.
+ */
 export function findNulCharacter(value: unknown, path = ''): string | null {
-  const hit = findUnstorableInput(value, path);
-  return hit && hit.problem.includes('NUL') ? hit.path : null;
+  return findString(value, (s) => s.includes('\u0000'), path);
+}
+
+/** With the u flag only an unpaired surrogate matches; a pair is one code point above U+FFFF. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * The path of the first string holding a lone UTF-16 surrogate (JSON allows
+ * `"\ud800"`, Unicode does not), or null. jsonb refuses it (a 500) and text
+ * columns would silently store U+FFFD instead.
+ */
+export function findLoneSurrogate(value: unknown, path = ''): string | null {
+  return findString(value, (s) => LONE_SURROGATE.test(s), path);
+}
+
+/** Most JSON a `metadata` object of a payment or invoice may hold. */
+export const METADATA_MAX_BYTES = 8 * 1024;
+
+/** 400 on field `metadata` when it serialises to more than METADATA_MAX_BYTES. */
+export function assertMetadataSize(metadata: Record<string, unknown> | undefined): void {
+  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
+    throw AppError.validation(
+      'metadata',
+      `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
+    );
+  }
 }
 
 class JomaValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
-      const hit = findUnstorableInput(value, metadata.data ?? '');
-      if (hit !== null) {
-        const field = hit.path || metadata.type;
-        throw AppError.validation(field, `${field} ${hit.problem}`);
+      const at = findNulCharacter(value, metadata.data ?? '');
+      if (at !== null) {
+        const field = at || metadata.type;
+        throw AppError.validation(field, `${field} must not contain the NUL character (\\u0000)`);
+      }
+      const lone = findLoneSurrogate(value, metadata.data ?? '');
+      if (lone !== null) {
+        const field = lone || metadata.type;
+        throw AppError.validation(
+          field,
+          `${field} must be valid Unicode text (it holds a lone UTF-16 surrogate)`,
+        );
       }
     }
     return super.transform(value, metadata);
+  }
+
+  /**
+   * Path parameters stay strings: ids are parsed by ParseIdPipe, which
+   * accepts digits only. Converting first (`+value`) would let `1e3`, `0x10`
+   * or `5.0` through as other spellings of an id.
+   */
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
   }
 }
 

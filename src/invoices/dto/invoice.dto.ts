@@ -20,13 +20,33 @@ import {
 } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { CUSTOMER_REFERENCE, PaymentDto } from '../../payments/dto/payment.dto';
+import {
+  CUSTOMER_EMAIL_DOC,
+  CUSTOMER_NAME_DOC,
+  CUSTOMER_PHONE_DOC,
+  CUSTOMER_REFERENCE,
+  CUSTOMER_REFERENCE_DOC,
+  PaymentDto,
+} from '../../payments/dto/payment.dto';
 import { INVOICE_STATUSES } from '../invoice-state';
+
+/** Invoice statuses, for other features' DTOs (a purchase answers with its invoice's status). */
+export { INVOICE_STATUSES };
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
+/**
+ * The ISO 8601 forms JavaScript's Date reads the same everywhere: a calendar
+ * date, or a date-time with seconds optional and a zone required. (Basic
+ * `20240101`, week and ordinal dates pass IsDateString but not Date.)
+ */
+const DATE_OR_INSTANT =
+  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const DATE_OR_INSTANT_MESSAGE =
+  '$property must be YYYY-MM-DD or an ISO date-time with Z or an offset';
+
 export class LineItemInput {
-  @ApiProperty({ example: 'Monthly plan' })
+  @ApiProperty({ example: 'Monthly plan', minLength: 1, maxLength: 500, description: 'Trimmed' })
   @Transform(trim)
   @IsString()
   @MinLength(1)
@@ -41,7 +61,7 @@ export class LineItemInput {
 }
 
 export class CreateInvoiceDto {
-  @ApiProperty({ example: 'cust_42' })
+  @ApiProperty(CUSTOMER_REFERENCE_DOC)
   @IsString()
   @Matches(CUSTOMER_REFERENCE, {
     message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
@@ -67,21 +87,29 @@ export class CreateInvoiceDto {
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
   dueDate?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_NAME_DOC)
   @OptionalField()
   @Transform(trim)
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   customerName?: string;
-  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_EMAIL_DOC)
+  @OptionalField()
+  @IsEmail()
+  @MaxLength(320)
+  customerEmail?: string;
+  @ApiPropertyOptional(CUSTOMER_PHONE_DOC)
   @OptionalField()
   @IsString()
   @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
   customerPhone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Up to 8 KiB of JSON kept with the invoice',
+  })
   @OptionalField()
   @IsObject()
   metadata?: Record<string, unknown>;
@@ -189,46 +217,65 @@ export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @IsInt()
   @Min(1)
   customerRefId?: number;
-  @ApiPropertyOptional({ description: 'Issued on or after (YYYY-MM-DD or ISO date-time)' })
-  @OptionalField()
-  @IsDateString()
-  from?: string;
   @ApiPropertyOptional({
-    description: 'Issued before the end of this day (YYYY-MM-DD) or this instant (date-time)',
+    description: 'Issued on or after (YYYY-MM-DD, or an ISO date-time with Z or an offset)',
+    pattern: DATE_OR_INSTANT.source,
   })
   @OptionalField()
-  @IsDateString()
+  @IsDateString({ strict: true })
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
+  from?: string;
+  @ApiPropertyOptional({
+    description:
+      'Issued before the end of this day (YYYY-MM-DD) or this instant (ISO date-time with Z or an offset)',
+    pattern: DATE_OR_INSTANT.source,
+  })
+  @OptionalField()
+  @IsDateString({ strict: true })
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
   to?: string;
 }
 
 export class InvoiceTemplateInput {
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'http(s) URL of the logo' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    format: 'uri',
+    maxLength: 2000,
+    pattern: '^https?://\\S+$',
+    description: 'http(s) URL of the logo',
+  })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(2000)
   @Matches(/^https?:\/\/\S+$/, { message: 'logoUrl must be an http(s) URL' })
   logoUrl?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 200 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(200)
   companyName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 1000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(1000)
   companyAddress?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 1000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(1000)
   contactDetails?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 2000 })
   @OptionalField({ nullable: true })
   @IsString()
   @MaxLength(2000)
   footerNote?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '#0f766e' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '#0f766e',
+    pattern: '^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$',
+  })
   @OptionalField({ nullable: true })
   @IsString()
   @Matches(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, {

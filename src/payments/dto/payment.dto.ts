@@ -22,15 +22,25 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 
 /** `customerReference`: the app's own id for its customer. */
 export const CUSTOMER_REFERENCE = /^[A-Za-z0-9._:@+-]{1,128}$/;
+/** Swagger for a `customerReference` field: what CUSTOMER_REFERENCE enforces. */
+export const CUSTOMER_REFERENCE_DOC = {
+  example: 'cust_42',
+  pattern: CUSTOMER_REFERENCE.source,
+  minLength: 1,
+  maxLength: 128,
+  description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)",
+};
+/** Swagger for the optional customer details every create takes. */
+export const CUSTOMER_NAME_DOC = { minLength: 1, maxLength: 200, description: 'Trimmed' };
+export const CUSTOMER_EMAIL_DOC = { format: 'email', maxLength: 320 };
+export const CUSTOMER_PHONE_DOC = { pattern: '^\\+?[0-9 -]{6,20}$', example: '+880 1700-000000' };
+const URL_DOC = { format: 'uri', maxLength: 2000, description: 'http(s) URL' };
 
 export class CreatePaymentDto {
   @MinorAmount()
   amountMinor: number;
 
-  @ApiProperty({
-    example: 'cust_42',
-    description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)",
-  })
+  @ApiProperty(CUSTOMER_REFERENCE_DOC)
   @IsString()
   @Matches(CUSTOMER_REFERENCE, {
     message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
@@ -41,6 +51,7 @@ export class CreatePaymentDto {
 
   @ApiPropertyOptional({
     type: 'integer',
+    minimum: 1,
     description: 'Pay (part of) this invoice; amount must not exceed what is due',
   })
   @OptionalField()
@@ -54,31 +65,56 @@ export class CreatePaymentDto {
   @MaxLength(500)
   description?: string;
 
-  @ApiPropertyOptional({ default: 'sandbox', description: 'Gateway adapter to use' })
+  @ApiPropertyOptional({
+    maxLength: 40,
+    example: 'sandbox',
+    description:
+      'Gateway adapter to use; the sandbox serves TEST only, LIVE defaults to the real gateway',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(40)
   gateway?: string;
 
   @ApiPropertyOptional({
-    description: "Where the customer returns after paying; must match the app's returnUrlAllowlist",
+    ...URL_DOC,
+    description:
+      "Where the customer returns after paying; must match the app's returnUrlAllowlist (empty: any https URL)",
   })
   @OptionalField()
   @IsUrl(URL_OPTS)
   @MaxLength(2000)
   successUrl?: string;
-  @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) failUrl?: string;
-  @ApiPropertyOptional() @OptionalField() @IsUrl(URL_OPTS) @MaxLength(2000) cancelUrl?: string;
+  @ApiPropertyOptional({
+    ...URL_DOC,
+    description: 'After a failed payment; allowlist as successUrl',
+  })
+  @OptionalField()
+  @IsUrl(URL_OPTS)
+  @MaxLength(2000)
+  failUrl?: string;
+  @ApiPropertyOptional({
+    ...URL_DOC,
+    description: 'After a cancelled or expired checkout; allowlist as successUrl',
+  })
+  @OptionalField()
+  @IsUrl(URL_OPTS)
+  @MaxLength(2000)
+  cancelUrl?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_NAME_DOC)
   @OptionalField()
   @Transform(trim)
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   customerName?: string;
-  @ApiPropertyOptional() @OptionalField() @IsEmail() @MaxLength(320) customerEmail?: string;
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(CUSTOMER_EMAIL_DOC)
+  @OptionalField()
+  @IsEmail()
+  @MaxLength(320)
+  customerEmail?: string;
+  @ApiPropertyOptional(CUSTOMER_PHONE_DOC)
   @OptionalField()
   @IsString()
   @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
@@ -126,6 +162,12 @@ export class PaymentDto {
   @ApiProperty({ format: 'date-time' }) expiresAt: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+/** What Joma answers a gateway's server-to-server notification. */
+export class IpnAckDto {
+  @ApiProperty({ description: 'The notification was read and verified with the gateway' })
+  received: boolean;
 }
 
 export const PAYMENT_SORT_FIELDS = [
