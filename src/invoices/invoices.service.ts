@@ -77,6 +77,15 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     assertMetadataSize(input.metadata);
     const lineTotals = input.lineItems.map((l) => multiplyMinor(l.unitAmountMinor, l.qty));
     const totalMinor = addMinor(...lineTotals);
+    // An invoice must be payable in one go on its pay page, so its total stays
+    // within the app's maximum payment amount.
+    const app = await this.apps.get(scope.appId);
+    if (totalMinor > app.maxAmountMinor) {
+      throw new AppError(
+        ErrorCode.AMOUNT_OUT_OF_RANGE,
+        `The invoice total ${totalMinor} exceeds this app's maxAmountMinor (${app.maxAmountMinor})`,
+      );
+    }
     const now = this.clock.now();
     const today = now.toISOString().slice(0, 10);
     const dueDate =
@@ -126,7 +135,6 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       'invoice.issued',
       invoiceEventData(invoice, customer.externalId),
     );
-    const app = await this.apps.get(scope.appId);
     return {
       invoice,
       lines,

@@ -2,6 +2,8 @@ import { Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
+import { sendHtml } from '../common/html/send-html';
+import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicesService } from './invoices.service';
 import { notFoundPage, payPage } from './pay.page';
@@ -16,17 +18,8 @@ export class PayPageController {
   @Get(':token')
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
     const found = await this.invoices.byPayToken(token);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader(
-      'Content-Security-Policy',
-      "default-src 'none'; img-src https: http:; style-src 'unsafe-inline'; form-action 'self' http: https:",
-    );
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    if (!found) {
-      res.status(404).type('html').send(notFoundPage());
-      return;
-    }
-    res.type('html').send(payPage(found.view, found.template));
+    if (!found) return sendHtml(res, notFoundPage(), 404);
+    sendHtml(res, payPage(found.view, found.template));
   }
 
   @Post(':token')
@@ -37,15 +30,14 @@ export class PayPageController {
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
         const found = await this.invoices.byPayToken(token);
-        if (!found) {
-          res.status(404).type('html').send(notFoundPage());
-          return;
-        }
-        res
-          .status(409)
-          .type('html')
-          .send(payPage(found.view, found.template, err.message));
-        return;
+        if (!found) return sendHtml(res, notFoundPage(), 404);
+        // State problems are the customer's business ("This invoice is paid");
+        // anything else (e.g. no gateway for the mode) is the merchant's.
+        const notice =
+          err.code === ErrorCode.INVALID_STATE
+            ? err.message
+            : 'Online payment is not available for this invoice right now. Please contact the merchant.';
+        return sendHtml(res, payPage(found.view, found.template, notice), 409);
       }
       throw err;
     }

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
+import { sendHtml } from '../common/html/send-html';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
@@ -78,6 +79,6 @@ export class GatewayCallbacksController {
   async result(@Param('reference') reference: string, @Res() res: Response): Promise<void> {
     const p = await this.payments.findByReference(reference);
     if (!p) throw AppError.notFound('Payment');
-    res.type('html').setHeader('Cache-Control', 'no-store').send(paymentResultPage(p));
+    sendHtml(res, paymentResultPage(p));
   }
 }

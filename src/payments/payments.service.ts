@@ -378,7 +378,9 @@ export class PaymentsService {
 
   private async expireOne(payment: Payment): Promise<ApplyResult> {
     if (payment.gatewaySessionId) {
-      const status = await this.gateways.get(payment.gateway).queryStatus(payment.gatewaySessionId);
+      // A gateway that cannot answer must not stall the sweep for everyone:
+      // the deadline passes, and a later capture still revives the payment.
+      const status = await this.queryGateway(payment).catch(() => null);
       if (status && status.outcome !== 'open') {
         const settled = await this.applyVerified(payment, status);
         // An answer that does not match the payment (logged) settles nothing:
@@ -388,6 +390,17 @@ export class PaymentsService {
       }
     }
     return this.apply(payment, 'expire');
+  }
+
+  private async queryGateway(payment: Payment) {
+    try {
+      return await this.gateways.get(payment.gateway).queryStatus(payment.gatewaySessionId!);
+    } catch (err) {
+      this.logger.warn(
+        `Gateway status query failed for payment ${payment.id}: ${(err as Error).name}`,
+      );
+      throw err;
+    }
   }
 
   /** Test helper: the deadline passes now (TEST mode only; checked by the caller). */

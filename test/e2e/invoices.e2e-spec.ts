@@ -116,6 +116,35 @@ describe('invoices', () => {
     );
   });
 
+  it('refuses a total above the app maximum with 422 (it could not be paid on the pay page) and writes nothing', async () => {
+    const before = (
+      await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id])
+    ).rows[0].n;
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({
+        customerReference: 'big',
+        lineItems: [{ description: 'x', qty: 2, unitAmountMinor: 25_000_001 }],
+      });
+    expect(res.status).toBe(422);
+    expect(res.body.meta.errorCode).toBe('AMOUNT_OUT_OF_RANGE');
+    expect(
+      (await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id]))
+        .rows[0].n,
+    ).toBe(before);
+    const exact = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({
+        customerReference: 'big',
+        lineItems: [{ description: 'x', qty: 2, unitAmountMinor: 25_000_000 }],
+      });
+    expect(exact.status).toBe(201);
+  });
+
   it('refuses a currency other than BDT', async () => {
     const res = await t
       .http()

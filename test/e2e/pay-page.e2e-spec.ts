@@ -165,6 +165,62 @@ describe('hosted pay page (HTTP)', () => {
     );
   });
 
+  it('serves every hosted page with no-store, a script-free CSP that forbids framing, and nosniff', async () => {
+    const { path } = await issue();
+    const pay = await t.http().post(path);
+    const checkoutPath = new URL(pay.headers.location).pathname;
+    // a payment without return URLs ends on Joma's result page
+    const standalone = await t
+      .http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 5000, customerReference: 'cust-esc' });
+    const session = new URL(standalone.body.data.checkoutUrl).pathname;
+    const done = await t.http().post(session).type('form').send({ outcome: 'cancel' });
+    const back = new URL(done.headers.location);
+    const returned = await t.http().get(back.pathname + back.search);
+    expect(returned.headers.location).toMatch(/^\/pay\/result\//);
+    const pages = [
+      path,
+      checkoutPath,
+      returned.headers.location as string,
+      '/pay/doesnotexist000000000000000',
+    ];
+    for (const page of pages) {
+      const res = await t.http().get(page);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(res.headers['content-security-policy']).not.toContain('script-src');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  it('tells the customer to contact the merchant when the invoice cannot be paid online (LIVE without a real gateway)', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.LIVE))
+      .send({
+        customerReference: 'live-cust',
+        lineItems: [{ description: 'Widget', qty: 1, unitAmountMinor: 5000 }],
+      });
+    expect(res.status).toBe(201);
+    const path = new URL(res.body.data.payableUrl).pathname;
+    const pay = await t.http().post(path);
+    expect(pay.status).toBe(409);
+    expect(pay.text).toContain('Online payment is not available for this invoice right now');
+    expect(pay.text).not.toContain('Validation failed');
+    expect(pay.text).not.toContain('sandbox');
+    const rows = await t.db.query(
+      `SELECT count(*)::int AS n FROM payments WHERE app_id = $1 AND mode = 'LIVE'`,
+      [app.id],
+    );
+    expect(rows.rows[0].n).toBe(0);
+  });
+
   it('an unknown or malformed token is a 404 HTML page, for GET and POST', async () => {
     for (const token of ['A'.repeat(32), 'nope', '..%2F..%2Fetc']) {
       const get = await t.http().get(`/pay/${token}`);

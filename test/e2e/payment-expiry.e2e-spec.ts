@@ -1,4 +1,5 @@
 import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
+import { SandboxGateway } from '../../src/gateways/sandbox/sandbox.gateway';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createPayment, eventsOf } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -51,6 +52,22 @@ describe('payment expiry sweep', () => {
     expect(
       (await a.http().get(`/api/v1/payments/${notDue.id}`).set(asApp(app.TEST))).body.data.status,
     ).toBe('PENDING');
+  });
+
+  it('still expires due payments when the gateway cannot answer its status query', async () => {
+    const p = await createPayment(a, app.TEST, { customerReference: 'gateway-down' });
+    const sandbox = a.app.get(SandboxGateway);
+    const original = sandbox.queryStatus.bind(sandbox);
+    sandbox.queryStatus = () => Promise.reject(new Error('gateway unreachable'));
+    a.clock.advanceMinutes(31);
+    try {
+      await a.app.get(PaymentExpiryJob).sweep();
+    } finally {
+      sandbox.queryStatus = original;
+      a.clock.reset();
+    }
+    const after = await a.http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST));
+    expect(after.body.data.status).toBe('EXPIRED');
   });
 
   it('settles instead of expiring a payment the gateway reports as captured', async () => {

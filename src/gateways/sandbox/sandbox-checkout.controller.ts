@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../../common/errors/app-error';
+import { sendHtml } from '../../common/html/send-html';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
 import { sandboxCheckoutPage } from './sandbox-checkout.page';
 import type { SandboxChoice } from '../payment-gateway.types';
@@ -20,7 +21,7 @@ export class SandboxCheckoutController {
   async show(@Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
     const session = await this.sandbox.findSession(sessionId);
     if (!session) throw AppError.notFound('Checkout');
-    res.type('html').setHeader('Cache-Control', 'no-store').send(sandboxCheckoutPage(session));
+    sendHtml(res, sandboxCheckoutPage(session));
   }
 
   @Post(':sessionId')
