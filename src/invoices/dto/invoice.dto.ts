@@ -6,7 +6,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsDateString,
-  IsEmail,
   IsIn,
   IsInt,
   IsObject,
@@ -20,14 +19,8 @@ import {
 } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import {
-  CUSTOMER_EMAIL_DOC,
-  CUSTOMER_NAME_DOC,
-  CUSTOMER_PHONE_DOC,
-  CUSTOMER_REFERENCE,
-  CUSTOMER_REFERENCE_DOC,
-  PaymentDto,
-} from '../../payments/dto/payment.dto';
+import { PaymentDto } from '../../payments/dto/payment.dto';
+import { CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
 import { INVOICE_STATUSES } from '../invoice-state';
 
 /** Invoice statuses, for other features' DTOs (a purchase answers with its invoice's status). */
@@ -60,14 +53,7 @@ export class LineItemInput {
   @MinorAmount() unitAmountMinor: number;
 }
 
-export class CreateInvoiceDto {
-  @ApiProperty(CUSTOMER_REFERENCE_DOC)
-  @IsString()
-  @Matches(CUSTOMER_REFERENCE, {
-    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
-  })
-  customerReference: string;
-
+export class CreateInvoiceDto extends CustomerFieldsDto {
   @ApiProperty({ type: [LineItemInput], minItems: 1, maxItems: 100 })
   @IsArray()
   @ArrayMinSize(1)
@@ -86,24 +72,6 @@ export class CreateInvoiceDto {
   @IsDateString({ strict: true })
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'dueDate must be YYYY-MM-DD' })
   dueDate?: string;
-
-  @ApiPropertyOptional(CUSTOMER_NAME_DOC)
-  @OptionalField()
-  @Transform(trim)
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  customerName?: string;
-  @ApiPropertyOptional(CUSTOMER_EMAIL_DOC)
-  @OptionalField()
-  @IsEmail()
-  @MaxLength(320)
-  customerEmail?: string;
-  @ApiPropertyOptional(CUSTOMER_PHONE_DOC)
-  @OptionalField()
-  @IsString()
-  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
-  customerPhone?: string;
 
   @ApiPropertyOptional({
     type: 'object',

@@ -1,51 +1,17 @@
 import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import {
-  IsEmail,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsString,
-  IsUrl,
-  Matches,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { IsIn, IsInt, IsObject, IsString, IsUrl, MaxLength, Min } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { PageQueryDto } from '../../common/http/pagination';
+import { CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
 import { PAYMENT_STATUSES } from '../payment-state';
 
 const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-
-/** `customerReference`: the app's own id for its customer. */
-export const CUSTOMER_REFERENCE = /^[A-Za-z0-9._:@+-]{1,128}$/;
-/** Swagger for a `customerReference` field: what CUSTOMER_REFERENCE enforces. */
-export const CUSTOMER_REFERENCE_DOC = {
-  example: 'cust_42',
-  pattern: CUSTOMER_REFERENCE.source,
-  minLength: 1,
-  maxLength: 128,
-  description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)",
-};
-/** Swagger for the optional customer details every create takes. */
-export const CUSTOMER_NAME_DOC = { minLength: 1, maxLength: 200, description: 'Trimmed' };
-export const CUSTOMER_EMAIL_DOC = { format: 'email', maxLength: 320 };
-export const CUSTOMER_PHONE_DOC = { pattern: '^\\+?[0-9 -]{6,20}$', example: '+880 1700-000000' };
 const URL_DOC = { format: 'uri', maxLength: 2000, description: 'http(s) URL' };
 
-export class CreatePaymentDto {
+export class CreatePaymentDto extends CustomerFieldsDto {
   @MinorAmount()
   amountMinor: number;
-
-  @ApiProperty(CUSTOMER_REFERENCE_DOC)
-  @IsString()
-  @Matches(CUSTOMER_REFERENCE, {
-    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
-  })
-  customerReference: string;
 
   @CurrencyField() currency?: string;
 
@@ -101,24 +67,6 @@ export class CreatePaymentDto {
   @IsUrl(URL_OPTS)
   @MaxLength(2000)
   cancelUrl?: string;
-
-  @ApiPropertyOptional(CUSTOMER_NAME_DOC)
-  @OptionalField()
-  @Transform(trim)
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  customerName?: string;
-  @ApiPropertyOptional(CUSTOMER_EMAIL_DOC)
-  @OptionalField()
-  @IsEmail()
-  @MaxLength(320)
-  customerEmail?: string;
-  @ApiPropertyOptional(CUSTOMER_PHONE_DOC)
-  @OptionalField()
-  @IsString()
-  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
-  customerPhone?: string;
 
   @ApiPropertyOptional({
     type: 'object',

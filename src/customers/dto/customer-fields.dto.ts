@@ -1,0 +1,49 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalField } from '../../common/http/validation';
+
+/** `customerReference`: the app's own id for its customer. */
+export const CUSTOMER_REFERENCE = /^[A-Za-z0-9._:@+-]{1,128}$/;
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/**
+ * Who pays: the fields every creating request that names a customer shares
+ * (payments, invoices, purchases). The customer is created on first use of
+ * the reference; details given later fill in or update the stored ones.
+ */
+export class CustomerFieldsDto {
+  @ApiProperty({
+    example: 'cust_42',
+    pattern: CUSTOMER_REFERENCE.source,
+    minLength: 1,
+    maxLength: 128,
+    description: "The app's own id for the customer (1-128 of A-Z a-z 0-9 . _ : @ + -)",
+  })
+  @IsString()
+  @Matches(CUSTOMER_REFERENCE, {
+    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
+  })
+  customerReference: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Trimmed' })
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  customerName?: string;
+
+  @ApiPropertyOptional({ format: 'email', maxLength: 320 })
+  @OptionalField()
+  @IsEmail()
+  @MaxLength(320)
+  customerEmail?: string;
+
+  @ApiPropertyOptional({ pattern: '^\\+?[0-9 -]{6,20}$', example: '+880 1700-000000' })
+  @OptionalField()
+  @IsString()
+  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
+  customerPhone?: string;
+}
