@@ -19,13 +19,11 @@ import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { AppConfig } from '../src/config/app-config';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { runMigrations } from '../src/database/migrate';
+import { databaseLabel, scratchDatabase } from './scratch-database';
 
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 16);
@@ -103,28 +101,10 @@ async function scenario(name: string, port: number, expect: number, make: (i: nu
 }
 
 async function main(): Promise<void> {
-  let serverUrl: string;
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (process.env.DATABASE_URL) {
-    const u = new URL(process.env.DATABASE_URL);
-    u.pathname = '';
-    serverUrl = u.toString().replace(/\/$/, '');
-  } else {
-    const embedded = await startEmbeddedPostgres(
-      join(__dirname, '..', '.data', 'bench-pg'),
-      'postgres',
-    );
-    serverUrl = embedded.url.replace(/\/postgres$/, '');
-    stopEmbedded = () => embedded.stop();
-  }
-  const dbName = `joma_bench_api_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const admin = new Client({ connectionString: `${serverUrl}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const databaseUrl = `${serverUrl}/${dbName}`;
+  const scratch = await scratchDatabase('api');
+  const databaseUrl = scratch.url;
   let nest: NestExpressApplication | undefined;
   try {
-    await runMigrations(databaseUrl);
     const config = new AppConfig({
       port: 0,
       databaseUrl,
@@ -186,9 +166,7 @@ async function main(): Promise<void> {
     const report = {
       generatedAt: new Date().toISOString(),
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
-      database: process.env.DATABASE_URL
-        ? 'DATABASE_URL server (scratch database)'
-        : 'embedded PostgreSQL',
+      database: databaseLabel(),
       settings: { requestsPerScenario: REQUESTS, concurrency: CONCURRENCY, keepAlive: true },
       scenarios: {
         'GET /healthz': health,
@@ -202,9 +180,7 @@ async function main(): Promise<void> {
     log('written to bench/report-api.json');
   } finally {
     if (nest) await nest.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    if (stopEmbedded) await stopEmbedded();
+    await scratch.drop();
   }
 }
 

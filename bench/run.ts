@@ -26,8 +26,7 @@ import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { AppConfig } from '../src/config/app-config';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { runMigrations } from '../src/database/migrate';
+import { databaseLabel, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
 import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service';
 
@@ -58,26 +57,8 @@ async function withDeadline<T>(what: string, until: () => Promise<T | null>): Pr
 }
 
 async function main(): Promise<void> {
-  // --- database: a scratch one on the given server, or embedded
-  let serverUrl: string;
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (process.env.DATABASE_URL) {
-    const u = new URL(process.env.DATABASE_URL);
-    u.pathname = '';
-    serverUrl = u.toString().replace(/\/$/, '');
-  } else {
-    const embedded = await startEmbeddedPostgres(
-      join(__dirname, '..', '.data', 'bench-pg'),
-      'postgres',
-    );
-    serverUrl = embedded.url.replace(/\/postgres$/, '');
-    stopEmbedded = () => embedded.stop();
-  }
-  const dbName = `joma_bench_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const admin = new Client({ connectionString: `${serverUrl}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const databaseUrl = `${serverUrl}/${dbName}`;
+  const scratch = await scratchDatabase('webhooks');
+  const databaseUrl = scratch.url;
 
   // --- receiver: records arrival per delivery id, answers 200
   const arrivals = new Map<number, number>();
@@ -95,7 +76,6 @@ async function main(): Promise<void> {
   let nest: Awaited<ReturnType<typeof NestFactory.create>> | undefined;
   const db = new Client({ connectionString: databaseUrl });
   try {
-    await runMigrations(databaseUrl);
     const config = new AppConfig({
       port: 0,
       databaseUrl,
@@ -195,9 +175,7 @@ async function main(): Promise<void> {
         memoryGiB: round(totalmem() / 2 ** 30),
         node: process.version,
       },
-      database: process.env.DATABASE_URL
-        ? 'DATABASE_URL server (scratch database)'
-        : 'embedded PostgreSQL',
+      database: databaseLabel(),
       settings: {
         endpoints: ENDPOINTS,
         pollIntervalMs: config.webhookPollIntervalMs,
@@ -230,9 +208,7 @@ async function main(): Promise<void> {
     await db.end().catch(() => undefined);
     receiver.closeAllConnections();
     await new Promise((ok) => receiver.close(ok));
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    if (stopEmbedded) await stopEmbedded();
+    await scratch.drop();
   }
 }
 

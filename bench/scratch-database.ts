@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { runMigrations } from '../src/database/migrate';
+
+export interface ScratchDatabase {
+  url: string;
+  /** Drops the database (and stops an embedded server). */
+  drop(): Promise<void>;
+}
+
+/**
+ * A migrated scratch database for a benchmark: on the DATABASE_URL server, or
+ * on an embedded PostgreSQL under .data/bench-pg. Dropped by `drop()`.
+ */
+export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
+  let serverUrl: string;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (process.env.DATABASE_URL) {
+    const u = new URL(process.env.DATABASE_URL);
+    u.pathname = '';
+    serverUrl = u.toString().replace(/\/$/, '');
+  } else {
+    const embedded = await startEmbeddedPostgres(
+      join(__dirname, '..', '.data', 'bench-pg'),
+      'postgres',
+    );
+    serverUrl = embedded.url.replace(/\/postgres$/, '');
+    stopEmbedded = () => embedded.stop();
+  }
+  const name = `joma_bench_${label}_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const admin = new Client({ connectionString: `${serverUrl}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = `${serverUrl}/${name}`;
+  const drop = async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    if (stopEmbedded) await stopEmbedded();
+  };
+  try {
+    await runMigrations(url);
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  return { url, drop };
+}
+
+/** Where the benchmark ran, for its report. */
+export const databaseLabel = () =>
+  process.env.DATABASE_URL ? 'DATABASE_URL server (scratch database)' : 'embedded PostgreSQL';
