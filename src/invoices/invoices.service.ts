@@ -268,14 +268,28 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   /**
    * The Pay button: a payment for the amount due, reusing an open one for the
-   * same amount (a double click opens one checkout, not two).
+   * same amount (a double click opens one checkout, not two). First, in a
+   * transaction of its own (so it commits whatever the outcome of the click),
+   * the invoice's open payments are brought up to date with their gateway: a
+   * checkout finished there but never reported back must not be reused, and
+   * a capture found that way must be recorded even if the click then fails.
    */
-  @Transactional()
   async payFromPage(token: string): Promise<Payment> {
     const found = await this.invoices.repo.findOne({ where: { payToken: token } });
     if (!found) throw AppError.notFound('Invoice');
     const scope = { appId: found.appId, mode: found.mode };
-    const invoice = await this.invoices.getForUpdate(scope, found.id);
+    await this.refreshOpenPayments(scope, found.id);
+    return this.openCheckout(scope, found.id);
+  }
+
+  @Transactional()
+  private async refreshOpenPayments(scope: TenantScope, invoiceId: number): Promise<void> {
+    await this.payments.refreshOpenForInvoice(scope, invoiceId);
+  }
+
+  @Transactional()
+  private async openCheckout(scope: TenantScope, invoiceId: number): Promise<Payment> {
+    const invoice = await this.invoices.getForUpdate(scope, invoiceId);
     if (!isPayable(invoice.status))
       throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
     const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);

@@ -260,6 +260,20 @@ export class PaymentsService {
     });
   }
 
+  /**
+   * Brings the invoice's PENDING payments up to date with their gateway (the
+   * customer may have finished a checkout whose return never reached Joma),
+   * through the same verified path as a return. Locks payments before the
+   * invoice, the order every path uses.
+   */
+  async refreshOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    for (const p of await this.lockOpenForInvoice(scope, invoiceId)) {
+      if (!p.gatewaySessionId) continue;
+      const status = await this.queryGateway(p).catch(() => null);
+      if (status && status.outcome !== 'open') await this.applyVerified(p, status);
+    }
+  }
+
   /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
   async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
     const open = await this.lockOpenForInvoice(scope, invoiceId);

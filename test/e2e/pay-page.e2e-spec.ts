@@ -221,6 +221,36 @@ describe('hosted pay page (HTTP)', () => {
     expect(rows.rows[0].n).toBe(0);
   });
 
+  it('does not reuse a checkout the customer already finished at the gateway when the return never came', async () => {
+    const { invoice, path } = await issue();
+    const first = await t.http().post(path);
+    const firstCheckout = new URL(first.headers.location).pathname;
+    // the customer cancels on the gateway's page, but the browser never comes back to Joma
+    expect(
+      (await t.http().post(firstCheckout).type('form').send({ outcome: 'cancel' })).status,
+    ).toBe(303);
+    const again = await t.http().post(path);
+    expect(again.status).toBe(303);
+    expect(new URL(again.headers.location).pathname).not.toBe(firstCheckout);
+    const payments = (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST)))
+      .body.data.payments;
+    expect(payments.map((p: { status: string }) => p.status)).toEqual(['CANCELLED', 'PENDING']);
+  });
+
+  it('records a capture whose return never came when the customer clicks Pay again, instead of charging twice', async () => {
+    const { invoice, path } = await issue();
+    const first = await t.http().post(path);
+    const checkout = new URL(first.headers.location).pathname;
+    expect((await t.http().post(checkout).type('form').send({ outcome: 'pay' })).status).toBe(303);
+    const again = await t.http().post(path);
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('This invoice is paid');
+    const data = (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body
+      .data;
+    expect(data.status).toBe('PAID');
+    expect(data.payments.map((p: { status: string }) => p.status)).toEqual(['SUCCEEDED']);
+  });
+
   it('an unknown or malformed token is a 404 HTML page, for GET and POST', async () => {
     for (const token of ['A'.repeat(32), 'nope', '..%2F..%2Fetc']) {
       const get = await t.http().get(`/pay/${token}`);
