@@ -33,7 +33,14 @@ export class CustomersService {
     externalId: string,
     details: CustomerDetails = {},
   ): Promise<Customer> {
-    const rows: Customer[] = await this.txHost.tx.query(
+    const rows: {
+      id: number;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      created_at: Date;
+      updated_at: Date;
+    }[] = await this.txHost.tx.query(
       `INSERT INTO customers (app_id, mode, external_id, name, email, phone)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (app_id, mode, external_id) DO UPDATE SET
@@ -42,7 +49,7 @@ export class CustomersService {
          phone = COALESCE(EXCLUDED.phone, customers.phone),
          updated_at = CASE WHEN (EXCLUDED.name, EXCLUDED.email, EXCLUDED.phone) IS NOT DISTINCT FROM (NULL, NULL, NULL)
                            THEN customers.updated_at ELSE now() END
-       RETURNING id`,
+       RETURNING id, name, email, phone, created_at, updated_at`,
       [
         scope.appId,
         scope.mode,
@@ -52,7 +59,17 @@ export class CustomersService {
         details.phone ?? null,
       ],
     );
-    return this.customers.get(scope, Number(rows[0].id));
+    const row = rows[0];
+    return this.customers.repo.create({
+      id: row.id,
+      ...scope,
+      externalId,
+      name: row.name,
+      email: row.email,
+      phone: row.phone,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    });
   }
 
   async findByExternalId(scope: TenantScope, externalId: string): Promise<Customer | null> {

@@ -127,16 +127,34 @@ export class PaymentsService {
     });
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + app.paymentExpiryMinutes * 60_000);
+    const reference = `pay_${randomToken(18)}`;
+    // The checkout first (it only needs our reference), so the payment is written once.
+    const session = await gateway.createCheckout({
+      reference,
+      amountMinor: input.amountMinor,
+      currency,
+      description: input.description ?? null,
+      merchantName: app.name,
+      customer: {
+        reference: customer.externalId,
+        name: customer.name,
+        email: customer.email,
+        phone: customer.phone,
+      },
+      returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
+      expiresAt,
+    });
     const repo = this.payments.repo;
-    const payment = await repo.save(
+    return repo.save(
       repo.create({
         ...scope,
-        reference: `pay_${randomToken(18)}`,
+        reference,
         status: 'PENDING',
         amountMinor: input.amountMinor,
         currency,
         gateway: gateway.name,
-        gatewaySessionId: null,
+        gatewaySessionId: session.sessionId,
+        checkoutUrl: session.checkoutUrl,
         gatewayTxnId: null,
         ...urls,
         customerId: customer.id,
@@ -149,24 +167,6 @@ export class PaymentsService {
         updatedAt: now,
       }),
     );
-    const session = await gateway.createCheckout({
-      reference: payment.reference,
-      amountMinor: payment.amountMinor,
-      currency,
-      description: payment.description,
-      merchantName: app.name,
-      customer: {
-        reference: customer.externalId,
-        name: customer.name,
-        email: customer.email,
-        phone: customer.phone,
-      },
-      returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
-      expiresAt,
-    });
-    payment.gatewaySessionId = session.sessionId;
-    payment.checkoutUrl = session.checkoutUrl;
-    return repo.save(payment);
   }
 
   /** The app-facing view of a payment (for features that embed payments). */

@@ -2,7 +2,6 @@ import type { Request } from 'express';
 
 /** What the auth guards attach to a request. */
 export type Mode = 'TEST' | 'LIVE';
-export const MODES: readonly Mode[] = ['TEST', 'LIVE'] as const;
 
 export interface AppPrincipal {
   appId: number;
