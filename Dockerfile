@@ -3,12 +3,14 @@
 # Joma as a container: build with the full toolchain, run with production
 # dependencies only, as the unprivileged `node` user.
 #
-# Install scripts: Docker's node:20 image ships npm 10, which does not read the
-# "allowScripts" policy in package.json, so every stage installs with
-# --ignore-scripts and then runs only the one approved script explicitly
+# Runtime: Node 24 LTS (Node 20 is past end of life; see docs/operations.md).
+#
+# Install scripts: every stage installs with --ignore-scripts and then runs
+# only the one approved script explicitly, so the image does not depend on
+# which npm version honours the "allowScripts" policy in package.json
 # (see docs/operations.md, "Install scripts").
 
-ARG NODE_IMAGE=node:20-slim
+ARG NODE_IMAGE=node:24-slim
 
 # --- build: compile TypeScript (src/ and migrations/) to dist/ -------------
 FROM ${NODE_IMAGE} AS build

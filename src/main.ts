@@ -7,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './bootstrap/configure-app';
+import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
 import { ConfigValidationError, validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
@@ -15,6 +16,9 @@ const say = (line: string) =>
   process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: line })}\n`);
 
 async function main(): Promise<void> {
+  const oldNode = nodeVersionWarning(process.version);
+  if (oldNode)
+    process.stdout.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: oldNode })}\n`);
   const env = validateEnv(process.env);
   const { config, embedded } = await resolveConfig(env, say);
   const applied = await runMigrations(config.databaseUrl);
