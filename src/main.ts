@@ -6,23 +6,38 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
+import { AdminBootstrapService } from './auth/admin-bootstrap.service';
 import { configureApp } from './bootstrap/configure-app';
 import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
-import { ConfigValidationError, validateEnv } from './config/env.schema';
+import { describeStartupError } from './bootstrap/startup-errors';
+import { startupLog } from './bootstrap/startup-log';
+import { validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
 
-const say = (line: string) =>
-  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: line })}\n`);
+const log = startupLog();
+/** What start-up knows so far, for naming the fix when a phase fails. */
+const known: { port?: number; databaseUrl?: string; stopEmbedded?: () => Promise<void> } = {};
 
 async function main(): Promise<void> {
   const oldNode = nodeVersionWarning(process.version);
-  if (oldNode)
-    process.stdout.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: oldNode })}\n`);
+  if (oldNode) log.warn(oldNode);
   const env = validateEnv(process.env);
-  const { config, embedded } = await resolveConfig(env, say);
+  known.port = env.PORT;
+  known.databaseUrl = env.DATABASE_URL;
+  const { config, embedded } = await resolveConfig(env, log.info);
+  known.stopEmbedded = embedded?.stop;
+  log.info(
+    embedded
+      ? `Database: embedded PostgreSQL ready (files in ${embedded.clusterDir})`
+      : `Database: ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname} (DATABASE_URL)`,
+  );
   const applied = await runMigrations(config.databaseUrl);
-  if (applied.length) say(`Applied migrations: ${applied.join(', ')}`);
+  log.info(
+    applied.length
+      ? `Migrations: applied ${applied.length} (${applied.join(', ')})`
+      : 'Migrations: up to date',
+  );
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
@@ -42,14 +57,19 @@ async function main(): Promise<void> {
     app.enableShutdownHooks(['SIGINT', 'SIGTERM']);
   }
   await app.listen(config.port, '0.0.0.0');
-  say(`Joma listening on ${config.publicBaseUrl} (API docs at ${config.publicBaseUrl}/docs)`);
+  log.info(`Listening on port ${config.port}: ${config.publicBaseUrl}`);
+  log.info(
+    `API docs: ${config.publicBaseUrl}/docs (OpenAPI JSON at ${config.publicBaseUrl}/docs-json)`,
+  );
+  log.info(app.get(AdminBootstrapService).status);
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigValidationError) {
-    process.stderr.write(`${err.message}\n`);
-  } else {
-    process.stderr.write(`Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+main().catch(async (err: unknown) => {
+  process.stderr.write(`${describeStartupError(err, known)}\n`);
+  if (process.env.LOG_LEVEL === 'debug' && err instanceof Error && err.stack) {
+    process.stderr.write(`${err.stack}\n`);
   }
+  // Leave no embedded server behind: the next start would find it in the way.
+  await known.stopEmbedded?.().catch(() => undefined);
   process.exit(1);
 });

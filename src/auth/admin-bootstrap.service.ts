@@ -6,6 +6,8 @@ import { AdminUsersService } from './admin-users.service';
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AdminBootstrap');
+  /** One line for start-up output: whether an admin exists, and how to make one if not. */
+  status = '';
 
   constructor(
     private readonly config: AppConfig,
@@ -14,8 +16,17 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const { adminEmail, adminPassword } = this.config;
-    if (!adminEmail || !adminPassword) return;
-    if ((await this.users.count()) > 0) return;
+    const existing = await this.users.count();
+    if (existing > 0) {
+      this.status = `Admin users: ${existing} (log in at POST /api/v1/auth/login)`;
+      return;
+    }
+    if (!adminEmail || !adminPassword) {
+      this.status =
+        'No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or run ' +
+        "`npm run cli -- admin:create --email you@example.com --password '<12+ chars>' --name You --super`";
+      return;
+    }
     try {
       await this.users.create({
         email: adminEmail,
@@ -23,10 +34,11 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         password: adminPassword,
         superAdmin: true,
       });
-      this.logger.log(`Created the first super admin (${adminEmail})`);
+      this.status = `Created the first super admin (${adminEmail}) from ADMIN_EMAIL/ADMIN_PASSWORD`;
     } catch (err) {
       // Another replica may have won the race; the unique email index decides.
-      this.logger.warn(`First super admin not created: ${(err as Error).message}`);
+      this.status = `First super admin not created: ${(err as Error).message}`;
+      this.logger.warn(this.status);
     }
   }
 }

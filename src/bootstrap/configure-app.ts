@@ -8,6 +8,7 @@ import type { JomaRequest } from '../common/http/request-context';
 import { requestIdMiddleware } from '../common/http/request-id';
 import { createValidationPipe } from '../common/http/validation';
 import { Metrics } from '../common/metrics/metrics';
+import { QuietBootLogger } from './quiet-boot-logger';
 import { setupSwagger } from './swagger';
 
 /**
@@ -18,7 +19,7 @@ export function configureApp(nest: INestApplication): void {
   const app = nest as NestExpressApplication;
   const clock = app.get(Clock);
   const metrics = app.get(Metrics);
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietBootLogger(app.get(Logger)));
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestIdMiddleware);

@@ -33,8 +33,8 @@ export async function openDatabase(
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL };
   const pgDir = join(resolve(env.DATA_DIR), 'pg');
-  log(`No DATABASE_URL: starting embedded PostgreSQL in ${pgDir}`);
-  const embedded = await startEmbeddedPostgres(pgDir, 'joma', () => undefined);
+  log(`No DATABASE_URL: starting the embedded PostgreSQL in ${pgDir}`);
+  const embedded = await startEmbeddedPostgres(pgDir, 'joma', { log });
   return { url: embedded.url, embedded };
 }
 

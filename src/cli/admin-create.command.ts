@@ -6,6 +6,7 @@ import { AdminUsersService, NewAdminUser } from '../auth/admin-users.service';
 import { CreateAdminUserDto } from '../auth/dto/auth.dto';
 import { PERMISSIONS } from '../auth/permissions';
 import { openDatabase } from '../bootstrap/resolve-config';
+import { EmbeddedPostgresError } from '../database/embedded-postgres-error';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ConfigValidationError, validateEnv } from '../config/env.schema';
@@ -124,7 +125,7 @@ export async function adminCreateCommand(
   try {
     const parsedEnv = validateEnv(env);
     const db = await openDatabase(parsedEnv, (line) => io.err(line)).catch((err: unknown) => {
-      if (parsedEnv.DATABASE_URL) throw err;
+      if (parsedEnv.DATABASE_URL || err instanceof EmbeddedPostgresError) throw err;
       throw new Error(
         `could not start the embedded PostgreSQL under ${parsedEnv.DATA_DIR} (${describe(err)}). ` +
           'If `npm start` is running on it, stop it first, or set DATABASE_URL.',

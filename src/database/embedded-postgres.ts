@@ -1,8 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from 'pg';
+import { EmbeddedPostgresError } from './embedded-postgres-error';
+import { placeForRoot, RootPlacement } from './embedded-postgres-root';
 
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => {
   initialise(): Promise<void>;
@@ -12,8 +16,27 @@ type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Where the cluster's files are (differs from the requested dir when relocated for root). */
+  clusterDir: string;
   stop(): Promise<void>;
 }
+
+export { EmbeddedPostgresError };
+
+export interface EmbeddedPostgresOptions {
+  /** Joma's own lines (where the cluster went, a password change); the server's chatter is kept for errors only. */
+  log?: (line: string) => void;
+  /** The `embedded-postgres` package directory (tests point it at a copy). */
+  packageDir?: string;
+  /** Where a root-run cluster and binaries go when the postgres user cannot reach the project. */
+  runtimeRoot?: string;
+}
+
+/**
+ * Before the superuser password was generated per cluster it was this
+ * constant; a cluster still using it is moved to a generated one on start.
+ */
+const LEGACY_PASSWORD = 'joma-embedded';
 
 async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -26,35 +49,113 @@ async function freePort(): Promise<number> {
   });
 }
 
-/**
- * Starts (initialising on first use) a PostgreSQL server whose files live in
- * `dir`, listening on 127.0.0.1 only, and makes sure `database` exists.
- * PostgreSQL refuses to run as root, so under root the `embedded-postgres`
- * package runs it as a `postgres` system user (created if missing).
- */
-export async function startEmbeddedPostgres(
-  dir: string,
-  database: string,
-  log: (line: string) => void = () => undefined,
-): Promise<EmbeddedDatabase> {
+/** The pid in `postmaster.pid` when that process is alive, else undefined. */
+function runningPostmaster(clusterDir: string): number | undefined {
+  const file = resolve(clusterDir, 'postmaster.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  // A recycled pid that is not a PostgreSQL server is a stale file (the server cleans it up).
+  const cmdline = `/proc/${pid}/cmdline`;
+  if (existsSync(cmdline) && !readFileSync(cmdline, 'utf8').includes('postgres')) return undefined;
+  return pid;
+}
+
+/** The cluster's superuser password: generated once, kept beside the cluster (0600). */
+function passwordFor(clusterDir: string): { password: string; file: string; created: boolean } {
+  const file = `${clusterDir}.password`;
+  if (existsSync(file))
+    return { password: readFileSync(file, 'utf8').trim(), file, created: false };
+  return { password: randomBytes(24).toString('base64url'), file, created: true };
+}
+
+async function loadPackage(packageDir: string): Promise<EmbeddedPostgresCtor> {
   // embedded-postgres is an ES module; a native import() keeps TypeScript from turning it into require().
   const nativeImport = new Function('s', 'return import(s)') as (
     s: string,
   ) => Promise<{ default: EmbeddedPostgresCtor }>;
-  const { default: EmbeddedPostgres } = await nativeImport('embedded-postgres');
-  const databaseDir = resolve(dir);
-  const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
-  mkdirSync(resolve(databaseDir, '..'), { recursive: true });
+  const entry = resolve(packageDir, 'dist', 'index.js');
+  return (await nativeImport(pathToFileURL(entry).href)).default;
+}
+
+function defaultPackageDir(): string {
+  return dirname(require.resolve('embedded-postgres/package.json'));
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL server from the
+ * `embedded-postgres` package whose files live in `dir`, listening on
+ * 127.0.0.1 only, and makes sure `database` exists. The superuser password
+ * is generated per cluster and kept in `<dir>.password` (0600).
+ *
+ * PostgreSQL refuses to run as root, so under root it runs as the `postgres`
+ * system user (created if missing). When that user cannot enter `dir` or the
+ * package's binaries (a checkout in root's home or a 0700 directory), the
+ * cluster and a copy of the binaries move under `runtimeRoot`
+ * (`/var/lib/joma`), and one log line says where.
+ *
+ * Every failure a person can fix is an EmbeddedPostgresError naming the fix.
+ */
+export async function startEmbeddedPostgres(
+  dir: string,
+  database: string,
+  options: EmbeddedPostgresOptions = {},
+): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => undefined);
+  const requestedDir = resolve(dir);
+  let clusterDir = requestedDir;
+  let packageDir = options.packageDir ?? defaultPackageDir();
+  const asRoot = userInfo().uid === 0;
+  let placement: RootPlacement | undefined;
+  if (asRoot) {
+    placement = placeForRoot(requestedDir, packageDir, options.runtimeRoot ?? '/var/lib/joma');
+    clusterDir = placement.clusterDir;
+    packageDir = placement.packageDir;
+    if (placement.note) log(placement.note);
+  } else {
+    try {
+      mkdirSync(dirname(clusterDir), { recursive: true });
+    } catch (err) {
+      throw new EmbeddedPostgresError(
+        `The embedded PostgreSQL cannot keep its files in ${clusterDir} (${(err as Error).message}). ` +
+          'Set DATA_DIR to a directory you can write to, or DATABASE_URL to use a PostgreSQL server of your own.',
+      );
+    }
+  }
+
+  const pid = runningPostmaster(clusterDir);
+  if (pid !== undefined) {
+    throw new EmbeddedPostgresError(
+      `The embedded PostgreSQL in ${clusterDir} is already running (process ${pid}), ` +
+        'most likely for another `npm start` or `npm test` on this checkout: ' +
+        'stop that process first, or set DATABASE_URL to use a PostgreSQL server of your own.',
+    );
+  }
+
+  const EmbeddedPostgres = await loadPackage(packageDir);
+  const fresh = !existsSync(resolve(clusterDir, 'PG_VERSION'));
+  const secret = passwordFor(clusterDir);
+  const recent: string[] = [];
+  const remember = (m: string) => {
+    const line = m.trim();
+    if (!line) return;
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+  };
   const port = await freePort();
-  const password = 'joma-embedded';
   const pg = new EmbeddedPostgres({
-    databaseDir,
+    databaseDir: clusterDir,
     port,
     user: 'postgres',
-    password,
+    password: secret.password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: [
       '-c',
@@ -64,19 +165,58 @@ export async function startEmbeddedPostgres(
       '-c',
       'timezone=UTC',
     ],
-    onLog: (m: string) => log(m.trim()),
-    onError: (m: unknown) => log(String(m)),
+    onLog: (m: string) => remember(String(m)),
+    onError: (m: unknown) => remember(m instanceof Error ? m.message : String(m)),
   });
-  if (fresh) await pg.initialise();
-  await pg.start();
-  const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
-  const admin = new Client({ connectionString: `${base}/postgres` });
-  await admin.connect();
-  try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`);
-  } finally {
-    await admin.end();
+  const failed = (step: string, err: unknown) => {
+    const reason =
+      (err instanceof Error && err.message) ||
+      recent.filter((l) => /FATAL|ERROR|error/i.test(l)).pop() ||
+      recent[recent.length - 1] ||
+      'it exited without saying why';
+    return new EmbeddedPostgresError(
+      `The embedded PostgreSQL in ${clusterDir} could not ${step}: ${reason.split('\n')[0]}. ` +
+        'Fix the cause, point DATA_DIR at another directory, or set DATABASE_URL to use a PostgreSQL server of your own.',
+    );
+  };
+  if (fresh) {
+    await pg.initialise().catch((err: unknown) => {
+      throw failed('be initialised', err);
+    });
+    writeFileSync(secret.file, `${secret.password}\n`, { mode: 0o600 });
   }
-  return { url: `${base}/${database}`, stop: () => pg.stop() };
+  await pg.start().catch((err: unknown) => {
+    throw failed('start', err);
+  });
+  try {
+    const base = (password: string) =>
+      `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+    if (!fresh && secret.created) {
+      // A cluster from before per-cluster passwords: replace the constant one.
+      await withClient(`${base(LEGACY_PASSWORD)}/postgres`, (c) =>
+        c.query(`ALTER ROLE postgres PASSWORD '${secret.password}'`),
+      );
+      writeFileSync(secret.file, `${secret.password}\n`, { mode: 0o600 });
+      log('Embedded PostgreSQL: replaced the built-in superuser password with a generated one');
+    }
+    const url = base(secret.password);
+    await withClient(`${url}/postgres`, async (c) => {
+      const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (found.rowCount === 0) await c.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`);
+    });
+    return { url: `${url}/${database}`, clusterDir, stop: () => pg.stop() };
+  } catch (err) {
+    await pg.stop().catch(() => undefined);
+    throw failed('be prepared', err);
+  }
+}
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
 }

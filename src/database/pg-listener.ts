@@ -12,6 +12,8 @@ export class PgListener {
   private client: Client | null = null;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** The server said it is shutting down (57P01): expected on a clean stop, not worth a warning. */
+  private serverShutdown = false;
 
   constructor(
     private readonly databaseUrl: string,
@@ -52,6 +54,7 @@ export class PgListener {
         return;
       }
       this.client = client;
+      this.serverShutdown = false;
       this.onConnect();
     } catch (err) {
       this.lost(client, err as Error);
@@ -60,7 +63,12 @@ export class PgListener {
 
   private lost(client: Client, err?: Error): void {
     if (this.stopped || (this.client !== null && this.client !== client)) return;
-    if (err) this.logger.warn(`${this.name} connection lost: ${err.message}`);
+    if ((err as { code?: string } | undefined)?.code === '57P01') this.serverShutdown = true;
+    if (err && this.serverShutdown) {
+      this.logger.debug(`${this.name}: the database is shutting down (${err.message})`);
+    } else if (err) {
+      this.logger.warn(`${this.name} connection lost: ${err.message}`);
+    }
     this.client = null;
     client.end().catch(() => undefined);
     if (!this.retryTimer) {

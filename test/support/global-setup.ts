@@ -18,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
     const embedded = await startEmbeddedPostgres(
       join(__dirname, '..', '..', '.data', 'test-pg'),
       'postgres',
+      { log: (line) => process.stdout.write(`${line}\n`) },
     );
     (globalThis as { __JOMA_EMBEDDED__?: unknown }).__JOMA_EMBEDDED__ = embedded;
     serverUrl = serverUrlOf(embedded.url);

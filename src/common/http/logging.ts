@@ -16,10 +16,11 @@ export function safePath(url: string | undefined): string {
  * Authorization and cookies never reach a log.
  */
 export function loggerParams(level: string): Params {
+  const pretty = prettyTransport();
   return {
     pinoHttp: {
       level,
-      stream: pino.destination({ dest: 1, sync: false }),
+      ...(pretty ? { transport: pretty } : { stream: pino.destination({ dest: 1, sync: false }) }),
       genReqId: (req: IncomingMessage) => (req as unknown as { id: string }).id,
       customProps: () => ({}),
       serializers: {
@@ -33,6 +34,30 @@ export function loggerParams(level: string): Params {
       },
       customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    },
+  };
+}
+
+/**
+ * Readable lines (pino-pretty, a dev dependency) when standard output is a
+ * terminal and the package is installed; JSON lines otherwise, as in
+ * production where dev dependencies are absent.
+ */
+function prettyTransport(): { target: string; options: Record<string, unknown> } | undefined {
+  if (!process.stdout.isTTY) return undefined;
+  try {
+    require.resolve('pino-pretty');
+  } catch {
+    return undefined;
+  }
+  return {
+    target: 'pino-pretty',
+    options: {
+      translateTime: 'HH:MM:ss',
+      ignore: 'pid,hostname,req,res,context,responseTime',
+      singleLine: true,
+      messageFormat:
+        '{if context}[{context}] {end}{msg}{if req} {req.method} {req.path} -> {res.statusCode} ({responseTime} ms){end}',
     },
   };
 }

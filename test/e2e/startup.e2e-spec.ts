@@ -1,0 +1,143 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createTestDatabase } from '../support/test-app';
+
+/**
+ * The real entry point (`src/main.ts`) as `npm start` runs it, against a
+ * test database: one readable line per start-up phase, Nest's route map
+ * kept out of the default log, failures in one sentence naming the fix,
+ * and a clean shutdown without warnings.
+ */
+const root = join(__dirname, '..', '..');
+
+interface Run {
+  child: ChildProcess;
+  out: string[];
+  err: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startMain(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      WORKERS_ENABLED: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: string[] = [];
+  const err: string[] = [];
+  const collect = (into: string[]) => {
+    let rest = '';
+    return (chunk: Buffer) => {
+      rest += chunk.toString();
+      const lines = rest.split('\n');
+      rest = lines.pop()!;
+      into.push(...lines.filter(Boolean));
+    };
+  };
+  child.stdout!.on('data', collect(out));
+  child.stderr!.on('data', collect(err));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) =>
+    child.once('exit', (code, signal) => ok({ code, signal })),
+  );
+  return { child, out, err, exited };
+}
+
+async function until(cond: () => boolean, ms = 40_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+const messages = (lines: string[]) =>
+  lines.map((l) => JSON.parse(l) as { level: number; msg: string; context?: string });
+
+describe('start-up (src/main.ts)', () => {
+  let url: string;
+  let port: number;
+  let first: Run;
+
+  beforeAll(async () => {
+    url = await createTestDatabase('startup');
+    port = await freePort();
+    first = startMain({ DATABASE_URL: url, PORT: String(port) });
+    await until(
+      () => first.out.some((l) => l.includes('No admin user yet')) || first.child.exitCode !== null,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    if (first.child.exitCode === null) first.child.kill('SIGKILL');
+  });
+
+  it('prints one line per phase: database, migrations, listening, docs, admin status', async () => {
+    const msgs = messages(first.out).map((m) => m.msg);
+    expect(first.err).toEqual([]);
+    // Node.js past end of life gets exactly one warning first, naming the fix.
+    const major = Number(process.versions.node.split('.')[0]);
+    if (major < 22) {
+      expect(msgs.shift()).toMatch(
+        /^Node\.js v\d+\.\d+\.\d+ is not supported .* upgrade to Node\.js 24 LTS/,
+      );
+    }
+    expect(msgs).toEqual([
+      expect.stringMatching(/^Database: 127\.0\.0\.1:5432\/joma_test_\w+ \(DATABASE_URL\)$/),
+      'Migrations: up to date',
+      `Listening on port ${port}: http://localhost:${port}`,
+      `API docs: http://localhost:${port}/docs (OpenAPI JSON at http://localhost:${port}/docs-json)`,
+      expect.stringMatching(
+        /^No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or run `npm run cli -- admin:create/,
+      ),
+    ]);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('a second start on the same port says so in one sentence naming PORT', async () => {
+    const second = startMain({ DATABASE_URL: url, PORT: String(port) });
+    expect(await second.exited).toEqual({ code: 1, signal: null });
+    expect(second.err).toEqual([
+      `Port ${port} is already in use (another Joma, or another program): stop it, or set PORT to a free port.`,
+    ]);
+  });
+
+  it('an unreachable DATABASE_URL is one sentence naming DATABASE_URL, without its password', async () => {
+    const dead = await freePort();
+    const run = startMain({
+      DATABASE_URL: `postgres://joma:pw-not-shown@127.0.0.1:${dead}/joma`,
+      PORT: '0',
+    });
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.err).toEqual([
+      `Cannot reach the database at 127.0.0.1:${dead}/joma (ECONNREFUSED): check DATABASE_URL and that PostgreSQL is running there.`,
+    ]);
+  });
+
+  it('stops cleanly on SIGTERM (Nest closes, then re-raises the signal): no warning or error on the way out', async () => {
+    const before = first.out.length;
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    const after = messages(first.out.slice(before));
+    expect(after.filter((m) => m.level >= 40)).toEqual([]);
+    expect(first.err).toEqual([]);
+  });
+});
