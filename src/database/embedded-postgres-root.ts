@@ -56,7 +56,7 @@ function reachable(path: string, ids: Ids): boolean {
 }
 
 /** The directory of `name` as installed next to (or above) `fromDir`, resolved through symlinks. */
-function moduleDir(name: string, fromDir: string): string {
+export function moduleDir(name: string, fromDir: string): string {
   for (let dir = fromDir; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);

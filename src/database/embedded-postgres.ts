@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from 'pg';
 import { EmbeddedPostgresError } from './embedded-postgres-error';
-import { placeForRoot, RootPlacement } from './embedded-postgres-root';
+import { moduleDir, placeForRoot, RootPlacement } from './embedded-postgres-root';
 
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => {
   initialise(): Promise<void>;
@@ -84,7 +84,8 @@ async function loadPackage(packageDir: string): Promise<EmbeddedPostgresCtor> {
 }
 
 function defaultPackageDir(): string {
-  return dirname(require.resolve('embedded-postgres/package.json'));
+  // Its package.json is not exported, so require.resolve cannot find the directory.
+  return moduleDir('embedded-postgres', __dirname);
 }
 
 /**

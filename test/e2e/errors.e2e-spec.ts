@@ -46,7 +46,9 @@ describe('errors: every failure is an envelope with the documented code', () => 
   });
 
   it('malformed JSON: 400 MALFORMED_JSON', async () => {
-    for (const raw of ['{"email": "a@b.c", ', '{email: 1}', 'null', '"text"']) {
+    // (A well-formed JSON value that is not an object, such as null, is 400
+    // VALIDATION_FAILED "body must be a JSON object": request-hygiene.e2e-spec.ts.)
+    for (const raw of ['{"email": "a@b.c", ', '{email: 1}', 'nul', '"text']) {
       const res = await t
         .http()
         .post('/api/v1/auth/login')

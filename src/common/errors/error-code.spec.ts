@@ -1,6 +1,6 @@
 import { ErrorCode, httpStatusOf } from './error-code';
 
-/** The table of decisions.md section 1, restated independently of the code. */
+/** The error table (docs/api.md), restated independently of the code. */
 const EXPECTED: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
@@ -15,11 +15,13 @@ const EXPECTED: Record<ErrorCode, number> = {
   TEST_MODE_ONLY: 403,
   RESOURCE_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   INVALID_STATE: 409,
   DUPLICATE_RESOURCE: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   WEBHOOK_ENDPOINT_LIMIT_REACHED: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
   AMOUNT_OUT_OF_RANGE: 422,
   RATE_LIMITED: 429,
@@ -27,7 +29,7 @@ const EXPECTED: Record<ErrorCode, number> = {
 };
 
 describe('httpStatusOf', () => {
-  it('knows exactly the codes of decisions.md section 1', () => {
+  it('knows exactly the codes of the error table', () => {
     expect(Object.values(ErrorCode).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 

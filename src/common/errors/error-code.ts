@@ -13,11 +13,13 @@ export enum ErrorCode {
   TEST_MODE_ONLY = 'TEST_MODE_ONLY',
   RESOURCE_NOT_FOUND = 'RESOURCE_NOT_FOUND',
   ROUTE_NOT_FOUND = 'ROUTE_NOT_FOUND',
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
   INVALID_STATE = 'INVALID_STATE',
   DUPLICATE_RESOURCE = 'DUPLICATE_RESOURCE',
   IDEMPOTENCY_KEY_IN_USE = 'IDEMPOTENCY_KEY_IN_USE',
   WEBHOOK_ENDPOINT_LIMIT_REACHED = 'WEBHOOK_ENDPOINT_LIMIT_REACHED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   AMOUNT_OUT_OF_RANGE = 'AMOUNT_OUT_OF_RANGE',
   RATE_LIMITED = 'RATE_LIMITED',
@@ -47,6 +49,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RESOURCE_NOT_FOUND:
     case ErrorCode.ROUTE_NOT_FOUND:
       return 404;
+    case ErrorCode.METHOD_NOT_ALLOWED:
+      return 405;
     case ErrorCode.INVALID_STATE:
     case ErrorCode.DUPLICATE_RESOURCE:
     case ErrorCode.IDEMPOTENCY_KEY_IN_USE:
@@ -54,6 +58,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
+    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
+      return 415;
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AMOUNT_OUT_OF_RANGE:
       return 422;

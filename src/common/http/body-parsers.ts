@@ -15,16 +15,56 @@ export const MAX_JSON_DEPTH = 32;
  * validation) walks it.
  */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
+  return inspectJson(value, max).tooDeep;
+}
+
+/**
+ * Member names that mean something to JavaScript objects. JSON.parse keeps
+ * them as plain data, but anything that later merges or copies the body
+ * could turn them into prototype changes; no Joma field has these names.
+ */
+const FORBIDDEN_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * One iterative walk over a parsed JSON body: whether it nests deeper than
+ * `max` levels, and the path of the first member with a forbidden name.
+ */
+export function inspectJson(
+  value: unknown,
+  max: number,
+): { tooDeep: boolean; forbiddenMember?: string } {
+  const stack: [unknown, number, string][] = [[value, 1, '']];
   while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
+    const [v, depth, path] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(v as object)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (depth > max) return { tooDeep: true };
+    for (const key of Object.keys(v)) {
+      const at = path ? `${path}.${key}` : key;
+      if (!Array.isArray(v) && FORBIDDEN_MEMBERS.has(key)) {
+        return { tooDeep: false, forbiddenMember: at };
+      }
+      const child = (v as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, at]);
     }
   }
-  return false;
+  return { tooDeep: false };
+}
+
+/**
+ * Paths that take HTML form posts: the hosted pay page, the sandbox
+ * checkout and gateway callbacks (SSLCommerz posts its IPN as a form).
+ * Everywhere else a request body must be JSON.
+ */
+export function acceptsForms(path: string): boolean {
+  return (
+    path.startsWith('/pay/') || path.startsWith('/sandbox/') || path.startsWith('/api/v1/gateways/')
+  );
+}
+
+/** Whether the request carries a body (a length above zero, or chunked). */
+function hasBody(req: JomaRequest): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 const keepRaw = (req: JomaRequest, _res: unknown, buf: Buffer) => {
@@ -47,24 +87,53 @@ export function bodyParsers(
         onError(toAppError(err), req as JomaRequest, res);
       });
   const json = wrap(
-    express.json({ limit: MAX_BODY_BYTES, verify: keepRaw as never, strict: true }),
+    express.json({ limit: MAX_BODY_BYTES, verify: keepRaw as never, strict: false }),
   );
-  const depthLimited: RequestHandler = (req, res, next) =>
+  const checkedJson: RequestHandler = (req, res, next) =>
     json(req, res, () => {
-      if (!nestedDeeperThan(req.body, MAX_JSON_DEPTH)) return next();
-      onError(
-        AppError.validation(
-          'body',
-          `JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`,
-        ),
-        req as JomaRequest,
-        res,
-      );
+      const refusal = refuseJson(req as JomaRequest);
+      if (!refusal) return next();
+      onError(refusal, req as JomaRequest, res);
     });
+  const jsonOnly: RequestHandler = (req, res, next) => {
+    const r = req as JomaRequest;
+    if (acceptsForms(r.path) || !hasBody(r) || r.is(['application/json', '+json'])) return next();
+    onError(
+      new AppError(
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        `Request bodies must be JSON: send Content-Type: application/json (got ${
+          r.headers['content-type'] ? `"${r.headers['content-type']}"` : 'no Content-Type'
+        })`,
+      ),
+      r,
+      res,
+    );
+  };
   return [
-    depthLimited,
+    jsonOnly,
+    checkedJson,
     wrap(express.urlencoded({ limit: MAX_BODY_BYTES, extended: false, verify: keepRaw as never })),
   ];
+}
+
+/** Why a parsed JSON body is refused before validation, or undefined. */
+function refuseJson(req: JomaRequest): AppError | undefined {
+  if (req.rawBody === undefined || !req.is(['application/json', '+json'])) return undefined;
+  const body: unknown = req.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return AppError.validation('body', 'body must be a JSON object');
+  }
+  const found = inspectJson(body, MAX_JSON_DEPTH);
+  if (found.tooDeep) {
+    return AppError.validation(
+      'body',
+      `JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`,
+    );
+  }
+  if (found.forbiddenMember) {
+    return AppError.validation(found.forbiddenMember, `${found.forbiddenMember} is not allowed`);
+  }
+  return undefined;
 }
 
 function toAppError(err: unknown): AppError {

@@ -1,6 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { Clock } from '../clock/clock';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { allowedMethods } from './allowed-methods';
 import { sendError, toClientError } from './error-response';
 import type { JomaRequest } from './request-context';
 
@@ -13,6 +16,19 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<JomaRequest>();
     const res = http.getResponse<Response>();
-    sendError(res, req, toClientError(exception, req.id ?? 'unknown'), this.clock.now());
+    let error = toClientError(exception, req.id ?? 'unknown');
+    if (error.code === ErrorCode.ROUTE_NOT_FOUND) {
+      // The path exists with other methods: say which (405 with Allow), not "no such route".
+      const allow = allowedMethods(req);
+      if (allow.length > 0 && !allow.includes(req.method)) {
+        error = new AppError(
+          ErrorCode.METHOD_NOT_ALLOWED,
+          `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}`,
+          undefined,
+          { Allow: allow.join(', ') },
+        );
+      }
+    }
+    sendError(res, req, error, this.clock.now());
   }
 }

@@ -3,15 +3,38 @@ import { ValidateIf } from 'class-validator';
 import { AppError, ErrorDetail } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 
+/**
+ * Constraints that say what kind of value a field takes. When one of them
+ * fails, the others (ranges, lengths) say nothing useful about the value,
+ * so only it is reported.
+ */
+const FIRST_CONSTRAINTS = [
+  'whitelistValidation',
+  'isDefined',
+  'isInt',
+  'isNumber',
+  'isString',
+  'isBoolean',
+  'isObject',
+  'isArray',
+  'isIn',
+  'isEnum',
+];
+
+/** One readable message per field problem. */
+function messageOf(constraints: Record<string, string>): string {
+  const key = FIRST_CONSTRAINTS.find((k) => k in constraints) ?? Object.keys(constraints)[0];
+  return constraints[key]
+    .replace(/^property (\S+) should not exist$/, '$1 is not a known field')
+    .replace(/\b1 elements\b/, '1 element');
+}
+
 function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const e of errors) {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
-    for (const message of Object.values(e.constraints ?? {})) {
-      out.push({
-        field,
-        message: message.replace(/^property (\S+) should not exist$/, '$1 is not a known field'),
-      });
+    if (e.constraints && Object.keys(e.constraints).length > 0) {
+      out.push({ field, message: messageOf(e.constraints) });
     }
     if (e.children?.length) out.push(...flatten(e.children, field));
   }
