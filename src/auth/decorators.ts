@@ -30,8 +30,8 @@ export function AdminAuth(...permissions: Permission[]) {
 export function AppAuth() {
   return applyDecorators(
     UseGuards(AppKeyGuard),
-    ApiSecurity(APP_KEY_SCHEME),
-    ApiSecurity(APP_SECRET_SCHEME),
+    // One requirement holding both: the key AND the secret are needed.
+    ApiSecurity({ [APP_KEY_SCHEME]: [], [APP_SECRET_SCHEME]: [] }),
     ApiErrors(401, 403),
   );
 }

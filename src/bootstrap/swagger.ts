@@ -1,6 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_BEARER_SCHEME, APP_KEY_SCHEME, APP_SECRET_SCHEME } from '../auth/decorators';
+import { AppConfig } from '../config/app-config';
+import { finishOpenApiDocument } from './openapi-document';
 
 /** Swagger UI at /docs, OpenAPI JSON at /docs-json, with both security schemes. */
 export function setupSwagger(app: INestApplication): void {
@@ -13,6 +15,7 @@ export function setupSwagger(app: INestApplication): void {
         'admin calls with Authorization: Bearer <token> from POST /api/v1/auth/login.',
     )
     .setVersion('1')
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addApiKey(
       {
         type: 'apiKey',
@@ -36,6 +39,9 @@ export function setupSwagger(app: INestApplication): void {
       ADMIN_BEARER_SCHEME,
     )
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = finishOpenApiDocument(
+    SwaggerModule.createDocument(app, config),
+    app.get(AppConfig).publicBaseUrl,
+  );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -43,7 +43,7 @@ export class AdminUserDto {
   @ApiProperty() email: string;
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['ACTIVE', 'DISABLED'] }) status: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) lastLoginAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastLoginAt: string | null;
   @ApiProperty() superAdmin: boolean;
   @ApiProperty({ type: [String], enum: PERMISSIONS }) permissions: string[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;

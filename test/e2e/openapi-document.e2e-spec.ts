@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { httpStatusOf, ErrorCode } from '../../src/common/errors/error-code';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const run = promisify(execFile);
+const bin = (name: string) => resolve(__dirname, '..', '..', 'node_modules', '.bin', name);
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The served OpenAPI document is what SDKs and API tools are generated
+ * from: it must lint clean with Redocly's recommended rules, say exactly who
+ * may call what, show true error examples, and generate TypeScript types
+ * that compile.
+ */
+describe('the served OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Json;
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { publicBaseUrl: 'https://pay.dhaka-books.test' } });
+    const res = await t.http().get('/docs-json');
+    expect(res.status).toBe(200);
+    doc = res.body as Json;
+    dir = mkdtempSync(join(tmpdir(), 'joma-openapi-'));
+    file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const operations = () =>
+    Object.entries(doc.paths as Json).flatMap(([path, ops]) =>
+      Object.entries(ops as Json).map(([method, op]) => ({ path, method, op: op as Json })),
+    );
+
+  it('lints clean with Redocly recommended rules: no error, no warning', async () => {
+    const out = await run(bin('redocly'), ['lint', file, '--format=json'], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 32 * 1024 * 1024,
+    }).catch((err: { stdout: string }) => err);
+    const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
+
+  it('names the server it is served for', () => {
+    expect(doc.servers).toEqual([
+      { url: 'https://pay.dhaka-books.test', description: 'This Joma instance' },
+    ]);
+  });
+
+  it('public operations say security: [] and are exactly health, readiness, login and gateway callbacks (signed by the gateway)', () => {
+    const open = operations()
+      .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    expect(open).toEqual([
+      'GET /healthz',
+      'GET /readyz',
+      'POST /api/v1/auth/login',
+      'POST /api/v1/gateways/{gateway}/ipn',
+    ]);
+    expect(operations().filter(({ op }) => op.security === undefined)).toEqual([]);
+  });
+
+  it('app operations need the key AND the secret: one requirement object holding both', () => {
+    const app = operations().filter(
+      ({ path }) => !path.startsWith('/api/v1/admin') && !path.startsWith('/api/v1/auth'),
+    );
+    const appSecured = app.filter(({ op }) => JSON.stringify(op.security).includes('appKey'));
+    expect(appSecured.length).toBeGreaterThan(30);
+    for (const { op } of appSecured) expect(op.security).toEqual([{ appKey: [], appSecret: [] }]);
+  });
+
+  it('every error response shows a failure envelope whose code belongs to its status', () => {
+    let seen = 0;
+    for (const { op, method, path } of operations()) {
+      for (const [status, res] of Object.entries(op.responses as Json)) {
+        if (Number(status) < 400) continue;
+        const example = (res as Json).content?.['application/json']?.example as Json | undefined;
+        expect({ at: `${method} ${path} ${status}`, has: example !== undefined }).toEqual({
+          at: `${method} ${path} ${status}`,
+          has: true,
+        });
+        expect(example!.meta.success).toBe(false);
+        expect(example!.data).toBeNull();
+        expect(httpStatusOf(example!.meta.errorCode as ErrorCode)).toBe(Number(status));
+        seen++;
+      }
+    }
+    expect(seen).toBeGreaterThan(100);
+  });
+
+  it('every operation with a body documents 413 and 415', () => {
+    const withBody = operations().filter(({ op }) => op.requestBody);
+    expect(withBody.length).toBeGreaterThanOrEqual(20);
+    for (const { op } of withBody) {
+      expect(Object.keys(op.responses as Json)).toEqual(expect.arrayContaining(['413', '415']));
+    }
+  });
+
+  it('generates TypeScript types (openapi-typescript) that compile and describe the wire', async () => {
+    const types = join(dir, 'joma-api.d.ts');
+    await run(bin('openapi-typescript'), [file, '--output', types], { cwd: dir });
+    writeFileSync(
+      join(dir, 'use.ts'),
+      [
+        "import type { components, paths } from './joma-api';",
+        "type Invoice = components['schemas']['InvoiceDto'];",
+        "type Created = paths['/api/v1/invoices']['post']['responses']['201']['content']['application/json'];",
+        "const total: Invoice['totalMinor'] = 90000;",
+        "const status: Invoice['status'] = 'ISSUED';",
+        "const interval: components['schemas']['PriceDto']['interval'] = null;",
+        "const lastLogin: components['schemas']['AdminUserDto']['lastLoginAt'] = '2026-01-01T00:00:00Z';",
+        'const created = {} as Created;',
+        'export const used = [total, status, interval, lastLogin, created.data.payableUrl];',
+        '',
+      ].join('\n'),
+    );
+    await run(
+      bin('tsc'),
+      [
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        'false',
+        '--target',
+        'ES2022',
+        '--moduleResolution',
+        'node',
+        join(dir, 'use.ts'),
+      ],
+      {
+        cwd: dir,
+      },
+    ).catch((err: { stdout: string }) => {
+      throw new Error(`generated types do not compile:\n${err.stdout}`);
+    });
+  }, 60_000);
+});
