@@ -9,7 +9,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 const run = promisify(execFile);
 const bin = (name: string) => resolve(__dirname, '..', '..', 'node_modules', '.bin', name);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /**
  * The served OpenAPI document is what SDKs and API tools are generated
