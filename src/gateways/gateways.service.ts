@@ -61,4 +61,14 @@ export class GatewaysService {
   has(name: string): boolean {
     return this.gateways.has(name);
   }
+
+  /** Whether a new payment of this mode can be taken at all (some gateway serves it). */
+  servesMode(mode: 'TEST' | 'LIVE'): boolean {
+    try {
+      this.forMode(mode);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }

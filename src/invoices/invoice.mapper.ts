@@ -11,6 +11,8 @@ export interface InvoiceView {
   customer: Customer;
   payments: Payment[];
   appName: string;
+  /** The app's default success URL: where the paid page links back to the merchant. */
+  merchantUrl: string | null;
   payableUrl: string;
 }
 

@@ -141,6 +141,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       customer,
       payments: [],
       appName: app.name,
+      merchantUrl: app.defaultSuccessUrl,
       payableUrl: this.payableUrl(invoice),
     };
   }
@@ -186,6 +187,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       customer: customers.get(invoice.customerId) as Customer,
       payments: payments.filter((p) => p.invoiceId === invoice.id),
       appName: app.name,
+      merchantUrl: app.defaultSuccessUrl,
       payableUrl: this.payableUrl(invoice),
     }));
   }
@@ -257,13 +259,17 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   async byPayToken(
     token: string,
-  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null } | null> {
+  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null; canPay: boolean } | null> {
     if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return null;
     const invoice = await this.invoices.repo.findOne({ where: { payToken: token } });
     if (!invoice) return null;
     const scope = { appId: invoice.appId, mode: invoice.mode };
     const [view] = await this.views(scope, [invoice]);
-    return { view, template: await this.getTemplate(invoice.appId) };
+    return {
+      view,
+      template: await this.getTemplate(invoice.appId),
+      canPay: this.payments.canCollect(invoice.mode),
+    };
   }
 
   /**

@@ -6,7 +6,7 @@ import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicesService } from './invoices.service';
-import { notFoundPage, payPage } from './pay.page';
+import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
 @ApiExcludeController()
@@ -19,7 +19,21 @@ export class PayPageController {
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
     const found = await this.invoices.byPayToken(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
-    sendHtml(res, payPage(found.view, found.template));
+    sendHtml(res, payPage(found));
+  }
+
+  /** A print-friendly receipt once something has been paid. */
+  @Get(':token/receipt')
+  async receipt(@Param('token') token: string, @Res() res: Response): Promise<void> {
+    const found = await this.invoices.byPayToken(token);
+    const receipt = found ? receiptPage(found) : null;
+    if (!receipt)
+      return sendHtml(
+        res,
+        notFoundPage('No receipt yet', 'Nothing has been paid on this invoice yet.'),
+        404,
+      );
+    sendHtml(res, receipt);
   }
 
   @Post(':token')
@@ -37,7 +51,7 @@ export class PayPageController {
           err.code === ErrorCode.INVALID_STATE
             ? err.message
             : 'Online payment is not available for this invoice right now. Please contact the merchant.';
-        return sendHtml(res, payPage(found.view, found.template, notice), 409);
+        return sendHtml(res, payPage(found, notice), 409);
       }
       throw err;
     }

@@ -9,30 +9,47 @@ import { amountDueOf, isPayable } from './invoice-state';
  * taka, a Pay button (a plain form: works without JavaScript). Every
  * merchant-supplied string is escaped by `html`.
  */
-export function payPage(
-  view: InvoiceView,
-  template: InvoiceTemplate | null,
-  notice?: string,
-): string {
-  const i = view.invoice;
-  const due = amountDueOf(i);
+export interface PayPageInput {
+  view: InvoiceView;
+  template: InvoiceTemplate | null;
+  /** Whether some gateway can take a payment in the invoice's mode. */
+  canPay: boolean;
+}
+
+/** The merchant's branded header, shared by the pay page and the receipt. */
+function merchantHeader(view: InvoiceView, template: InvoiceTemplate | null) {
   const company = template?.companyName || view.appName;
   const logo = safeUrl(template?.logoUrl);
-  const accent = safeColor(template?.accentColor);
-  const attempt = notice ? null : lastAttempt(view);
-  const body = html`<header>
+  return html`<header>
   ${logo ? html`<img src="${logo}" alt="${company} logo">` : ''}
   <div>
     <h1 data-testid="company">${company}</h1>
     ${template?.companyAddress ? html`<div class="muted">${template.companyAddress}</div>` : ''}
     ${template?.contactDetails ? html`<div class="muted">${template.contactDetails}</div>` : ''}
   </div>
-</header>
-<p>Invoice <strong>${i.number}</strong> for ${view.customer.name ?? view.customer.externalId}
+</header>`;
+}
+
+/** "Invoice INV-000001 for Rahim Uddin", or without "for" when no customer name is known. */
+function invoiceLine(view: InvoiceView) {
+  const name = view.customer.name;
+  return html`Invoice <strong>${view.invoice.number}</strong>${name ? html` for ${name}` : ''}`;
+}
+
+export function payPage({ view, template, canPay }: PayPageInput, notice?: string): string {
+  const i = view.invoice;
+  const due = amountDueOf(i);
+  const company = template?.companyName || view.appName;
+  const accent = safeColor(template?.accentColor);
+  const attempt = notice ? null : lastAttempt(view);
+  const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
+  const body = html`${merchantHeader(view, template)}
+<p>${invoiceLine(view)}
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${statusWord(i.status)}</span></p>
 <p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)} · Due ${i.dueDate}${i.mode === 'TEST' ? ' · TEST MODE' : ''}</p>
+${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">Online payment is not available for this invoice. Please contact ${company} to pay it another way.</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
-${attempt ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
+${attempt && canPay ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
 <table>
   <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Unit</th><th class="num">Amount</th></tr></thead>
   <tbody>
@@ -48,14 +65,95 @@ ${attempt ? html`<p class="notice" role="status" data-testid="attempt-notice">${
   </tfoot>
 </table>
 ${
-  i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID'
-    ? html`<form method="post" action="/pay/${i.payToken}" class="actions"><button type="submit" id="pay-button">Pay ${formatTaka(due)}</button></form>`
+  payable
+    ? canPay
+      ? html`<form method="post" action="/pay/${i.payToken}" class="actions"><button type="submit" id="pay-button">Pay ${formatTaka(due)}</button></form>`
+      : ''
     : i.status === 'PAID'
       ? html`<p data-testid="paid-message">This invoice is paid. Thank you!</p>`
       : html`<p data-testid="void-message">This invoice has been voided and cannot be paid.</p>`
 }
+${paymentsReceived(view)}
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
   return page(`Invoice ${i.number} · ${company}`, accent, body);
+}
+
+const DHAKA_TIME = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Asia/Dhaka',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
+
+/** A moment as a customer in Bangladesh reads it: "25 Nov 2026, 14:03 (Dhaka time)". */
+export function dhakaTime(at: Date): string {
+  return `${DHAKA_TIME.format(at)} (Dhaka time)`;
+}
+
+function succeeded(view: InvoiceView) {
+  return view.payments.filter((p) => p.status === 'SUCCEEDED');
+}
+
+/** One row per captured payment: the customer's proof of payment. */
+function paymentRows(view: InvoiceView) {
+  return succeeded(view).map(
+    (p) => html`<tr data-testid="receipt-payment">
+  <td>${dhakaTime(p.succeededAt ?? p.updatedAt)}</td>
+  <td>${p.paymentMethodLabel ?? p.gateway}</td>
+  <td class="txn" data-testid="txn-id">${p.gatewayTxnId ?? p.reference}</td>
+  <td class="num">${formatTaka(p.amountMinor)}</td>
+</tr>`,
+  );
+}
+
+function paymentsTable(view: InvoiceView) {
+  return html`<table class="payments">
+  <thead><tr><th>Paid on</th><th>Method</th><th>Transaction ID</th><th class="num">Amount</th></tr></thead>
+  <tbody>${paymentRows(view)}</tbody>
+</table>`;
+}
+
+/** On the pay page: what was received, with links to the receipt and back to the merchant. */
+function paymentsReceived(view: InvoiceView) {
+  if (succeeded(view).length === 0) return '';
+  const back = safeUrl(view.merchantUrl);
+  return html`<section data-testid="payments-received">
+<h2>Payment received</h2>
+${paymentsTable(view)}
+<p class="actions">
+  <a href="/pay/${view.invoice.payToken}/receipt" data-testid="receipt-link">View or print your receipt</a>
+  ${back ? html`<a href="${back}" data-testid="merchant-link">Return to ${view.appName}</a>` : ''}
+</p>
+</section>`;
+}
+
+/**
+ * A print-friendly receipt at /pay/{token}/receipt: merchant, invoice,
+ * lines, and every captured payment with its transaction id, time (Asia/Dhaka),
+ * method and amount. Null when nothing has been paid yet.
+ */
+export function receiptPage({ view, template }: PayPageInput): string | null {
+  if (succeeded(view).length === 0) return null;
+  const i = view.invoice;
+  const company = template?.companyName || view.appName;
+  const paid = succeeded(view).reduce((sum, p) => sum + p.amountMinor, 0);
+  const body = html`${merchantHeader(view, template)}
+<h2>Payment receipt</h2>
+<p>${invoiceLine(view)} <span class="status ${i.status.toLowerCase()}">${statusWord(i.status)}</span></p>
+<p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)}${i.mode === 'TEST' ? ' · TEST MODE (no real money moved)' : ''}</p>
+<table>
+  <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Amount</th></tr></thead>
+  <tbody>${view.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${l.qty}</td><td class="num">${formatTaka(l.lineTotalMinor)}</td></tr>`)}</tbody>
+  <tfoot><tr class="total"><td colspan="2">Invoice total</td><td class="num">${formatTaka(i.totalMinor)}</td></tr></tfoot>
+</table>
+${paymentsTable(view)}
+<p class="total">Paid <span data-testid="receipt-paid">${formatTaka(paid)}</span></p>
+<p class="muted no-print">Use your browser's Print command to print this receipt or save it as PDF. <a href="/pay/${i.payToken}">Back to the invoice</a></p>
+${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
+  return page(`Receipt · Invoice ${i.number} · ${company}`, safeColor(template?.accentColor), body);
 }
 
 const ATTEMPT_WORDS: Record<string, string> = {
@@ -79,10 +177,9 @@ function statusWord(status: string): string {
       : status.charAt(0) + status.slice(1).toLowerCase();
 }
 
-export function notFoundPage(): string {
-  return page(
-    'Invoice not found',
-    '#6b7280',
-    html`<h1>Invoice not found</h1><p>This payment link is not valid.</p>`,
-  );
+export function notFoundPage(
+  title = 'Invoice not found',
+  reason = 'This payment link is not valid.',
+): string {
+  return page(title, '#6b7280', html`<h1>${title}</h1><p>${reason}</p>`);
 }

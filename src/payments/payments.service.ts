@@ -67,6 +67,10 @@ export class PaymentsService {
   ) {
     this.payments = new TenantRepo(txHost, Payment, 'Payment');
   }
+  /** Whether a payment of this mode can be taken now (a gateway serves the mode). */
+  canCollect(mode: 'TEST' | 'LIVE'): boolean {
+    return this.gateways.servesMode(mode);
+  }
 
   registerInvoiceLink(link: InvoiceLink): void {
     this.invoiceLink = link;

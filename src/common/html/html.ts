@@ -90,6 +90,14 @@ export function page(title: string, accent: string, body: SafeHtml): string {
   .notice { background: #fef2f2; color: #991b1b; border-radius: 8px; padding: .6rem .9rem; }
   footer { margin-top: 2rem; color: #6b7280; font-size: .85rem; white-space: pre-line; }
   .actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1.5rem; }
+  h2 { font-size: 1.05rem; margin: 1.5rem 0 .25rem; }
+  .unavailable { font-size: 1.05rem; font-weight: 600; border: 1px solid #fca5a5; }
+  td.txn { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; word-break: break-all; }
+  @media print {
+    body { background: #fff; }
+    main { box-shadow: none; margin: 0; max-width: none; }
+    .no-print, .actions, form { display: none; }
+  }
   /* phones: the card fills the screen and the table stays inside it */
   @media (max-width: 560px) {
     main { margin: 0; border-radius: 0; box-shadow: none; padding: 1.25rem .75rem; }

@@ -1,0 +1,136 @@
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { createInvoice, settle } from '../support/payments';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * What the customer sees on the hosted page: their name (never the
+ * merchant's internal reference), an honest page when online payment cannot
+ * work, and proof of payment once paid (receipt with transaction id, Dhaka
+ * time, method and amount, and a way back to the merchant).
+ */
+describe('hosted pay page: honest and a receipt', () => {
+  let t: TestApp;
+  let app: CreatedApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    app = await createApp(t);
+  });
+  afterAll(() => t.close());
+
+  const pathOf = (invoice: Record<string, any>) => new URL(invoice.payableUrl).pathname;
+  /** Asia/Dhaka is UTC+6 all year (no daylight saving): "10 Mar 2026, 14:15 (Dhaka time)". */
+  const dhaka = (at: Date) => {
+    const d = new Date(at.getTime() + 6 * 3600_000);
+    const months = [
+      'Jan',
+      'Feb',
+      'Mar',
+      'Apr',
+      'May',
+      'Jun',
+      'Jul',
+      'Aug',
+      'Sep',
+      'Oct',
+      'Nov',
+      'Dec',
+    ];
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} (Dhaka time)`;
+  };
+
+  it('shows the customer name, or nothing: never the internal customerReference', async () => {
+    const named = await createInvoice(t, app.TEST, {
+      customerReference: 'cust_secret_42',
+      customerName: 'Rahim Uddin',
+    });
+    const namedPage = await t.http().get(pathOf(named));
+    expect(namedPage.text).toContain(`Invoice <strong>${named.number}</strong> for Rahim Uddin`);
+    expect(namedPage.text).not.toContain('cust_secret_42');
+
+    const anonymous = await createInvoice(t, app.TEST, { customerReference: 'cust_internal_99' });
+    const anonPage = await t.http().get(pathOf(anonymous));
+    expect(anonPage.status).toBe(200);
+    expect(anonPage.text).toContain(`Invoice <strong>${anonymous.number}</strong>\n`);
+    expect(anonPage.text).not.toContain('cust_internal_99');
+  });
+
+  it('a LIVE invoice with no gateway for LIVE says so prominently and shows no Pay button', async () => {
+    const live = await createInvoice(t, app.LIVE, { customerReference: 'live-1' });
+    const res = await t.http().get(pathOf(live));
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(
+      /<p class="notice unavailable" role="alert" data-testid="unavailable">Online payment is not available for this invoice\. Please contact .+ to pay it another way\.<\/p>/,
+    );
+    expect(res.text).not.toContain('id="pay-button"');
+    expect(res.text).not.toContain('<form');
+    // A TEST invoice of the same app has its button.
+    const test = await createInvoice(t, app.TEST);
+    const testPage = await t.http().get(pathOf(test));
+    expect(testPage.text).toContain('id="pay-button"');
+    expect(testPage.text).not.toContain('data-testid="unavailable"');
+  });
+
+  it('no receipt before anything is paid: 404 page', async () => {
+    const invoice = await createInvoice(t, app.TEST);
+    const res = await t.http().get(`${pathOf(invoice)}/receipt`);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('No receipt yet');
+  });
+
+  it('once paid: transaction id, Dhaka time, method and amount on the page, a printable receipt, a link back to the merchant', async () => {
+    const token = await superAdminToken(t);
+    const settings = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(token))
+      .send({ defaultSuccessUrl: 'https://shop.dhaka-books.test/thanks' });
+    expect(settings.status).toBe(200);
+    const invoice = await createInvoice(t, app.TEST, {
+      customerName: 'Karim',
+      lineItems: [{ description: 'Novel', qty: 2, unitAmountMinor: 45000 }],
+    });
+    const click = await t.http().post(pathOf(invoice));
+    expect(click.status).toBe(303);
+    const payment = (
+      await t.db.query('SELECT id FROM payments WHERE invoice_id = $1', [invoice.id])
+    ).rows[0] as { id: number };
+    expect((await settle(t, app.TEST, payment.id)).status).toBe(200);
+    const row = (
+      await t.db.query(
+        'SELECT gateway_txn_id, payment_method_label, succeeded_at FROM payments WHERE id = $1',
+        [payment.id],
+      )
+    ).rows[0] as { gateway_txn_id: string; payment_method_label: string; succeeded_at: Date };
+    const { gateway_txn_id: txn, payment_method_label: method } = row;
+    expect(txn).toBeTruthy();
+    expect(method).toBeTruthy();
+    const when = dhaka(row.succeeded_at);
+
+    const paid = await t.http().get(pathOf(invoice));
+    expect(paid.text).toContain('data-testid="paid-message"');
+    const received = paid.text.slice(paid.text.indexOf('data-testid="payments-received"'));
+    expect(received).toContain(`<td class="txn" data-testid="txn-id">${txn}</td>`);
+    expect(received).toContain(when);
+    expect(received).toContain(`<td>${method}</td>`);
+    expect(received).toContain('৳900.00');
+    expect(received).toContain(`href="${pathOf(invoice)}/receipt"`);
+    expect(received).toContain(
+      'href="https://shop.dhaka-books.test/thanks" data-testid="merchant-link"',
+    );
+
+    const receipt = await t.http().get(`${pathOf(invoice)}/receipt`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.headers['content-type']).toMatch(/^text\/html/);
+    expect(receipt.headers['cache-control']).toContain('no-store');
+    expect(receipt.text).toContain('Payment receipt');
+    expect(receipt.text).toContain(`Invoice <strong>${invoice.number}</strong> for Karim`);
+    expect(receipt.text).toContain(txn);
+    expect(receipt.text).toContain(when);
+    expect(receipt.text).toContain('<span data-testid="receipt-paid">৳900.00</span>');
+    expect(receipt.text).toContain('@media print');
+    expect(receipt.text).not.toMatch(/<script/i);
+  });
+});
