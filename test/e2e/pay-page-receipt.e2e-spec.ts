@@ -1,4 +1,4 @@
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 
