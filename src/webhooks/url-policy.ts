@@ -43,8 +43,14 @@ export function checkEndpointUrl(raw: string, mode: Mode, testSchemes: readonly 
   if (mode === 'TEST' && !testSchemes.includes(scheme)) {
     throw new AppError(
       ErrorCode.WEBHOOK_URL_NOT_ALLOWED,
-      `TEST webhook URLs may use: ${testSchemes.join(', ')}`,
-      [{ field: 'url', message: `scheme ${scheme} is not allowed` }],
+      `TEST webhook URLs may use: ${testSchemes.join(', ')}. To allow ${scheme} for TEST endpoints ` +
+        `(a receiver on your laptop), start Joma with WEBHOOK_TEST_ALLOWED_SCHEMES=${[...testSchemes, scheme].join(',')}`,
+      [
+        {
+          field: 'url',
+          message: `scheme ${scheme} is not allowed (WEBHOOK_TEST_ALLOWED_SCHEMES=${testSchemes.join(',')})`,
+        },
+      ],
     );
   }
   if (url.username || url.password) {

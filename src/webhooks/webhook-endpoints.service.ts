@@ -208,19 +208,7 @@ export class WebhookEndpointsService {
         );
       } catch (err) {
         if (!(err instanceof TargetRefused)) throw err;
-        throw new AppError(
-          ErrorCode.WEBHOOK_URL_NOT_ALLOWED,
-          `Webhook URL not allowed: ${err.message}`,
-          [
-            {
-              field: 'url',
-              message:
-                err.code === 'DNS_FAILED'
-                  ? 'host does not resolve'
-                  : 'private, loopback, link-local or reserved address',
-            },
-          ],
-        );
+        throw refusedTarget(hostOf(url), err, mode);
       }
     }
     return url.href;
@@ -241,4 +229,32 @@ export function normaliseEvents(events: string[]): string[] {
 
 function blankToNull(s: string | undefined): string | null {
   return s === undefined || s.trim() === '' ? null : s.trim();
+}
+
+/**
+ * Why a webhook URL's host is refused, without saying which private address
+ * it resolves to; in TEST it names the setting that allows local receivers.
+ */
+function refusedTarget(host: string, err: TargetRefused, mode: Mode): AppError {
+  const dns = err.code === 'DNS_FAILED';
+  const reason = dns
+    ? `${host} does not resolve`
+    : `${host} is a private, loopback, link-local or reserved address`;
+  const hint =
+    !dns && mode === 'TEST'
+      ? '. To deliver TEST events to a receiver on your own machine or network, start Joma with ' +
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development only; see docs/webhooks.md)'
+      : '';
+  return new AppError(
+    ErrorCode.WEBHOOK_URL_NOT_ALLOWED,
+    `Webhook URL not allowed: ${reason}${hint}`,
+    [
+      {
+        field: 'url',
+        message: dns
+          ? 'host does not resolve'
+          : 'private, loopback, link-local or reserved address',
+      },
+    ],
+  );
 }

@@ -375,6 +375,36 @@ describe('webhooks: deployment settings at save (SSRF guard on, https-only TEST)
       .send({ url: 'http://93.184.215.14/hook', events: ['*'] });
     expect(live.body.meta.errorCode).toBe('WEBHOOK_URL_REQUIRES_TLS');
   });
+
+  it('refusals name the setting that allows a local receiver in TEST, and never reveal the resolved address', async () => {
+    const scheme = await t
+      .http()
+      .post(base)
+      .set(asApp(app.TEST))
+      .send({ url: 'http://93.184.215.14/hook', events: ['*'] });
+    expect(scheme.body.meta.message).toContain('WEBHOOK_TEST_ALLOWED_SCHEMES=https,http');
+
+    const local = await t
+      .http()
+      .post(base)
+      .set(asApp(app.TEST))
+      .send({ url: 'https://localhost:8443/hook', events: ['*'] });
+    expect(local.status).toBe(400);
+    expect(local.body.meta.message).toBe(
+      'Webhook URL not allowed: localhost is a private, loopback, link-local or reserved address. ' +
+        'To deliver TEST events to a receiver on your own machine or network, start Joma with ' +
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development only; see docs/webhooks.md)',
+    );
+    expect(JSON.stringify(local.body)).not.toMatch(/127\.0\.0\.1|::1/);
+
+    const liveLocal = await t
+      .http()
+      .post(base)
+      .set(asApp(app.LIVE))
+      .send({ url: 'https://localhost:8443/hook', events: ['*'] });
+    expect(liveLocal.status).toBe(400);
+    expect(liveLocal.body.meta.message).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS');
+  });
 });
 
 describe('webhooks: LIVE http refused whatever the deployment allows', () => {
