@@ -34,15 +34,18 @@ describe('errors: every failure is an envelope with the documented code', () => 
   afterAll(() => t.close());
 
   it('unknown route: 404 ROUTE_NOT_FOUND', async () => {
-    for (const res of [
-      await t.http().get('/api/v1/no-such-thing'),
-      await t.http().delete('/api/v1/benefits'),
-      await t.http().get('/'),
-    ]) {
+    for (const res of [await t.http().get('/api/v1/no-such-thing'), await t.http().get('/')]) {
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expectErrorEnvelope(res.body, 'ROUTE_NOT_FOUND');
     }
+  });
+
+  it('a known path with another method: 405 METHOD_NOT_ALLOWED with Allow', async () => {
+    const res = await t.http().delete('/api/v1/benefits');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    expectErrorEnvelope(res.body, 'METHOD_NOT_ALLOWED');
   });
 
   it('malformed JSON: 400 MALFORMED_JSON', async () => {
