@@ -1,5 +1,6 @@
 /**
- * Unit specs sit beside the code; e2e specs run the real app on a real
+ * Unit specs sit beside the code (test/unit/ holds the pure specs that span
+ * features, such as the money-integrity model); e2e specs run the real app on a real
  * PostgreSQL. TypeScript is transpiled per file (no type-check: `npm run lint`
  * does that), keeping decorator metadata for Nest's dependency injection.
  */
@@ -15,7 +16,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: __dirname,
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
       transform,
     },
     {

@@ -54,8 +54,12 @@ export class GatewaysService {
    * The customer's choice on a sandbox checkout (what the test helpers
    * simulate). False when the session does not exist.
    */
-  async completeSandboxCheckout(sessionId: string, choice: SandboxChoice): Promise<boolean> {
-    return (await this.sandbox.complete(sessionId, choice)) !== null;
+  async completeSandboxCheckout(
+    sessionId: string,
+    choice: SandboxChoice,
+  ): Promise<'done' | 'missing' | 'refused'> {
+    const done = await this.sandbox.complete(sessionId, choice);
+    return !done ? 'missing' : done.refused ? 'refused' : 'done';
   }
 
   has(name: string): boolean {

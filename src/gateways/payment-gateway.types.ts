@@ -72,6 +72,14 @@ export interface PaymentGateway {
    */
   verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null>;
   queryStatus(sessionId: string): Promise<VerifiedStatus | null>;
+  /**
+   * Closes an unpaid checkout after the merchant cancelled its payment (or
+   * voided its invoice), where the gateway allows it, so the customer can no
+   * longer pay there. Optional: without it (or when the customer already
+   * paid), a later capture still arrives and counts as excess. Expiry never
+   * closes a checkout: a late payment revives the payment.
+   */
+  closeCheckout?(sessionId: string): Promise<void>;
   refund(
     sessionId: string,
     txnId: string,

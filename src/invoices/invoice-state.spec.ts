@@ -24,6 +24,8 @@ describe('afterPayment', () => {
     expect(afterPayment('ISSUED', 10000, 0, 4000)).toEqual({
       status: 'PARTIALLY_PAID',
       paidMinor: 4000,
+      countedMinor: 4000,
+      excessMinor: 0,
       event: 'invoice.partially_paid',
     });
   });
@@ -32,43 +34,52 @@ describe('afterPayment', () => {
     expect(afterPayment('ISSUED', 10000, 0, 10000)).toEqual({
       status: 'PAID',
       paidMinor: 10000,
+      countedMinor: 10000,
+      excessMinor: 0,
       event: 'invoice.paid',
     });
   });
 
   it('the remainder of a PARTIALLY_PAID invoice makes it PAID', () => {
-    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 6000)).toEqual({
+    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 6000)).toMatchObject({
       status: 'PAID',
       paidMinor: 10000,
+      excessMinor: 0,
       event: 'invoice.paid',
     });
   });
 
   it('another partial payment keeps it PARTIALLY_PAID and emits partially_paid again', () => {
-    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 1000)).toEqual({
+    expect(afterPayment('PARTIALLY_PAID', 10000, 4000, 1000)).toMatchObject({
       status: 'PARTIALLY_PAID',
       paidMinor: 5000,
       event: 'invoice.partially_paid',
     });
   });
 
-  it('an overpayment still makes it PAID and records the whole amount', () => {
+  it('an overpayment makes it PAID counting only its total; the rest is excess', () => {
     expect(afterPayment('ISSUED', 10000, 0, 12000)).toEqual({
       status: 'PAID',
-      paidMinor: 12000,
+      paidMinor: 10000,
+      countedMinor: 10000,
+      excessMinor: 2000,
       event: 'invoice.paid',
     });
   });
 
-  it('a payment settling on a PAID or VOID invoice is recorded but changes no status and emits nothing', () => {
+  it('a capture on a PAID or VOID invoice counts nothing: all of it is excess, no status change, no event', () => {
     expect(afterPayment('PAID', 10000, 10000, 500)).toEqual({
       status: 'PAID',
-      paidMinor: 10500,
+      paidMinor: 10000,
+      countedMinor: 0,
+      excessMinor: 500,
       event: null,
     });
     expect(afterPayment('VOID', 10000, 0, 10000)).toEqual({
       status: 'VOID',
-      paidMinor: 10000,
+      paidMinor: 0,
+      countedMinor: 0,
+      excessMinor: 10000,
       event: null,
     });
   });

@@ -27,7 +27,11 @@ export function isPayable(status: InvoiceStatus): boolean {
   return status === 'ISSUED' || status === 'PARTIALLY_PAID';
 }
 
-/** The status after `amountMinor` more is paid, and the event it causes. */
+/**
+ * What a captured payment of `amountMinor` does to an invoice. The invoice
+ * counts at most what it still needs (never more than its total; nothing
+ * once PAID or VOID); the rest is the payment's excess, to be refunded.
+ */
 export function afterPayment(
   status: InvoiceStatus,
   totalMinor: number,
@@ -36,13 +40,23 @@ export function afterPayment(
 ): {
   status: InvoiceStatus;
   paidMinor: number;
+  countedMinor: number;
+  excessMinor: number;
   event: 'invoice.paid' | 'invoice.partially_paid' | null;
 } {
-  const paid = paidMinor + amountMinor;
-  // A payment that settles on a voided or already paid invoice is still recorded (to be refunded).
-  if (status === 'VOID' || status === 'PAID') return { status, paidMinor: paid, event: null };
-  if (paid >= totalMinor) return { status: 'PAID', paidMinor: paid, event: 'invoice.paid' };
-  return { status: 'PARTIALLY_PAID', paidMinor: paid, event: 'invoice.partially_paid' };
+  const counted = isPayable(status) ? Math.min(amountMinor, amountDue(totalMinor, paidMinor)) : 0;
+  const excessMinor = amountMinor - counted;
+  if (counted === 0) return { status, paidMinor, countedMinor: 0, excessMinor, event: null };
+  const paid = paidMinor + counted;
+  return paid >= totalMinor
+    ? { status: 'PAID', paidMinor: paid, countedMinor: counted, excessMinor, event: 'invoice.paid' }
+    : {
+        status: 'PARTIALLY_PAID',
+        paidMinor: paid,
+        countedMinor: counted,
+        excessMinor,
+        event: 'invoice.partially_paid',
+      };
 }
 
 export function canVoid(status: InvoiceStatus, paidMinor: number): boolean {

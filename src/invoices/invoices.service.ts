@@ -192,25 +192,37 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     }));
   }
 
-  /** Voids an ISSUED invoice with nothing paid; its open payments are cancelled with it. */
-  @Transactional()
+  /**
+   * Voids an ISSUED invoice with nothing paid; its open payments are
+   * cancelled with it, and then their checkouts closed (no lock held).
+   */
   async void(scope: TenantScope, id: number): Promise<InvoiceView> {
+    const { view, cancelled } = await this.voidLocked(scope, id);
+    await this.payments.closeCheckouts(cancelled);
+    return view;
+  }
+
+  @Transactional()
+  private async voidLocked(
+    scope: TenantScope,
+    id: number,
+  ): Promise<{ view: InvoiceView; cancelled: Payment[] }> {
     // Payments before the invoice (see lockOpenForInvoice): a confirmation in
     // flight finishes first, and this void then sees what it paid.
     await this.payments.lockOpenForInvoice(scope, id);
     const invoice = await this.invoices.getForUpdate(scope, id);
-    if (invoice.status === 'VOID') return this.get(scope, id);
+    if (invoice.status === 'VOID') return { view: await this.get(scope, id), cancelled: [] };
     if (!canVoid(invoice.status, invoice.amountPaidMinor)) {
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be voided`);
     }
     // Again: payments created before the invoice lock was ours are open too.
-    await this.payments.cancelOpenForInvoice(scope, id);
+    const cancelled = await this.payments.cancelOpenForInvoice(scope, id);
     invoice.status = 'VOID';
     invoice.voidedAt = this.clock.now();
     const saved = await this.invoices.repo.save(invoice);
     const customer = await this.customers.get(scope, saved.customerId);
     await this.events.record(scope, 'invoice.voided', invoiceEventData(saved, customer.externalId));
-    return this.get(scope, id);
+    return { view: await this.get(scope, id), cancelled };
   }
 
   // --- InvoiceLink (called by payments inside the payment's transaction)
@@ -220,17 +232,28 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
    * (or a settlement) in flight either finishes first and is seen here, or
    * waits and then sees this payment.
    */
-  async assertPayable(scope: TenantScope, invoiceId: number, amountMinor: number): Promise<void> {
+  async assertPayable(
+    scope: TenantScope,
+    invoiceId: number,
+  ): Promise<{ dueMinor: number; customerId: number }> {
     const invoice = await this.invoices.getForUpdate(scope, invoiceId);
     if (!isPayable(invoice.status))
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
-    const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);
-    if (amountMinor > due) {
-      throw new AppError(
-        ErrorCode.AMOUNT_OUT_OF_RANGE,
-        `amountMinor exceeds the invoice's amount due (${due})`,
-      );
-    }
+    return {
+      dueMinor: amountDue(invoice.totalMinor, invoice.amountPaidMinor),
+      customerId: invoice.customerId,
+    };
+  }
+
+  async excessOf(scope: TenantScope, payment: Payment): Promise<number> {
+    if (payment.invoiceId === null) return 0;
+    const invoice = await this.invoices.getForUpdate(scope, payment.invoiceId);
+    return afterPayment(
+      invoice.status,
+      invoice.totalMinor,
+      invoice.amountPaidMinor,
+      payment.amountMinor,
+    ).excessMinor;
   }
 
   async onPaymentSucceeded(scope: TenantScope, payment: Payment): Promise<void> {
@@ -242,6 +265,12 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       invoice.amountPaidMinor,
       payment.amountMinor,
     );
+    if (next.excessMinor !== payment.excessMinor) {
+      throw new Error(
+        `Payment ${payment.id}: excess ${payment.excessMinor} != ${next.excessMinor}`,
+      );
+    }
+    if (next.countedMinor === 0) return;
     invoice.status = next.status;
     invoice.amountPaidMinor = next.paidMinor;
     const saved = await this.invoices.repo.save(invoice);
@@ -284,13 +313,8 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     const found = await this.invoices.repo.findOne({ where: { payToken: token } });
     if (!found) throw AppError.notFound('Invoice');
     const scope = { appId: found.appId, mode: found.mode };
-    await this.refreshOpenPayments(scope, found.id);
+    await this.payments.refreshCheckoutsForInvoice(scope, found.id);
     return this.openCheckout(scope, found.id);
-  }
-
-  @Transactional()
-  private async refreshOpenPayments(scope: TenantScope, invoiceId: number): Promise<void> {
-    await this.payments.refreshOpenForInvoice(scope, invoiceId);
   }
 
   @Transactional()

@@ -12,8 +12,9 @@ import {
 type Kind = Transition['kind'];
 
 /**
- * The model, written out by hand from decisions.md section 5 and the
- * interface's payment table, independently of the implementation's
+ * The model, written out by hand from the payment rules (a verified capture
+ * always ends as SUCCEEDED; nothing else leaves FAILED, CANCELLED or
+ * EXPIRED), independently of the implementation's
  * ALLOWED/TARGET tables: for each state, what each trigger does.
  * `S` = apply to SUCCEEDED, etc.; `noop` = nothing changes, nothing emitted.
  */
@@ -23,8 +24,9 @@ const MODEL: Record<PaymentStatus, Record<PaymentTrigger, PaymentStatus | 'noop'
   EXPIRED: { capture: 'SUCCEEDED', fail: 'noop', cancel: 'invalid', expire: 'noop' },
   // succeeded outranks expired, whatever the order; repeated confirmations are no-ops
   SUCCEEDED: { capture: 'noop', fail: 'invalid', cancel: 'invalid', expire: 'noop' },
-  FAILED: { capture: 'invalid', fail: 'noop', cancel: 'invalid', expire: 'invalid' },
-  CANCELLED: { capture: 'invalid', fail: 'invalid', cancel: 'noop', expire: 'invalid' },
+  // a capture is the truth about money: it revives a failed or cancelled payment too
+  FAILED: { capture: 'SUCCEEDED', fail: 'noop', cancel: 'invalid', expire: 'invalid' },
+  CANCELLED: { capture: 'SUCCEEDED', fail: 'invalid', cancel: 'noop', expire: 'invalid' },
 };
 
 const EVENT_OF: Record<PaymentStatus, string | null> = {
@@ -35,7 +37,9 @@ const EVENT_OF: Record<PaymentStatus, string | null> = {
   EXPIRED: 'payment.expired',
 };
 
-const FINAL: PaymentStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+const FINAL: PaymentStatus[] = ['SUCCEEDED'];
+/** No money moved; only a verified capture leaves these. */
+const NO_MONEY: PaymentStatus[] = ['FAILED', 'CANCELLED', 'EXPIRED'];
 
 const status = fc.constantFrom(...PAYMENT_STATUSES);
 const triggers = fc.array(fc.constantFrom(...PAYMENT_TRIGGERS), { minLength: 1, maxLength: 30 });
@@ -79,7 +83,7 @@ describe('payment transition: exhaustive table', () => {
     if (t.kind === 'invalid') expect(t.reason).toMatch(/cannot be/);
   });
 
-  it('isFinal is exactly SUCCEEDED, FAILED and CANCELLED', () => {
+  it('isFinal is exactly SUCCEEDED', () => {
     expect(PAYMENT_STATUSES.filter(isFinal).sort()).toEqual([...FINAL].sort());
   });
 });
@@ -124,12 +128,24 @@ describe('payment transition: properties over random trigger sequences', () => {
     );
   });
 
-  it('EXPIRED only goes to SUCCEEDED', () => {
+  it('FAILED, CANCELLED and EXPIRED only go to SUCCEEDED, and only by a capture', () => {
     fc.assert(
       fc.property(status, triggers, (start, seq) => {
         for (const s of run(start, seq).steps) {
-          if (s.from === 'EXPIRED' && s.t.kind === 'apply') expect(s.t.to).toBe('SUCCEEDED');
+          if (NO_MONEY.includes(s.from) && s.t.kind === 'apply') {
+            expect(s.t.to).toBe('SUCCEEDED');
+            expect(s.trigger).toBe('capture');
+          }
         }
+      }),
+    );
+  });
+
+  it('every capture ends as SUCCEEDED, from any state', () => {
+    fc.assert(
+      fc.property(status, triggers, (start, seq) => {
+        for (const s of run(start, seq).steps)
+          if (s.trigger === 'capture') expect(s.to).toBe('SUCCEEDED');
       }),
     );
   });

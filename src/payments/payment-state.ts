@@ -3,9 +3,13 @@
  * cancel, gateway confirmation, expiry sweep, test helpers).
  *
  *   PENDING -> SUCCEEDED | FAILED | CANCELLED | EXPIRED
- *   EXPIRED -> SUCCEEDED   (late settlement: the gateway session outlived the deadline)
+ *   EXPIRED | FAILED | CANCELLED -> SUCCEEDED   (a verified capture only)
  *
- * SUCCEEDED, FAILED and CANCELLED are final. A trigger that would move a
+ * The gateway's verified capture is the truth about money: a capture always
+ * ends as a SUCCEEDED payment (late settlement after the deadline, a
+ * customer paying a checkout the merchant cancelled), never as a log line.
+ * FAILED, CANCELLED and EXPIRED mean no money moved, so nothing but a
+ * capture leaves them; SUCCEEDED is final. A trigger that would move a
  * payment to the state it is already in is a no-op (repeated confirmations
  * change nothing and emit nothing); a stale expiry of a succeeded payment is
  * also a no-op; anything else is invalid.
@@ -41,9 +45,9 @@ const TARGET: Record<PaymentTrigger, { to: PaymentStatus; event: PaymentEventTyp
 const ALLOWED: Record<PaymentStatus, readonly PaymentTrigger[]> = {
   PENDING: ['capture', 'fail', 'cancel', 'expire'],
   EXPIRED: ['capture'],
+  FAILED: ['capture'],
+  CANCELLED: ['capture'],
   SUCCEEDED: [],
-  FAILED: [],
-  CANCELLED: [],
 };
 
 export function transition(from: PaymentStatus, trigger: PaymentTrigger): Transition {

@@ -17,6 +17,8 @@ export class Payment {
   @Column({ type: 'text' }) reference: string;
   @Column({ type: 'text' }) status: PaymentStatus;
   @BigIntColumn() amountMinor: number;
+  /** What a capture brought beyond what its invoice still needed (0 when none); to be refunded. */
+  @BigIntColumn() excessMinor: number;
   @Column({ type: 'text' }) currency: string;
   @Column({ type: 'text' }) gateway: string;
   @Column({ type: 'text', nullable: true }) gatewaySessionId: string | null;

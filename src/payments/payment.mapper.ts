@@ -9,6 +9,7 @@ export function toPaymentDto(p: Payment): PaymentDto {
     applicationId: p.appId,
     mode: p.mode,
     amountMinor: p.amountMinor,
+    excessMinor: p.excessMinor,
     currency: p.currency,
     gateway: p.gateway,
     gatewayTxnId: p.gatewayTxnId,
@@ -27,7 +28,7 @@ export function toPaymentDto(p: Payment): PaymentDto {
   };
 }
 
-/** `data` of payment.* events (decisions.md section 8). */
+/** `data` of payment.* events (docs/webhooks.md). */
 export function paymentEventData(
   p: Payment,
   previousStatus: string,
@@ -38,6 +39,7 @@ export function paymentEventData(
     previous_status: previousStatus.toLowerCase(),
     reference: p.reference,
     amount_minor: p.amountMinor,
+    excess_minor: p.excessMinor,
     currency: p.currency,
     customer_reference: customerReference,
     invoice_id: p.invoiceId,

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AppAuth, CurrentApp } from '../auth/decorators';
+import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { PageQueryDto } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
@@ -8,6 +8,7 @@ import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import {
+  AdminPaymentQuery,
   CreatePaymentDto,
   PAYMENT_SORT_FIELDS,
   PaymentDto,
@@ -100,6 +101,25 @@ export class CustomerPaymentsController {
     @Query() query: CustomerPaymentsQuery,
   ): Promise<Page<PaymentDto>> {
     const page = await this.payments.listForCustomer(app, externalId, query);
+    return new Page(page.items.map(toPaymentDto), page.pagination);
+  }
+}
+
+@ApiTags('Admin payments')
+@Controller('api/v1/admin/payments')
+export class AdminPaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Get()
+  @AdminAuth('invoices:read')
+  @ApiOperation({
+    summary: 'Search payments across apps and modes',
+    description:
+      'excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund.',
+  })
+  @ApiEnvelope(PaymentDto, { isArray: true })
+  async search(@Query() query: AdminPaymentQuery): Promise<Page<PaymentDto>> {
+    const page = await this.payments.adminSearch(query);
     return new Page(page.items.map(toPaymentDto), page.pagination);
   }
 }

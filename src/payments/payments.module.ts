@@ -8,7 +8,11 @@ import { GatewaysModule } from '../gateways/gateways.module';
 import { GatewayCallbacksController } from './gateway-callbacks.controller';
 import { Payment } from './payment.entity';
 import { PaymentExpiryJob } from './payment-expiry.job';
-import { CustomerPaymentsController, PaymentsController } from './payments.controller';
+import {
+  AdminPaymentsController,
+  CustomerPaymentsController,
+  PaymentsController,
+} from './payments.controller';
 import { PaymentsService } from './payments.service';
 
 @Module({
@@ -20,7 +24,12 @@ import { PaymentsService } from './payments.service';
     GatewaysModule,
     TypeOrmModule.forFeature([Payment]),
   ],
-  controllers: [PaymentsController, CustomerPaymentsController, GatewayCallbacksController],
+  controllers: [
+    PaymentsController,
+    CustomerPaymentsController,
+    AdminPaymentsController,
+    GatewayCallbacksController,
+  ],
   providers: [PaymentsService, PaymentExpiryJob],
   exports: [PaymentsService, PaymentExpiryJob],
 })

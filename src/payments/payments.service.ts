@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { In } from 'typeorm';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AppsService } from '../apps/apps.service';
@@ -121,14 +122,19 @@ export class PaymentsService {
       }
     }
     assertMetadataSize(input.metadata);
-    if (input.invoiceId !== undefined)
-      await this.link().assertPayable(scope, input.invoiceId, input.amountMinor);
+    const invoiceCustomerId =
+      input.invoiceId === undefined
+        ? undefined
+        : await this.reserveOnInvoice(scope, input.invoiceId, input.amountMinor, !opts.hosted);
     const gateway = this.gateways.forMode(scope.mode, input.gateway);
-    const customer = await this.customers.findOrCreate(scope, input.customerReference, {
-      name: input.customerName,
-      email: input.customerEmail,
-      phone: input.customerPhone,
-    });
+    const customer =
+      invoiceCustomerId === undefined
+        ? await this.customers.findOrCreate(scope, input.customerReference!, {
+            name: input.customerName,
+            email: input.customerEmail,
+            phone: input.customerPhone,
+          })
+        : await this.invoiceCustomer(scope, invoiceCustomerId, input.customerReference);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + app.paymentExpiryMinutes * 60_000);
     const reference = `pay_${randomToken(18)}`;
@@ -155,6 +161,7 @@ export class PaymentsService {
         reference,
         status: 'PENDING',
         amountMinor: input.amountMinor,
+        excessMinor: 0,
         currency,
         gateway: gateway.name,
         gatewaySessionId: session.sessionId,
@@ -171,6 +178,52 @@ export class PaymentsService {
         updatedAt: now,
       }),
     );
+  }
+
+  /**
+   * A payment of an invoice may take only what is not yet reserved: its
+   * amount plus the invoice's PENDING payments must fit what is due. The
+   * invoice row stays locked until this transaction ends, so two creates for
+   * one invoice are decided one after the other. Returns the invoice's customer.
+   * (Only API payments reserve; see `checkReserved`.)
+   */
+  private async reserveOnInvoice(
+    scope: TenantScope,
+    invoiceId: number,
+    amountMinor: number,
+    checkReserved: boolean,
+  ): Promise<number> {
+    const { dueMinor, customerId } = await this.link().assertPayable(scope, invoiceId);
+    // The hosted pay page pays what is due, reusing its own open checkout
+    // first; an older checkout paid as well ends as excess, refunded.
+    if (!checkReserved) return customerId;
+    const open = await this.payments.repo.find({
+      where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      order: { id: 'ASC' },
+    });
+    const reserved = open.reduce((sum, p) => sum + p.amountMinor, 0);
+    if (amountMinor + reserved > dueMinor) {
+      const ids = open.map((p) => p.id);
+      const message =
+        `amountMinor ${amountMinor} exceeds what invoice ${invoiceId} still needs: ${dueMinor} due` +
+        (ids.length ? `, of which ${reserved} is reserved by open payments ${ids.join(', ')}` : '');
+      throw new AppError(ErrorCode.AMOUNT_OUT_OF_RANGE, message, [
+        { field: 'amountMinor', message },
+      ]);
+    }
+    return customerId;
+  }
+
+  /** The invoice's customer pays its invoice; naming another is a mistake (400). */
+  private async invoiceCustomer(scope: TenantScope, customerId: number, reference?: string) {
+    const customer = await this.customers.get(scope, customerId);
+    if (reference !== undefined && reference !== customer.externalId) {
+      throw AppError.validation(
+        'customerReference',
+        "customerReference must be the invoice's customer (or be left out)",
+      );
+    }
+    return customer;
   }
 
   /** The app-facing view of a payment (for features that embed payments). */
@@ -209,6 +262,24 @@ export class PaymentsService {
     return this.list(scope, query, { customerId: customer.id });
   }
 
+  /** Admin search across apps and modes; `excess` keeps only captures with an excess. */
+  adminSearch(query: {
+    applicationId?: number;
+    mode?: 'TEST' | 'LIVE';
+    status?: string;
+    excess?: 'true' | 'false';
+    page?: number;
+    size?: number;
+  }): Promise<Page<Payment>> {
+    const qb = this.payments.repo.createQueryBuilder('p');
+    if (query.applicationId) qb.andWhere('p.app_id = :appId', { appId: query.applicationId });
+    if (query.mode) qb.andWhere('p.mode = :mode', { mode: query.mode });
+    if (query.status) qb.andWhere('p.status = :status', { status: query.status });
+    if (query.excess === 'true') qb.andWhere('p.excess_minor > 0');
+    if (query.excess === 'false') qb.andWhere('p.excess_minor = 0');
+    return pageOf(qb, 'p', query);
+  }
+
   /** Payments of several invoices at once (one query), oldest first. */
   async forInvoices(scope: TenantScope, invoiceIds: number[]): Promise<Payment[]> {
     if (invoiceIds.length === 0) return [];
@@ -242,13 +313,38 @@ export class PaymentsService {
       .getOne();
   }
 
-  /** App-requested cancel: only a PENDING payment; cancelling twice is a no-op. */
-  @Transactional()
+  /**
+   * App-requested cancel: only a PENDING payment; cancelling twice is a
+   * no-op. Once the cancel is committed the gateway checkout is closed where
+   * the gateway allows it; a capture that still arrives is recorded.
+   */
   async cancel(scope: TenantScope, id: number): Promise<Payment> {
+    const payment = await this.cancelLocked(scope, id);
+    await this.closeCheckouts([payment]);
+    return payment;
+  }
+
+  @Transactional()
+  private async cancelLocked(scope: TenantScope, id: number): Promise<Payment> {
     const payment = await this.payments.getForUpdate(scope, id);
     const result = await this.apply(payment, 'cancel');
     if (result.invalid) throw AppError.invalidState(result.invalid);
     return result.payment;
+  }
+
+  /**
+   * Closes the gateway checkouts of cancelled payments (an explicit cancel or
+   * a voided invoice), after the cancel: no row lock is held during the
+   * calls. Expiry never closes a checkout (a late payment revives).
+   */
+  async closeCheckouts(payments: Payment[]): Promise<void> {
+    for (const p of payments) {
+      if (p.status !== 'CANCELLED' || !p.gatewaySessionId) continue;
+      const gateway = this.gateways.get(p.gateway);
+      await gateway.closeCheckout?.(p.gatewaySessionId).catch((err: unknown) => {
+        this.logger.warn(`Could not close the checkout of payment ${p.id}: ${(err as Error).name}`);
+      });
+    }
   }
 
   /**
@@ -265,23 +361,38 @@ export class PaymentsService {
   }
 
   /**
-   * Brings the invoice's PENDING payments up to date with their gateway (the
-   * customer may have finished a checkout whose return never reached Joma),
-   * through the same verified path as a return. Locks payments before the
-   * invoice, the order every path uses.
+   * Before the pay button opens a checkout: asks the gateway about the
+   * invoice's PENDING and EXPIRED checkouts (the customer may have paid one
+   * whose return never reached Joma, even after its deadline), with no
+   * transaction or lock held during the calls, and applies each finished one
+   * in a short transaction of its own through the verified path.
    */
-  async refreshOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
-    for (const p of await this.lockOpenForInvoice(scope, invoiceId)) {
+  async refreshCheckoutsForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    const earlier = await this.payments.repo.find({
+      where: this.payments.where(scope, { invoiceId, status: In(['PENDING', 'EXPIRED']) }),
+      order: { id: 'ASC' },
+    });
+    for (const p of earlier) {
       if (!p.gatewaySessionId) continue;
       const status = await this.queryGateway(p).catch(() => null);
-      if (status && status.outcome !== 'open') await this.applyVerified(p, status);
+      if (status && status.outcome !== 'open') await this.applyVerifiedById(p.id, status);
     }
   }
 
-  /** Cancels every PENDING payment of an invoice (the invoice is being voided). */
-  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+  @Transactional()
+  private async applyVerifiedById(id: number, verified: VerifiedStatus): Promise<void> {
+    const payment = await this.payments.repo.findOne({
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (payment) await this.applyVerified(payment, verified);
+  }
+
+  /** Cancels every PENDING payment of an invoice (the invoice is being voided); returns them. */
+  async cancelOpenForInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
     const open = await this.lockOpenForInvoice(scope, invoiceId);
     for (const p of open) await this.apply(p, 'cancel');
+    return open;
   }
 
   /**
@@ -323,14 +434,9 @@ export class PaymentsService {
         invalid: 'Gateway confirmation does not match the payment',
       };
     }
-    const result = await this.apply(payment, TRIGGER_OF[verified.outcome], verified);
-    if (result.invalid && verified.outcome === 'captured') {
-      // Final states stay final, but the gateway holds the customer's money.
-      this.logger.error(
-        `Gateway reports payment ${payment.id} captured, but it is ${payment.status.toLowerCase()}; refund it at the gateway`,
-      );
-    }
-    return result;
+    // A verified capture always applies (it is the truth about money); other
+    // outcomes follow the state table.
+    return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
   }
 
   /**
@@ -359,8 +465,13 @@ export class PaymentsService {
       payment.paymentMethodIssuer = verified?.method?.issuer ?? null;
       payment.paymentMethodAccount = verified?.method?.account ?? null;
     }
+    const scope = { appId: payment.appId, mode: payment.mode };
+    // What the invoice will not count (already paid or void, or more than it
+    // needs) is this capture's excess; the invoice stays locked until commit.
+    if (t.to === 'SUCCEEDED' && payment.invoiceId !== null) {
+      payment.excessMinor = await this.link().excessOf(scope, payment);
+    }
     const saved = await this.payments.repo.save(payment);
-    const scope = { appId: saved.appId, mode: saved.mode };
     const customer = await this.customers.get(scope, saved.customerId);
     await this.events.record(
       scope,
@@ -369,6 +480,11 @@ export class PaymentsService {
     );
     if (t.to === 'SUCCEEDED' && saved.invoiceId !== null)
       await this.link().onPaymentSucceeded(scope, saved);
+    if (saved.excessMinor > 0) {
+      this.logger.warn(
+        `Payment ${saved.id} captured ${saved.excessMinor} beyond what invoice ${saved.invoiceId} needed (excess, to be refunded)`,
+      );
+    }
     return { payment: saved, changed: true };
   }
 

@@ -26,8 +26,17 @@ export class TestHelpersService {
     if (payment.gateway !== SANDBOX || !payment.gatewaySessionId) {
       throw AppError.invalidState('Only sandbox payments can be settled by a test helper');
     }
-    if (!(await this.gateways.completeSandboxCheckout(payment.gatewaySessionId, CHOICE[outcome])))
-      throw AppError.notFound('Payment');
+    const done = await this.gateways.completeSandboxCheckout(
+      payment.gatewaySessionId,
+      CHOICE[outcome],
+    );
+    if (done === 'missing') throw AppError.notFound('Payment');
+    // The checkout was closed by a cancel or void, or the customer already chose otherwise.
+    if (done === 'refused') {
+      throw AppError.invalidState(
+        `The checkout of this ${payment.status.toLowerCase()} payment no longer takes "${outcome}"`,
+      );
+    }
     // The same confirmation path a gateway's return or IPN takes.
     await this.payments.confirmFromGateway(SANDBOX, { session_id: payment.gatewaySessionId });
     return this.payments.get(scope, id);

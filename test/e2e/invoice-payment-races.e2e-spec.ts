@@ -117,18 +117,31 @@ describe('invoice and payment races', () => {
       await t.db.query('SELECT status, amount_paid_minor FROM invoices WHERE id = $1', [inv.id])
     ).rows[0];
     const [payment] = await paymentsOf(inv.id);
-    // The void came first: it wins, and the late confirmation changes nothing.
+    // The void came first: it wins, so the VOID invoice counts nothing. The
+    // gateway did take the customer's money: the capture is the truth, so the
+    // payment ends SUCCEEDED with all of it as excess (to be refunded), never
+    // as a mere log line.
     expect(voided.status).toBe(200);
     expect(row).toEqual({ status: 'VOID', amount_paid_minor: 0 });
-    expect(payment.status).toBe('CANCELLED');
-    const types = (await eventsOf(t, app.id))
-      .filter((e) => e.data.invoice_id === inv.id || e.data.payment_id === p.id)
-      .map((e) => e.type);
-    expect(types).toEqual(['invoice.issued', 'payment.cancelled', 'invoice.voided']);
-    // The gateway did take the customer's money: that must not pass silently.
-    expect(lines).toContainEqual(
-      expect.stringMatching(new RegExp(`payment ${p.id} .*captured.*cancelled`, 'i')),
+    expect(payment.status).toBe('SUCCEEDED');
+    const money = (
+      await t.db.query('SELECT amount_minor, excess_minor FROM payments WHERE id = $1', [p.id])
+    ).rows[0] as { amount_minor: number; excess_minor: number };
+    expect(money.excess_minor).toBe(money.amount_minor);
+    const events = (await eventsOf(t, app.id)).filter(
+      (e) => e.data.invoice_id === inv.id || e.data.payment_id === p.id,
     );
+    expect(events.map((e) => e.type)).toEqual([
+      'invoice.issued',
+      'payment.cancelled',
+      'invoice.voided',
+      'payment.succeeded',
+    ]);
+    expect(events[3].data).toMatchObject({
+      previous_status: 'cancelled',
+      excess_minor: money.amount_minor,
+    });
+    expect(lines).toEqual([]);
   });
 
   it('a capture being confirmed when the void arrives is recorded first; the void then answers 409', async () => {

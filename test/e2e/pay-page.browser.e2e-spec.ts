@@ -249,4 +249,56 @@ describe('hosted pay page in a browser (Chromium)', () => {
     expect(due).toBeLessThanOrEqual(main);
     expect(pay).toBeLessThanOrEqual(main);
   });
+
+  it('pay, expire, pay again, pay both checkouts: the invoice counts its total once; the second capture is excess', async () => {
+    const { app, invoice } = await issueInvoice();
+    const payUrl = invoice.payableUrl;
+    // Tab A: the customer opens checkout A and leaves it open.
+    const a = await openPage();
+    await a.page.goto(payUrl);
+    await a.page.click('#pay-button');
+    await a.page.waitForURL(/\/sandbox\/checkout\//);
+    const paymentA = (
+      await t.db.query('SELECT id FROM payments WHERE invoice_id = $1 ORDER BY id', [invoice.id])
+    ).rows[0].id as number;
+    // Joma's deadline passes; checkout A stays payable at the gateway.
+    const expired = await t
+      .http()
+      .post(`/api/v1/test-helpers/payments/${paymentA}/expire`)
+      .set(asApp(app.TEST))
+      .send();
+    expect(expired.body.data.status).toBe('EXPIRED');
+    // Tab B: Pay again opens checkout B (A was asked first: still open).
+    const b = await openPage();
+    await b.page.goto(payUrl);
+    await b.page.click('#pay-button');
+    await b.page.waitForURL(/\/sandbox\/checkout\//);
+    expect(b.page.url()).not.toBe(a.page.url());
+    // The customer pays both.
+    await b.page.click('#sandbox-pay');
+    await b.page.waitForURL(payUrl);
+    await expect(b.page.getByTestId('invoice-status').textContent()).resolves.toBe('Paid');
+    await a.page.click('#sandbox-pay');
+    await a.page.waitForURL(payUrl);
+    await expect(a.page.getByTestId('invoice-status').textContent()).resolves.toBe('Paid');
+
+    const data = await invoiceOf(app, invoice.id);
+    expect(data).toMatchObject({ status: 'PAID', amountPaidMinor: 123450, totalMinor: 123450 });
+    const payments = (
+      await t.db.query(
+        'SELECT id, status, amount_minor, excess_minor FROM payments WHERE invoice_id = $1 ORDER BY id',
+        [invoice.id],
+      )
+    ).rows;
+    expect(payments).toEqual([
+      { id: paymentA, status: 'SUCCEEDED', amount_minor: 123450, excess_minor: 123450 },
+      { id: expect.any(Number), status: 'SUCCEEDED', amount_minor: 123450, excess_minor: 0 },
+    ]);
+    expect((await events(app.id)).filter((e) => e.startsWith('invoice.'))).toEqual([
+      'invoice.issued',
+      'invoice.paid',
+    ]);
+    expect(a.problems).toEqual([]);
+    expect(b.problems).toEqual([]);
+  });
 });

@@ -206,7 +206,8 @@ describe('payments', () => {
       `SELECT s.status FROM sandbox_sessions s JOIN payments p ON p.gateway_session_id = s.session_id WHERE p.id = $1`,
       [p.id],
     );
-    expect(session.rows[0].status).toBe('OPEN');
+    // An explicit cancel closes the checkout: the customer can no longer pay there.
+    expect(session.rows[0].status).toBe('CLOSED');
   });
 
   it('emits exactly one payment.succeeded when the same payment is settled twice concurrently', async () => {

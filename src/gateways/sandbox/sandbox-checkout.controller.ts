@@ -34,6 +34,9 @@ export class SandboxCheckoutController {
     if (!choice) throw AppError.validation('outcome', 'outcome must be pay, fail or cancel');
     const done = await this.sandbox.complete(sessionId, choice);
     if (!done) throw AppError.notFound('Checkout');
+    if (done.session.status === 'CLOSED') {
+      throw AppError.invalidState('This checkout was closed by the merchant; no payment was taken');
+    }
     res.redirect(303, done.returnUrl);
   }
 }

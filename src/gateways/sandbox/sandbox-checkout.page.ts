@@ -21,7 +21,9 @@ ${
   <button type="submit" name="outcome" value="fail" id="sandbox-fail" class="danger">Fail</button>
   <button type="submit" name="outcome" value="cancel" id="sandbox-cancel" class="secondary">Cancel</button>
 </form>`
-    : html`<p><span class="status ${s.status.toLowerCase()}">${s.status}</span> This checkout is complete.</p>`
+    : s.status === 'CLOSED'
+      ? html`<p><span class="status cancelled">CLOSED</span> The merchant closed this checkout. No payment was taken.</p>`
+      : html`<p><span class="status ${s.status.toLowerCase()}">${s.status}</span> This checkout is complete.</p>`
 }`,
   );
 }

@@ -1,7 +1,8 @@
 import { Column, Entity } from 'typeorm';
 import { BigIntColumn, CreatedAtColumn, IdColumn } from '../../database/columns';
 
-export type SandboxStatus = 'OPEN' | 'CAPTURED' | 'FAILED' | 'CANCELLED';
+/** CLOSED: the merchant cancelled the payment (or voided its invoice); the checkout takes nothing. */
+export type SandboxStatus = 'OPEN' | 'CAPTURED' | 'FAILED' | 'CANCELLED' | 'CLOSED';
 
 /** The sandbox gateway's own record of a checkout (its side of the world). */
 @Entity('sandbox_sessions')

@@ -21,6 +21,14 @@ const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
   CAPTURED: 'captured',
   FAILED: 'failed',
   CANCELLED: 'cancelled',
+  CLOSED: 'cancelled',
+};
+
+/** What each customer choice turns an open session into. */
+const CHOSEN: Record<SandboxChoice, SandboxStatus> = {
+  pay: 'CAPTURED',
+  fail: 'FAILED',
+  cancel: 'CANCELLED',
 };
 
 /**
@@ -28,8 +36,9 @@ const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
  * would on its side), serves a hosted checkout page, and sends the customer
  * back to Joma's return URL, where Joma verifies the outcome by asking this
  * adapter, exactly as it asks SSLCommerz's validation API.
- * Like a real gateway session, a sandbox checkout cannot be cancelled by the
- * merchant: it can still be paid after Joma's deadline (late settlement).
+ * Like a real gateway session, a sandbox checkout outlives Joma's deadline
+ * (it can still be paid after expiry: late settlement); an explicit cancel
+ * or void closes it (closeCheckout), after which it takes no payment.
  */
 @Injectable()
 export class SandboxGateway implements PaymentGateway {
@@ -76,9 +85,8 @@ export class SandboxGateway implements PaymentGateway {
   async complete(
     sessionId: string,
     choice: SandboxChoice,
-  ): Promise<{ session: SandboxSession; returnUrl: string } | null> {
-    const status: SandboxStatus =
-      choice === 'pay' ? 'CAPTURED' : choice === 'fail' ? 'FAILED' : 'CANCELLED';
+  ): Promise<{ session: SandboxSession; returnUrl: string; refused: boolean } | null> {
+    const status = CHOSEN[choice];
     await this.sessions
       .createQueryBuilder()
       .update()
@@ -95,7 +103,18 @@ export class SandboxGateway implements PaymentGateway {
     return {
       session,
       returnUrl: `${session.returnUrl}${sep}session_id=${encodeURIComponent(sessionId)}`,
+      // Closed by the merchant, or already completed with another outcome.
+      refused: session.status !== status,
     };
+  }
+
+  async closeCheckout(sessionId: string): Promise<void> {
+    await this.sessions
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'CLOSED', completedAt: this.clock.now() })
+      .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
+      .execute();
   }
 
   async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {

@@ -1,15 +1,43 @@
 import { OptionalField } from '../../common/http/validation';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsObject, IsString, IsUrl, MaxLength, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { PageQueryDto } from '../../common/http/pagination';
-import { CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
+import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
 import { PAYMENT_STATUSES } from '../payment-state';
 
 const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 const URL_DOC = { format: 'uri', maxLength: 2000, description: 'http(s) URL' };
 
-export class CreatePaymentDto extends CustomerFieldsDto {
+export class CreatePaymentDto extends OmitType(CustomerFieldsDto, ['customerReference'] as const) {
+  @ApiPropertyOptional({
+    example: 'cust_42',
+    pattern: CUSTOMER_REFERENCE.source,
+    minLength: 1,
+    maxLength: 128,
+    description:
+      "The app's own id for the customer. Required unless invoiceId is given: then the invoice's customer pays, and a different customerReference is 400 VALIDATION_FAILED",
+  })
+  @ValidateIf(
+    (o: CreatePaymentDto) => o.invoiceId === undefined || o.customerReference !== undefined,
+  )
+  @IsString()
+  @Matches(CUSTOMER_REFERENCE, {
+    message: 'customerReference must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -',
+  })
+  customerReference?: string;
+
   @MinorAmount()
   amountMinor: number;
 
@@ -85,6 +113,14 @@ export class PaymentDto {
   @ApiProperty({ type: 'integer' }) applicationId: number;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
   @ApiProperty({ type: 'integer', format: 'int64' }) amountMinor: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    description:
+      'What the capture brought beyond what its invoice still needed (invoice already paid or void, or more than the remainder): counted on no invoice, to be refunded. 0 when none; listed by GET /api/v1/admin/payments?excess=true',
+  })
+  excessMinor: number;
   @ApiProperty({ example: 'BDT' }) currency: string;
   @ApiProperty({ example: 'sandbox' }) gateway: string;
   @ApiProperty({ nullable: true, type: String }) gatewayTxnId: string | null;
@@ -130,4 +166,32 @@ export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @OptionalField()
   @IsIn(PAYMENT_STATUSES)
   status?: string;
+}
+
+/** GET /api/v1/admin/payments: payments across apps and modes. */
+export class AdminPaymentQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @OptionalField()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  applicationId?: number;
+
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] })
+  @OptionalField()
+  @IsIn(['TEST', 'LIVE'])
+  mode?: 'TEST' | 'LIVE';
+
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
+  @OptionalField()
+  @IsIn(PAYMENT_STATUSES)
+  status?: string;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'true: only captures with an excess (excessMinor > 0), to be refunded',
+  })
+  @OptionalField()
+  @IsIn(['true', 'false'])
+  excess?: 'true' | 'false';
 }
