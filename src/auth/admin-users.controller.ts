@@ -5,7 +5,8 @@ import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toAdminUserDto } from './admin-user.mapper';
 import { AdminUsersService } from './admin-users.service';
-import { AdminAuth } from './decorators';
+import type { AdminPrincipal } from '../common/http/request-context';
+import { AdminAuth, CurrentAdmin } from './decorators';
 import {
   AdminUserDto,
   AdminUserListQuery,
@@ -29,11 +30,18 @@ export class AdminUsersController {
 
   @Post()
   @AdminAuth('users:write')
-  @ApiOperation({ summary: 'Create an admin user' })
+  @ApiOperation({
+    summary: 'Create an admin user',
+    description:
+      'Only a super admin may create a super admin; others may grant only permissions they hold (else 403 PERMISSION_DENIED).',
+  })
   @ApiEnvelope(AdminUserDto, { status: 201 })
   @ApiErrors(409)
-  async create(@Body() body: CreateAdminUserDto): Promise<AdminUserDto> {
-    return toAdminUserDto(await this.users.create(body));
+  async create(
+    @Body() body: CreateAdminUserDto,
+    @CurrentAdmin() actor: AdminPrincipal,
+  ): Promise<AdminUserDto> {
+    return toAdminUserDto(await this.users.create(body, actor));
   }
 
   @Get(':id')
@@ -49,13 +57,16 @@ export class AdminUsersController {
   @AdminAuth('users:write')
   @ApiOperation({
     summary: 'Change status (DISABLED revokes sessions), permissions, name or superAdmin',
+    description:
+      'Only a super admin may set or clear superAdmin or change a super admin; others may grant only permissions they hold and may not change their own (403 PERMISSION_DENIED). A change that would leave no ACTIVE super admin is 409 INVALID_STATE.',
   })
   @ApiEnvelope(AdminUserDto)
-  @ApiErrors(404)
+  @ApiErrors(404, 409)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() body: UpdateAdminUserDto,
+    @CurrentAdmin() actor: AdminPrincipal,
   ): Promise<AdminUserDto> {
-    return toAdminUserDto(await this.users.update(id, body));
+    return toAdminUserDto(await this.users.update(id, body, actor));
   }
 }

@@ -9,6 +9,7 @@ import { PageQuery, pageOf } from '../common/http/pagination';
 import { Page } from '../common/http/envelope';
 import { isUniqueViolation } from '../database/transaction';
 import { AdminSession, AdminUser, AdminUserStatus } from './admin-user.entity';
+import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { Permission } from './permissions';
 
 export interface NewAdminUser {
@@ -39,8 +40,18 @@ export class AdminUsersService {
     return this.txHost.tx.getRepository(AdminUser);
   }
 
+  /**
+   * Creates an admin user. `actor` is the admin doing it (the HTTP route);
+   * the CLI and the bootstrap act with the operator's own authority.
+   */
   @Transactional()
-  async create(input: NewAdminUser): Promise<AdminUser> {
+  async create(input: NewAdminUser, actor?: AdminActor): Promise<AdminUser> {
+    if (actor) {
+      assertMayChangeAdmin(actor, null, {
+        superAdmin: input.superAdmin ?? false,
+        permissions: input.permissions ?? [],
+      });
+    }
     const user = this.users.create({
       email: input.email.trim(),
       name: input.name.trim(),
@@ -97,7 +108,11 @@ export class AdminUsersService {
     return pageOf(qb, 'u', query);
   }
 
-  /** Disabling a user revokes every session they hold, in the same transaction. */
+  /**
+   * Disabling a user revokes every session they hold, in the same
+   * transaction. Who may change whom is `assertMayChangeAdmin`; a change
+   * that would leave no ACTIVE super admin is 409.
+   */
   @Transactional()
   async update(
     id: number,
@@ -107,9 +122,22 @@ export class AdminUsersService {
       name?: string;
       superAdmin?: boolean;
     },
+    actor: AdminActor,
   ): Promise<AdminUser> {
+    // The active super admins are locked first (in id order, as every update
+    // does), so two demotions racing each other cannot both see "another one left".
+    const supers = await this.users.find({
+      where: { superAdmin: true, status: 'ACTIVE' },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
     const user = await this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!user) throw AppError.notFound('Admin user');
+    assertMayChangeAdmin(actor, user, patch);
+    const others = supers.filter((u) => u.id !== user.id).length;
+    if (others === 0 && user.superAdmin && !activeSuperAdminAfter(user, patch)) {
+      throw AppError.invalidState('This change would leave no active super admin');
+    }
     if (patch.name !== undefined) user.name = patch.name.trim();
     if (patch.permissions !== undefined) user.permissions = [...new Set(patch.permissions)];
     if (patch.superAdmin !== undefined) user.superAdmin = patch.superAdmin;

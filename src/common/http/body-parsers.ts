@@ -5,6 +5,16 @@ import { ErrorCode } from '../errors/error-code';
 import type { JomaRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The public login route takes far less: an email and a password. */
+export const MAX_LOGIN_BODY_BYTES = 4 * 1024;
+/**
+ * Most JSON members (object members and array elements, counted together)
+ * a body may hold. Checked right after parsing, in one linear pass, before
+ * anything else walks the body: class-transformer's key handling is
+ * quadratic, and one 110,000-member body used to block the event loop for
+ * over 10 s.
+ */
+export const MAX_JSON_MEMBERS = 2000;
 /** Deepest nesting of objects and arrays a JSON body may have (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 32;
 
@@ -32,13 +42,18 @@ const FORBIDDEN_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
 export function inspectJson(
   value: unknown,
   max: number,
-): { tooDeep: boolean; forbiddenMember?: string } {
+  maxMembers = Infinity,
+): { tooDeep: boolean; tooMany?: boolean; forbiddenMember?: string } {
   const stack: [unknown, number, string][] = [[value, 1, '']];
+  let members = 0;
   while (stack.length > 0) {
     const [v, depth, path] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth > max) return { tooDeep: true };
-    for (const key of Object.keys(v)) {
+    const keys = Object.keys(v);
+    members += keys.length;
+    if (members > maxMembers) return { tooDeep: false, tooMany: true };
+    for (const key of keys) {
       const at = path ? `${path}.${key}` : key;
       if (!Array.isArray(v) && FORBIDDEN_MEMBERS.has(key)) {
         return { tooDeep: false, forbiddenMember: at };
@@ -86,9 +101,12 @@ export function bodyParsers(
         if (!err) return next();
         onError(toAppError(err), req as JomaRequest, res);
       });
-  const json = wrap(
-    express.json({ limit: MAX_BODY_BYTES, verify: keepRaw as never, strict: false }),
-  );
+  const jsonWithin = (limit: number) =>
+    wrap(express.json({ limit, verify: keepRaw as never, strict: false }));
+  const anyJson = jsonWithin(MAX_BODY_BYTES);
+  const loginJson = jsonWithin(MAX_LOGIN_BODY_BYTES);
+  const json: RequestHandler = (req, res, next) =>
+    (req.path === LOGIN_PATH ? loginJson : anyJson)(req, res, next);
   const checkedJson: RequestHandler = (req, res, next) =>
     json(req, res, () => {
       const refusal = refuseJson(req as JomaRequest);
@@ -123,7 +141,13 @@ function refuseJson(req: JomaRequest): AppError | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return AppError.validation('body', 'body must be a JSON object');
   }
-  const found = inspectJson(body, MAX_JSON_DEPTH);
+  const found = inspectJson(body, MAX_JSON_DEPTH, MAX_JSON_MEMBERS);
+  if (found.tooMany) {
+    return AppError.validation(
+      'body',
+      `JSON must not hold more than ${MAX_JSON_MEMBERS} members in all`,
+    );
+  }
   if (found.tooDeep) {
     return AppError.validation(
       'body',
@@ -136,13 +160,13 @@ function refuseJson(req: JomaRequest): AppError | undefined {
   return undefined;
 }
 
+const LOGIN_PATH = '/api/v1/auth/login';
+
 function toAppError(err: unknown): AppError {
-  const type = (err as { type?: string }).type;
+  const type = (err as { type?: string; limit?: number }).type;
   if (type === 'entity.too.large') {
-    return new AppError(
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      `Request body exceeds ${MAX_BODY_BYTES} bytes`,
-    );
+    const limit = (err as { limit?: number }).limit ?? MAX_BODY_BYTES;
+    return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${limit} bytes`);
   }
   if (type === 'entity.parse.failed') {
     return new AppError(ErrorCode.MALFORMED_JSON, 'Request body is not valid JSON');

@@ -50,6 +50,9 @@ export function successEnvelope<T>(data: T, message: string, now: Date): Envelop
   };
 }
 
+/** The most `meta.details` entries an error carries. */
+export const MAX_ERROR_DETAILS = 20;
+
 export function errorEnvelope(
   code: ErrorCode,
   message: string,
@@ -63,7 +66,8 @@ export function errorEnvelope(
       message,
       errorCode: code,
       timestamp: now.toISOString(),
-      ...(details && details.length > 0 ? { details } : {}),
+      // At most MAX_ERROR_DETAILS: a hostile body cannot make the error itself huge.
+      ...(details && details.length > 0 ? { details: details.slice(0, MAX_ERROR_DETAILS) } : {}),
     },
     pagination: { ...EMPTY_PAGINATION },
   };

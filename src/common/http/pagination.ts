@@ -19,8 +19,14 @@ export interface PageQuery<S extends string = string> {
   paginate?: boolean;
 }
 
+/**
+ * A query integer: digits become a number only when it is a safe integer
+ * (so ids beyond 2^53-1 fail validation as 400, never reach PostgreSQL).
+ */
 export const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  typeof value === 'string' && /^-?\d+$/.test(value) && Number.isSafeInteger(Number(value))
+    ? Number(value)
+    : value;
 export const toBool = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 

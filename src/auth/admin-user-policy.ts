@@ -1,0 +1,74 @@
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import type { AdminUserStatus } from './admin-user.entity';
+
+/** Who is acting (the logged-in admin). */
+export interface AdminActor {
+  userId: number;
+  superAdmin: boolean;
+  permissions: readonly string[];
+}
+
+/** The admin user being created (no id yet) or changed, as it is now. */
+export interface AdminTarget {
+  id?: number;
+  superAdmin: boolean;
+  status: AdminUserStatus;
+  permissions: readonly string[];
+}
+
+export interface AdminChange {
+  superAdmin?: boolean;
+  permissions?: readonly string[];
+  status?: AdminUserStatus;
+  name?: string;
+}
+
+const denied = (why: string) =>
+  new AppError(ErrorCode.PERMISSION_DENIED, `Permission denied: ${why}`);
+
+/**
+ * Who may change whom, as one pure rule (no I/O): only a super admin may
+ * create a super admin, set or clear `superAdmin`, or change a super admin
+ * in any way; anyone else may grant only permissions they hold themselves
+ * and may not change their own permissions. Throws 403 PERMISSION_DENIED.
+ * (That a change leaves some ACTIVE super admin is checked by the service,
+ * which sees the other users.)
+ */
+export function assertMayChangeAdmin(
+  actor: AdminActor,
+  target: AdminTarget | null,
+  change: AdminChange,
+): void {
+  if (actor.superAdmin) return;
+  const creating = target === null;
+  const current: AdminTarget = target ?? {
+    superAdmin: false,
+    status: 'ACTIVE',
+    permissions: [],
+  };
+  if (current.superAdmin) throw denied('only a super admin may change a super admin');
+  if (change.superAdmin !== undefined && change.superAdmin !== current.superAdmin) {
+    throw denied(
+      creating
+        ? 'only a super admin may create a super admin'
+        : 'only a super admin may set superAdmin',
+    );
+  }
+  if (change.permissions !== undefined) {
+    const added = change.permissions.filter((p) => !current.permissions.includes(p));
+    const removed = current.permissions.filter((p) => !change.permissions!.includes(p));
+    if (!creating && target?.id === actor.userId && added.length + removed.length > 0) {
+      throw denied('you may not change your own permissions');
+    }
+    const notHeld = added.filter((p) => !actor.permissions.includes(p));
+    if (notHeld.length > 0) {
+      throw denied(`you may grant only permissions you hold (not ${notHeld.join(', ')})`);
+    }
+  }
+}
+
+/** Whether the user counts as an ACTIVE super admin after the change. */
+export function activeSuperAdminAfter(target: AdminTarget, change: AdminChange): boolean {
+  return (change.superAdmin ?? target.superAdmin) && (change.status ?? target.status) === 'ACTIVE';
+}
