@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
@@ -20,6 +31,7 @@ import {
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookTargetGuard } from './webhook-target.guard';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { toDeliveryDetailDto, toDeliveryDto, toEndpointDto } from './webhook.mapper';
 
@@ -33,6 +45,7 @@ export class WebhookEndpointsController {
   ) {}
 
   @Post()
+  @UseGuards(WebhookTargetGuard)
   @Idempotent()
   @ApiOperation({
     summary: "Create a webhook endpoint in the key's mode (at most 5 per mode)",
@@ -71,6 +84,7 @@ export class WebhookEndpointsController {
   }
 
   @Patch(':id')
+  @UseGuards(WebhookTargetGuard)
   @ApiOperation({
     summary: 'Change url, events, enabled or description',
     description: 'Disabling stops delivery and keeps the secret and history.',

@@ -12,8 +12,7 @@ import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
 import { DeliveryError } from './delivery-status';
 import { newEndpointSecret, sealSecret } from './endpoint-secret';
-import { resolveTarget, TargetRefused, withDeadline } from './target-resolver';
-import { checkEndpointUrl, hostOf } from './url-policy';
+import { checkEndpointUrl } from './url-policy';
 import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** interface.md Limits: webhook endpoints per app per mode. */
@@ -194,24 +193,13 @@ export class WebhookEndpointsService {
     return found;
   }
 
-  /** Scheme rules, then the SSRF guard on every resolved address. Returns the normalised URL. */
+  /**
+   * Scheme and shape rules only, no I/O: the SSRF check that resolves the
+   * host runs earlier, in WebhookTargetGuard, before the request holds a
+   * database connection. Returns the normalised URL.
+   */
   private async checkUrl(raw: string, mode: Mode): Promise<string> {
-    const url = checkEndpointUrl(raw, mode, this.config.webhookTestAllowedSchemes);
-    if (!this.config.webhookAllowPrivateTargets) {
-      try {
-        // Bounded like a delivery's lookup: a stuck DNS server must not hold this
-        // request (and, with an Idempotency-Key, its transaction and connection).
-        await withDeadline(
-          resolveTarget(hostOf(url), { allowPrivate: false }),
-          this.config.webhookTimeoutMs,
-          () => new TargetRefused('DNS_FAILED', `${hostOf(url)} did not resolve in time`),
-        );
-      } catch (err) {
-        if (!(err instanceof TargetRefused)) throw err;
-        throw refusedTarget(hostOf(url), err, mode);
-      }
-    }
-    return url.href;
+    return checkEndpointUrl(raw, mode, this.config.webhookTestAllowedSchemes).href;
   }
 }
 
@@ -229,32 +217,4 @@ export function normaliseEvents(events: string[]): string[] {
 
 function blankToNull(s: string | undefined): string | null {
   return s === undefined || s.trim() === '' ? null : s.trim();
-}
-
-/**
- * Why a webhook URL's host is refused, without saying which private address
- * it resolves to; in TEST it names the setting that allows local receivers.
- */
-function refusedTarget(host: string, err: TargetRefused, mode: Mode): AppError {
-  const dns = err.code === 'DNS_FAILED';
-  const reason = dns
-    ? `${host} does not resolve`
-    : `${host} is a private, loopback, link-local or reserved address`;
-  const hint =
-    !dns && mode === 'TEST'
-      ? '. To deliver TEST events to a receiver on your own machine or network, start Joma with ' +
-        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development only; see docs/webhooks.md)'
-      : '';
-  return new AppError(
-    ErrorCode.WEBHOOK_URL_NOT_ALLOWED,
-    `Webhook URL not allowed: ${reason}${hint}`,
-    [
-      {
-        field: 'url',
-        message: dns
-          ? 'host does not resolve'
-          : 'private, loopback, link-local or reserved address',
-      },
-    ],
-  );
 }

@@ -136,6 +136,38 @@ describe('webhooks: saving a URL while DNS is stuck (SSRF guard on)', () => {
     );
     expect(n.rows[0].n).toBe(0);
   });
+  it('holds no database connection while the lookup waits (twelve stuck creates leave the pool free)', async () => {
+    const app = await createApp(t);
+    let release!: () => void;
+    const gate = new Promise<void>((ok) => (release = ok));
+    const waiting = jest.spyOn(resolver, 'resolveTarget').mockImplementation(async () => {
+      await gate;
+      throw new resolver.TargetRefused('DNS_FAILED', 'tarpit.example.com has no address');
+    });
+    const creates = Array.from({ length: 12 }, (_, i) =>
+      t
+        .http()
+        .post('/api/v1/webhook-endpoints')
+        .set(asApp(app.LIVE))
+        .set('Idempotency-Key', `stuck-pool-${i}`)
+        .send({ url: 'https://tarpit.example.com/hook', events: ['*'] })
+        .then((r) => r),
+    );
+    while (waiting.mock.calls.length < 12) await new Promise((r) => setTimeout(r, 20));
+    // Every create is parked in its DNS lookup: none holds a transaction...
+    const open = await t.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    expect(open.rows[0].n).toBe(0);
+    // ...and other tenants' requests still get connections.
+    const other = await createApp(t);
+    const list = await t.http().get('/api/v1/invoices').set(asApp(other.TEST));
+    expect(list.status).toBe(200);
+    release();
+    const answers = await Promise.all(creates);
+    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(400));
+  });
 });
 
 // The module object itself (not an import wrapper), so the resolver's own calls see the spy.
