@@ -13,6 +13,7 @@ import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
 import { startupLog } from './bootstrap/startup-log';
 import { validateEnv } from './config/env.schema';
+import { MetricsServer } from './health/metrics-server';
 import { runMigrations } from './database/migrate';
 
 const log = startupLog();
@@ -56,11 +57,13 @@ async function main(): Promise<void> {
   } else {
     app.enableShutdownHooks(['SIGINT', 'SIGTERM']);
   }
-  await app.listen(config.port, '0.0.0.0');
-  log.info(`Listening on port ${config.port}: ${config.publicBaseUrl}`);
+  await app.listen(config.port, config.host);
+  log.info(`Listening on ${config.host}:${config.port}: ${config.publicBaseUrl}`);
   log.info(
     `API docs: ${config.publicBaseUrl}/docs (OpenAPI JSON at ${config.publicBaseUrl}/docs-json)`,
   );
+  const metrics = app.get(MetricsServer).address;
+  if (metrics) log.info(`Metrics: ${metrics} (not on the public port)`);
   log.info(app.get(AdminBootstrapService).status);
 }
 

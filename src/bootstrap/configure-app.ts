@@ -10,6 +10,8 @@ import { createValidationPipe } from '../common/http/validation';
 import { Metrics } from '../common/metrics/metrics';
 import { QuietBootLogger } from './quiet-boot-logger';
 import { setupSwagger } from './swagger';
+import { securityHeaders } from './security-headers';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Everything an app instance needs beyond its modules, shared by `main.ts`
@@ -22,6 +24,7 @@ export function configureApp(nest: INestApplication): void {
   app.useLogger(new QuietBootLogger(app.get(Logger)));
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  app.use(securityHeaders(app.get(AppConfig).publicBaseUrl));
   app.use(requestIdMiddleware);
   app.use((req: JomaRequest, res: import('express').Response, next: () => void) => {
     const end = metrics.httpDuration.startTimer();

@@ -7,6 +7,11 @@ import { EnvSchema } from './env.schema';
  */
 export class AppConfig {
   readonly port: number;
+  /** Interface the public listener binds (HOST). */
+  readonly host: string;
+  /** Port of the separate /metrics listener; 0 = none (the default outside `fromEnv`). */
+  readonly metricsPort: number;
+  readonly metricsHost: string;
   readonly databaseUrl: string;
   readonly publicBaseUrl: string;
   readonly adminEmail?: string;
@@ -26,6 +31,9 @@ export class AppConfig {
 
   constructor(values: {
     port: number;
+    host?: string;
+    metricsPort?: number;
+    metricsHost?: string;
     databaseUrl: string;
     publicBaseUrl?: string;
     adminEmail?: string;
@@ -41,6 +49,9 @@ export class AppConfig {
     logLevel?: string;
   }) {
     this.port = values.port;
+    this.host = values.host ?? '0.0.0.0';
+    this.metricsPort = values.metricsPort ?? 0;
+    this.metricsHost = values.metricsHost ?? '127.0.0.1';
     this.databaseUrl = values.databaseUrl;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
       /\/+$/,
@@ -65,6 +76,9 @@ export class AppConfig {
   ): AppConfig {
     return new AppConfig({
       port: env.PORT,
+      host: env.HOST,
+      metricsPort: env.METRICS_PORT,
+      metricsHost: env.METRICS_HOST,
       databaseUrl: resolved.databaseUrl,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       adminEmail: env.ADMIN_EMAIL,

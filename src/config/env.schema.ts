@@ -36,6 +36,23 @@ export class EnvSchema {
 
   @IsOptional()
   @IsString()
+  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or host name to listen on' })
+  HOST: string = '0.0.0.0';
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or host name to listen on' })
+  METRICS_HOST: string = '127.0.0.1';
+
+  @IsOptional()
+  @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
 

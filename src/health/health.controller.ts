@@ -1,13 +1,10 @@
-import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope } from '../common/http/swagger';
-import { Metrics } from '../common/metrics/metrics';
 
 export class HealthDto {
   @ApiProperty({ example: 'ok' }) status: string;
@@ -21,10 +18,7 @@ export class ReadinessDto {
 @ApiTags('Operations')
 @Controller()
 export class HealthController {
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    private readonly metrics: Metrics,
-  ) {}
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process answers' })
@@ -45,14 +39,5 @@ export class HealthController {
       throw new AppError(ErrorCode.INTERNAL_ERROR, 'Database is not reachable');
     }
     return { status: 'ready', database: 'up' };
-  }
-
-  @Get('metrics')
-  @HttpCode(200)
-  @SkipEnvelope()
-  @ApiExcludeEndpoint()
-  @Header('Content-Type', 'text/plain; version=0.0.4')
-  async prometheus(@Res() res: Response): Promise<void> {
-    res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }
 }

@@ -28,6 +28,7 @@ function startMain(env: Record<string, string>): Run {
       JWT_SECRET: randomBytes(32).toString('hex'),
       ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       WORKERS_ENABLED: 'true',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,12 +75,19 @@ const messages = (lines: string[]) =>
 describe('start-up (src/main.ts)', () => {
   let url: string;
   let port: number;
+  let metricsPort: number;
   let first: Run;
 
   beforeAll(async () => {
     url = await createTestDatabase('startup');
     port = await freePort();
-    first = startMain({ DATABASE_URL: url, PORT: String(port) });
+    metricsPort = await freePort();
+    first = startMain({
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
+    });
     await until(
       () => first.out.some((l) => l.includes('No admin user yet')) || first.child.exitCode !== null,
     );
@@ -89,7 +97,7 @@ describe('start-up (src/main.ts)', () => {
     if (first.child.exitCode === null) first.child.kill('SIGKILL');
   });
 
-  it('prints one line per phase: database, migrations, listening, docs, admin status', async () => {
+  it('prints one line per phase: database, migrations, listening (HOST honoured), docs, metrics, admin status', async () => {
     const msgs = messages(first.out).map((m) => m.msg);
     expect(first.err).toEqual([]);
     // Node.js past end of life gets exactly one warning first, naming the fix.
@@ -102,14 +110,16 @@ describe('start-up (src/main.ts)', () => {
     expect(msgs).toEqual([
       `Database: ${new URL(url).host}${new URL(url).pathname} (DATABASE_URL)`,
       'Migrations: up to date',
-      `Listening on port ${port}: http://localhost:${port}`,
+      `Listening on 127.0.0.1:${port}: http://localhost:${port}`,
       `API docs: http://localhost:${port}/docs (OpenAPI JSON at http://localhost:${port}/docs-json)`,
+      `Metrics: http://127.0.0.1:${metricsPort}/metrics (not on the public port)`,
       expect.stringMatching(
         /^No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or run `npm run cli -- admin:create/,
       ),
     ]);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   });
 
   it('a second start on the same port says so in one sentence naming PORT', async () => {

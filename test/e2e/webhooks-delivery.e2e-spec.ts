@@ -2,6 +2,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { EventsService } from '../../src/events/events.service';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
 import { asApp, createApp, CreatedApp } from '../support/factories';
+import { Metrics } from '../../src/common/metrics/metrics';
 import { createTestApp, TestApp } from '../support/test-app';
 import { verifyV1, verifyV2, WebhookReceiver } from '../support/webhook-receiver';
 import {
@@ -102,7 +103,8 @@ describe('webhooks: delivery to real receivers', () => {
     );
     expect(attempts.rows).toHaveLength(2);
     for (const at of attempts.rows) expect(at).toMatchObject({ status_code: 200, error: null });
-    const metrics = await t.http().get('/metrics');
+    // (/metrics is on its own listener, off in tests: read the registry it serves.)
+    const metrics = { text: await t.app.get(Metrics).registry.metrics() };
     expect(metrics.text).toMatch(/^joma_webhook_attempts_total\{outcome="DELIVERED"\} [1-9]\d*$/m);
   });
 
