@@ -12,6 +12,10 @@ export class AppConfig {
   /** Port of the separate /metrics listener; 0 = none (the default outside `fromEnv`). */
   readonly metricsPort: number;
   readonly metricsHost: string;
+  /** Database guard rails: pool size, statement timeout, pool acquire timeout (503 beyond). */
+  readonly dbPoolSize: number;
+  readonly dbStatementTimeoutMs: number;
+  readonly dbAcquireTimeoutMs: number;
   readonly databaseUrl: string;
   readonly publicBaseUrl: string;
   readonly adminEmail?: string;
@@ -34,6 +38,9 @@ export class AppConfig {
     host?: string;
     metricsPort?: number;
     metricsHost?: string;
+    dbPoolSize?: number;
+    dbStatementTimeoutMs?: number;
+    dbAcquireTimeoutMs?: number;
     databaseUrl: string;
     publicBaseUrl?: string;
     adminEmail?: string;
@@ -52,6 +59,9 @@ export class AppConfig {
     this.host = values.host ?? '0.0.0.0';
     this.metricsPort = values.metricsPort ?? 0;
     this.metricsHost = values.metricsHost ?? '127.0.0.1';
+    this.dbPoolSize = values.dbPoolSize ?? 10;
+    this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
+    this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
     this.databaseUrl = values.databaseUrl;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
       /\/+$/,
@@ -79,6 +89,9 @@ export class AppConfig {
       host: env.HOST,
       metricsPort: env.METRICS_PORT,
       metricsHost: env.METRICS_HOST,
+      dbPoolSize: env.DB_POOL_SIZE,
+      dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+      dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
       databaseUrl: resolved.databaseUrl,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       adminEmail: env.ADMIN_EMAIL,

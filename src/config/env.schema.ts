@@ -52,6 +52,27 @@ export class EnvSchema {
   METRICS_HOST: string = '127.0.0.1';
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(200)
+  DB_POOL_SIZE: number = 10;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DB_STATEMENT_TIMEOUT_MS: number = 5000;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DB_ACQUIRE_TIMEOUT_MS: number = 5000;
+
+  @IsOptional()
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;

@@ -13,8 +13,16 @@ types.setTypeParser(20, (value: string) => {
 /** The one place that says how Joma talks to PostgreSQL. */
 export function dataSourceOptions(
   url: string,
-  opts: { poolSize?: number; applicationName?: string } = {},
+  opts: {
+    poolSize?: number;
+    applicationName?: string;
+    /** Longest a statement may run (0 = no limit, for migrations). */
+    statementTimeoutMs?: number;
+    /** Longest a request waits for a free pooled connection before 503. */
+    acquireTimeoutMs?: number;
+  } = {},
 ): DataSourceOptions {
+  const statementTimeout = opts.statementTimeoutMs ?? 0;
   return {
     type: 'postgres',
     url,
@@ -29,7 +37,10 @@ export function dataSourceOptions(
     extra: {
       max: opts.poolSize ?? 10,
       application_name: opts.applicationName ?? 'joma',
-      options: '-c timezone=UTC',
+      // A transaction left idle (a bug, a stuck await) cannot hold locks for ever.
+      options: `-c timezone=UTC -c statement_timeout=${statementTimeout} -c idle_in_transaction_session_timeout=60000`,
+      // pg-pool: waiting for a connection (queue included) gives up after this.
+      connectionTimeoutMillis: opts.acquireTimeoutMs ?? 0,
     },
   };
 }

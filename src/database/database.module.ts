@@ -16,7 +16,11 @@ import { dataSourceOptions } from './data-source-options';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.databaseUrl),
+        ...dataSourceOptions(config.databaseUrl, {
+          poolSize: config.dbPoolSize,
+          statementTimeoutMs: config.dbStatementTimeoutMs,
+          acquireTimeoutMs: config.dbAcquireTimeoutMs,
+        }),
         autoLoadEntities: true,
       }),
     }),

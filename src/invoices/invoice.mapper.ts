@@ -1,6 +1,11 @@
 import type { Customer } from '../customers/customers.service';
 import { Payment, PaymentsService } from '../payments/payments.service';
-import type { InvoiceDto, InvoiceSummaryDto, InvoiceTemplateDto } from './dto/invoice.dto';
+import type {
+  InvoiceDto,
+  InvoiceListItemDto,
+  InvoiceSummaryDto,
+  InvoiceTemplateDto,
+} from './dto/invoice.dto';
 import type { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
 import { amountDueOf } from './invoice-state';
 
@@ -57,6 +62,14 @@ export function toInvoiceDto(v: InvoiceView): InvoiceDto {
     createdAt: i.createdAt.toISOString(),
     updatedAt: i.updatedAt.toISOString(),
   };
+}
+
+/** An invoice in a list: everything but its line items and payments (read one invoice for those). */
+export function toInvoiceListItemDto(v: InvoiceView): InvoiceListItemDto {
+  const { lineItems: _lines, payments: _payments, ...rest } = toInvoiceDto(v);
+  void _lines;
+  void _payments;
+  return rest;
 }
 
 export interface InvoiceSummaryRow {

@@ -10,12 +10,18 @@ import {
   AdminInvoiceQuery,
   CreateInvoiceDto,
   InvoiceDto,
+  InvoiceListItemDto,
   InvoiceListQuery,
   InvoiceSummaryDto,
   InvoiceTemplateDto,
   InvoiceTemplateInput,
 } from './dto/invoice.dto';
-import { toInvoiceDto, toInvoiceSummaryDto, toTemplateDto } from './invoice.mapper';
+import {
+  toInvoiceDto,
+  toInvoiceListItemDto,
+  toInvoiceSummaryDto,
+  toTemplateDto,
+} from './invoice.mapper';
 import { InvoicesService } from './invoices.service';
 
 @ApiTags('Invoices')
@@ -56,17 +62,21 @@ export class InvoicesController {
   }
 
   @Get()
-  @ApiOperation({ summary: "List invoices of the key's mode" })
-  @ApiEnvelope(InvoiceDto, { isArray: true })
+  @ApiOperation({
+    summary: "List invoices of the key's mode",
+    description:
+      'Items leave out lineItems and payments; read one invoice (GET /api/v1/invoices/{id}) for them.',
+  })
+  @ApiEnvelope(InvoiceListItemDto, { isArray: true })
   async list(
     @CurrentApp() app: AppPrincipal,
     @Query() query: InvoiceListQuery,
-  ): Promise<Page<InvoiceDto>> {
+  ): Promise<Page<InvoiceListItemDto>> {
     const page = await this.invoices.list(app, query, {
       status: query.status,
       customerReference: query.customerReference,
     });
-    return new Page(page.items.map(toInvoiceDto), page.pagination);
+    return new Page(page.items.map(toInvoiceListItemDto), page.pagination);
   }
 
   @Get(':id')

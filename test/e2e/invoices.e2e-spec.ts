@@ -310,6 +310,10 @@ describe('invoices', () => {
       .set(asApp(other.TEST));
     expect(all.body.pagination).toEqual({ page: 0, size: 1, totalElements: 2, totalPages: 2 });
     expect(all.body.data[0].number).toBe('INV-000001');
+    // Lists leave line items and payments to the single read.
+    expect(all.body.data[0]).not.toHaveProperty('lineItems');
+    expect(all.body.data[0]).not.toHaveProperty('payments');
+    expect(all.body.data[0].totalMinor).toBeGreaterThan(0);
     expect((await t.http().get('/api/v1/invoices').set(asApp(other.LIVE))).body.data).toEqual([]);
     expect(
       (await t.http().get('/api/v1/invoices?sortBy=secret').set(asApp(other.TEST))).status,

@@ -26,6 +26,7 @@ const EXPECTED: Record<ErrorCode, number> = {
   AMOUNT_OUT_OF_RANGE: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 describe('httpStatusOf', () => {

@@ -24,6 +24,7 @@ export enum ErrorCode {
   AMOUNT_OUT_OF_RANGE = 'AMOUNT_OUT_OF_RANGE',
   RATE_LIMITED = 'RATE_LIMITED',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
 }
 
 /**
@@ -67,6 +68,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 429;
     case ErrorCode.INTERNAL_ERROR:
       return 500;
+    case ErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
     default: {
       const unreachable: never = code;
       throw new Error(`unmapped error code ${String(unreachable)}`);

@@ -29,6 +29,16 @@ export function toClientError(err: unknown, requestId: string): AppError {
     if (status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request body too large');
     if (status === 429) return new AppError(ErrorCode.RATE_LIMITED, 'Too many requests');
   }
+  const busy = databaseBusy(err);
+  if (busy) {
+    logger.warn(`${busy}; correlationId=${requestId}`);
+    return new AppError(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      'The service is busy; retry shortly',
+      undefined,
+      { 'Retry-After': '1' },
+    );
+  }
   const name = err instanceof Error ? err.name : typeof err;
   // Only the error's class and PostgreSQL code are logged: messages can carry SQL or values.
   const pgCode = (err as { code?: unknown })?.code;
@@ -61,4 +71,28 @@ export function sendError(res: Response, req: JomaRequest, err: AppError, now: D
       : errorEnvelope(err.code, err.message, now, err.details);
   res.status(httpStatusOf(err.code)).json(body);
   void req;
+}
+
+/**
+ * A database that is saturated rather than broken: no pooled connection
+ * within the acquire timeout, or a statement cancelled by statement_timeout.
+ * Returns what to log, or null.
+ */
+function databaseBusy(err: unknown): string | null {
+  const e = err as {
+    code?: string;
+    message?: string;
+    driverError?: { code?: string; message?: string };
+  };
+  const code = e?.code ?? e?.driverError?.code;
+  const message = e?.message ?? '';
+  if (code === '57014') return 'Statement timeout (57014)';
+  if (
+    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
+      message,
+    )
+  ) {
+    return 'No database connection within the acquire timeout';
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { OptionalField } from '../../common/http/validation';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -120,6 +120,9 @@ export class InvoiceDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
+
+/** An invoice in a list: no line items and no payments (GET /api/v1/invoices/{id} has them). */
+export class InvoiceListItemDto extends OmitType(InvoiceDto, ['lineItems', 'payments'] as const) {}
 
 export class InvoiceSummaryDto {
   @ApiProperty({ type: 'integer' }) id: number;
