@@ -48,6 +48,8 @@ export class InvoiceLineItem {
 @Entity('invoice_templates')
 export class InvoiceTemplate {
   @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer }) appId: number;
+  /** One template per app and mode: TEST keys never change LIVE pay pages. */
+  @PrimaryColumn({ type: 'enum', enum: ['TEST', 'LIVE'], enumName: 'mode' }) mode: Mode;
   @Column({ type: 'text', nullable: true }) logoUrl: string | null;
   @Column({ type: 'text', nullable: true }) companyName: string | null;
   @Column({ type: 'text', nullable: true }) companyAddress: string | null;

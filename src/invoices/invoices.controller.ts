@@ -45,20 +45,23 @@ export class InvoicesController {
   }
 
   @Get('template')
-  @ApiOperation({ summary: "The app's invoice template (all fields null until set)" })
+  @ApiOperation({ summary: "The invoice template of the key's mode (all fields null until set)" })
   @ApiEnvelope(InvoiceTemplateDto)
   async getTemplate(@CurrentApp() app: AppPrincipal): Promise<InvoiceTemplateDto> {
-    return toTemplateDto(await this.invoices.getTemplate(app.appId));
+    return toTemplateDto(await this.invoices.getTemplate(app));
   }
 
   @Put('template')
-  @ApiOperation({ summary: "Replace the app's invoice template (fields left out become empty)" })
+  @ApiOperation({
+    summary:
+      "Replace the invoice template of the key's mode (fields left out become empty); LIVE pay pages use the LIVE template",
+  })
   @ApiEnvelope(InvoiceTemplateDto)
   async putTemplate(
     @CurrentApp() app: AppPrincipal,
     @Body() body: InvoiceTemplateInput,
   ): Promise<InvoiceTemplateDto> {
-    return toTemplateDto(await this.invoices.putTemplate(app.appId, body));
+    return toTemplateDto(await this.invoices.putTemplate(app, body));
   }
 
   @Get()

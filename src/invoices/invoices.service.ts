@@ -304,7 +304,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     const [view] = await this.views(scope, [invoice]);
     return {
       view,
-      template: await this.getTemplate(invoice.appId),
+      template: await this.getTemplate(scope),
       canPay: this.payments.canCollect(invoice.mode),
     };
   }
@@ -352,12 +352,15 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
 
   // --- Template
 
-  getTemplate(appId: number): Promise<InvoiceTemplate | null> {
-    return this.txHost.tx.getRepository(InvoiceTemplate).findOne({ where: { appId } });
+  /** The template of one app and mode (the pay page of a LIVE invoice uses the LIVE one). */
+  getTemplate(scope: TenantScope): Promise<InvoiceTemplate | null> {
+    return this.txHost.tx
+      .getRepository(InvoiceTemplate)
+      .findOne({ where: { appId: scope.appId, mode: scope.mode } });
   }
 
   @Transactional()
-  async putTemplate(appId: number, input: InvoiceTemplateInput): Promise<InvoiceTemplate> {
+  async putTemplate(scope: TenantScope, input: InvoiceTemplateInput): Promise<InvoiceTemplate> {
     const repo = this.txHost.tx.getRepository(InvoiceTemplate);
     const fields = {
       logoUrl: input.logoUrl ?? null,
@@ -367,8 +370,9 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       footerNote: input.footerNote ?? null,
       accentColor: input.accentColor ?? null,
     };
-    await repo.upsert({ appId, ...fields }, ['appId']);
-    return (await repo.findOne({ where: { appId } }))!;
+    const key = { appId: scope.appId, mode: scope.mode };
+    await repo.upsert({ ...key, ...fields }, ['appId', 'mode']);
+    return (await repo.findOne({ where: key }))!;
   }
 
   // --- Admin search

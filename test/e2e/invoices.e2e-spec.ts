@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { TemplatePerMode1795350000000 } from '../../migrations/1795350000000-TemplatePerMode';
 import {
   adminWith,
   asApp,
@@ -7,7 +9,7 @@ import {
   superAdminToken,
 } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, settle } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, createTestDatabase, TestApp } from '../support/test-app';
 
 describe('invoices', () => {
   let t: TestApp;
@@ -320,7 +322,7 @@ describe('invoices', () => {
     ).toBe(400);
   });
 
-  it('stores one template per app, shared by both modes', async () => {
+  it('stores one template per app and mode: a TEST key never changes what LIVE customers see', async () => {
     const fresh = await createApp(t);
     const empty = await t.http().get('/api/v1/invoices/template').set(asApp(fresh.TEST));
     expect(empty.body.data).toMatchObject({
@@ -337,7 +339,17 @@ describe('invoices', () => {
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ companyName: 'Dhaka Books', accentColor: '#aa3300' });
     const viaLive = await t.http().get('/api/v1/invoices/template').set(asApp(fresh.LIVE));
-    expect(viaLive.body.data.companyName).toBe('Dhaka Books');
+    expect(viaLive.body.data.companyName).toBeNull();
+    // A LIVE invoice's pay page shows the LIVE template, not the TEST one.
+    await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(fresh.LIVE))
+      .send({ companyName: 'Real Shop' });
+    const live = await createInvoice(t, fresh.LIVE, { customerReference: 'tpl-live' });
+    const page = await t.http().get(new URL(live.payableUrl).pathname);
+    expect(page.text).toContain('Real Shop');
+    expect(page.text).not.toContain('Dhaka Books');
     const bad = await t
       .http()
       .put('/api/v1/invoices/template')
@@ -448,5 +460,32 @@ describe('invoices', () => {
     expect(second.text).toBe(first.text);
     expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-000002');
     expect(await eventsOf(t, fresh.id, 'invoice.issued')).toHaveLength(2);
+  });
+
+  it('the template migration copies an app-wide template to both modes', async () => {
+    const url = await createTestDatabase('tplmig');
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    try {
+      const q = { query: (sql: string) => c.query(sql) };
+      const migration = new TemplatePerMode1795350000000();
+      await migration.down(q as never);
+      const appId = (await c.query(`INSERT INTO apps (name) VALUES ('Tpl') RETURNING id`)).rows[0]
+        .id;
+      await c.query(`INSERT INTO invoice_templates (app_id, company_name) VALUES ($1, 'Shared')`, [
+        appId,
+      ]);
+      await migration.up(q as never);
+      const rows = await c.query(
+        'SELECT mode, company_name FROM invoice_templates WHERE app_id = $1 ORDER BY mode',
+        [appId],
+      );
+      expect(rows.rows).toEqual([
+        { mode: 'TEST', company_name: 'Shared' },
+        { mode: 'LIVE', company_name: 'Shared' },
+      ]);
+    } finally {
+      await c.end();
+    }
   });
 });
