@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
 import { AppConfig } from '../config/app-config';
 import { ConfigValidationError, EnvSchema } from '../config/env.schema';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
@@ -10,17 +10,17 @@ interface LocalSecrets {
   encryptionKeyHex: string;
 }
 
-/** Secrets generated once for an embedded install and kept beside its data. */
+/** Secrets generated once for an embedded install and kept beside its data (`DATA_DIR/secrets.json`). */
 function localSecrets(dataDir: string): LocalSecrets {
   const file = join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as LocalSecrets;
-  const secrets = {
-    jwtSecret: randomBytes(48).toString('base64url'),
-    encryptionKeyHex: randomBytes(32).toString('hex'),
-  };
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
-  return secrets;
+  const existing = readSecrets(file);
+  if (typeof existing.jwtSecret === 'string' && typeof existing.encryptionKeyHex === 'string') {
+    return existing as unknown as LocalSecrets;
+  }
+  return updateSecrets(file, (s) => {
+    s.jwtSecret ??= randomBytes(48).toString('base64url');
+    s.encryptionKeyHex ??= randomBytes(32).toString('hex');
+  }) as unknown as LocalSecrets;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from 'pg';
+import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
 import { EmbeddedPostgresError } from './embedded-postgres-error';
 import { moduleDir, placeForRoot, RootPlacement } from './embedded-postgres-root';
 
@@ -66,12 +67,24 @@ function runningPostmaster(clusterDir: string): number | undefined {
   return pid;
 }
 
-/** The cluster's superuser password: generated once, kept beside the cluster (0600). */
-function passwordFor(clusterDir: string): { password: string; file: string; created: boolean } {
-  const file = `${clusterDir}.password`;
-  if (existsSync(file))
-    return { password: readFileSync(file, 'utf8').trim(), file, created: false };
-  return { password: randomBytes(24).toString('base64url'), file, created: true };
+/**
+ * The cluster's superuser password: generated once, kept in the data
+ * directory's `secrets.json` (0600) under the cluster's name (`pg`, `test-pg`).
+ */
+function passwordFor(requestedDir: string): {
+  password: string;
+  created: boolean;
+  keep: () => void;
+} {
+  const file = join(dirname(requestedDir), 'secrets.json');
+  const name = basename(requestedDir);
+  const kept = (readSecrets(file).postgresPasswords as Record<string, string> | undefined)?.[name];
+  const password = kept ?? randomBytes(24).toString('base64url');
+  const keep = () =>
+    void updateSecrets(file, (s) => {
+      s.postgresPasswords = { ...(s.postgresPasswords as object | undefined), [name]: password };
+    });
+  return { password, created: kept === undefined, keep };
 }
 
 async function loadPackage(packageDir: string): Promise<EmbeddedPostgresCtor> {
@@ -92,7 +105,7 @@ function defaultPackageDir(): string {
  * Starts (initialising on first use) a PostgreSQL server from the
  * `embedded-postgres` package whose files live in `dir`, listening on
  * 127.0.0.1 only, and makes sure `database` exists. The superuser password
- * is generated per cluster and kept in `<dir>.password` (0600).
+ * is generated per cluster and kept in `DATA_DIR/secrets.json` (0600).
  *
  * PostgreSQL refuses to run as root, so under root it runs as the `postgres`
  * system user (created if missing). When that user cannot enter `dir` or the
@@ -140,7 +153,7 @@ export async function startEmbeddedPostgres(
 
   const EmbeddedPostgres = await loadPackage(packageDir);
   const fresh = !existsSync(resolve(clusterDir, 'PG_VERSION'));
-  const secret = passwordFor(clusterDir);
+  const secret = passwordFor(requestedDir);
   const recent: string[] = [];
   const remember = (m: string) => {
     const line = m.trim();
@@ -184,7 +197,7 @@ export async function startEmbeddedPostgres(
     await pg.initialise().catch((err: unknown) => {
       throw failed('be initialised', err);
     });
-    writeFileSync(secret.file, `${secret.password}\n`, { mode: 0o600 });
+    secret.keep();
   }
   await pg.start().catch((err: unknown) => {
     throw failed('start', err);
@@ -197,7 +210,7 @@ export async function startEmbeddedPostgres(
       await withClient(`${base(LEGACY_PASSWORD)}/postgres`, (c) =>
         c.query(`ALTER ROLE postgres PASSWORD '${secret.password}'`),
       );
-      writeFileSync(secret.file, `${secret.password}\n`, { mode: 0o600 });
+      secret.keep();
       log('Embedded PostgreSQL: replaced the built-in superuser password with a generated one');
     }
     const url = base(secret.password);

@@ -130,10 +130,14 @@ describe('embedded PostgreSQL from a 0700 directory', () => {
     }
   });
 
-  it('keeps a generated superuser password (0600) and refuses the old built-in one', async () => {
-    const file = `${db!.clusterDir}.password`;
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const password = readFileSync(file, 'utf8').trim();
+  const secretsFile = () => join(box, 'joma', '.data', 'secrets.json');
+  const keptPassword = () =>
+    (JSON.parse(readFileSync(secretsFile(), 'utf8')) as { postgresPasswords: { pg: string } })
+      .postgresPasswords.pg;
+
+  it('keeps a generated superuser password in DATA_DIR/secrets.json (0600) and refuses the old built-in one', async () => {
+    expect(statSync(secretsFile()).mode & 0o777).toBe(0o600);
+    const password = keptPassword();
     expect(password.length).toBeGreaterThanOrEqual(24);
     expect(db!.url).toContain(encodeURIComponent(password));
     const port = new URL(db!.url!).port;
@@ -152,13 +156,13 @@ describe('embedded PostgreSQL from a 0700 directory', () => {
 
   it('restarts on the same files, moving a cluster that still has the old built-in password to a generated one', async () => {
     const before = db!.clusterDir!;
-    // A cluster from before generated passwords: superuser password 'joma-embedded', no password file.
+    // A cluster from before generated passwords: superuser password 'joma-embedded', none kept.
     const c = new Client({ connectionString: db!.url });
     await c.connect();
     await c.query(`ALTER ROLE postgres PASSWORD 'joma-embedded'`);
     await c.end();
     await stop(db);
-    rmSync(`${before}.password`);
+    writeFileSync(secretsFile(), '{}');
     db = await start(join(box, 'joma', '.data', 'pg'), packageDir, runtimeRoot);
     expect(db).toMatchObject({ ok: true, clusterDir: before });
     expect(db.lines!.join('\n')).toContain('replaced the built-in superuser password');
@@ -167,7 +171,8 @@ describe('embedded PostgreSQL from a 0700 directory', () => {
     expect(await canConnect(`postgres://postgres:joma-embedded@127.0.0.1:${port}/postgres`)).toBe(
       false,
     );
-    expect(readFileSync(`${before}.password`, 'utf8').trim()).not.toBe('joma-embedded');
+    expect(keptPassword()).not.toBe('joma-embedded');
+    expect(keptPassword().length).toBeGreaterThanOrEqual(24);
   });
 
   it('when no place for the cluster can be made, fails with one sentence naming DATA_DIR and DATABASE_URL', async () => {
