@@ -26,10 +26,3 @@ export class AdminSession {
   @Column({ type: 'timestamptz', nullable: true }) revokedAt: Date | null;
   @CreatedAtColumn() createdAt: Date;
 }
-
-@Entity('login_failures')
-export class LoginFailure {
-  @IdColumn() id: number;
-  @Column({ type: 'text' }) emailKey: string;
-  @Column({ type: 'timestamptz' }) failedAt: Date;
-}

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
@@ -11,8 +11,11 @@ import {
   AdminUserDto,
   AdminUserListQuery,
   CreateAdminUserDto,
+  SetPasswordDto,
   UpdateAdminUserDto,
 } from './dto/auth.dto';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 
 @ApiTags('Admin users')
 @Controller('api/v1/admin/users')
@@ -68,5 +71,30 @@ export class AdminUsersController {
     @CurrentAdmin() actor: AdminPrincipal,
   ): Promise<AdminUserDto> {
     return toAdminUserDto(await this.users.update(id, body, actor));
+  }
+
+  @Post(':id/password')
+  @HttpCode(200)
+  @AdminAuth()
+  @ApiOperation({
+    summary: "Set an admin user's password (super admin only)",
+    description:
+      'newPassword has at least 12 characters. Revokes every session of that user. 403 PERMISSION_DENIED unless you are a super admin.',
+  })
+  @ApiEnvelope(AdminUserDto)
+  @ApiErrors(404)
+  async setPassword(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: SetPasswordDto,
+    @CurrentAdmin() actor: AdminPrincipal,
+  ): Promise<AdminUserDto> {
+    if (!actor.superAdmin) {
+      throw new AppError(
+        ErrorCode.PERMISSION_DENIED,
+        "Permission denied: only a super admin may set another admin's password",
+      );
+    }
+    await this.users.setPassword(id, body.newPassword);
+    return toAdminUserDto(await this.users.get(id));
   }
 }

@@ -9,6 +9,7 @@ import { PageQuery, pageOf } from '../common/http/pagination';
 import { Page } from '../common/http/envelope';
 import { isUniqueViolation } from '../database/transaction';
 import { AdminSession, AdminUser, AdminUserStatus } from './admin-user.entity';
+import { normalizeEmail } from './email';
 import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { Permission } from './permissions';
 
@@ -70,11 +71,52 @@ export class AdminUsersService {
     }
   }
 
-  findByEmail(email: string): Promise<AdminUser | null> {
-    return this.users
+  /**
+   * The user whose email has the same normalised form (NFKC, lower case) as
+   * `email`. PostgreSQL's lower() narrows the search; the final comparison is
+   * the one normal form, so no other spelling reaches the account.
+   */
+  async findByEmail(email: string): Promise<AdminUser | null> {
+    const wanted = normalizeEmail(email);
+    const candidates = await this.users
       .createQueryBuilder('u')
-      .where('lower(u.email) = lower(:email)', { email: email.trim() })
-      .getOne();
+      .where('lower(u.email) = lower(:email)', { email: email.normalize('NFKC').trim() })
+      .getMany();
+    return candidates.find((u) => normalizeEmail(u.email) === wanted) ?? null;
+  }
+
+  /**
+   * Sets a new password and revokes the user's sessions (all of them, or all
+   * but `keepSessionId`, the session that made the change).
+   */
+  async setPassword(
+    id: number,
+    newPassword: string,
+    opts: { keepSessionId?: number } = {},
+  ): Promise<void> {
+    // Hashing takes a while: before the transaction, not inside it.
+    await this.storePassword(id, await hashPassword(newPassword), opts.keepSessionId);
+  }
+
+  @Transactional()
+  private async storePassword(id: number, passwordHash: string, keepSessionId?: number) {
+    const user = await this.get(id);
+    await this.users.update({ id: user.id }, { passwordHash });
+    const revoke = this.txHost.tx
+      .getRepository(AdminSession)
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: this.clock.now() })
+      .where('user_id = :id AND revoked_at IS NULL', { id });
+    if (keepSessionId !== undefined) revoke.andWhere('id <> :keep', { keep: keepSessionId });
+    await revoke.execute();
+  }
+
+  /** By email (the CLI's admin:set-password). */
+  async getByEmail(email: string): Promise<AdminUser> {
+    const user = await this.findByEmail(email);
+    if (!user) throw AppError.notFound('Admin user');
+    return user;
   }
 
   findById(id: number): Promise<AdminUser | null> {

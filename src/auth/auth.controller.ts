@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toCurrentUserDto, toSessionDto } from './admin-user.mapper';
 import { AuthService } from './auth.service';
 import { AdminAuth, CurrentAdmin } from './decorators';
-import { CurrentUserDto, LoginDto, SessionDto } from './dto/auth.dto';
+import { ChangePasswordDto, CurrentUserDto, LoginDto, SessionDto } from './dto/auth.dto';
 
 @ApiTags('Admin auth')
 @Controller('api/v1/auth')
@@ -14,11 +14,32 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Log in; returns a bearer session token (60 minutes by default)' })
+  @ApiOperation({
+    summary: 'Log in; returns a bearer session token (60 minutes by default)',
+    description:
+      'Throttled: 5 failures per email and client address, 50 per email, 20 per address in 15 minutes lock for 15 minutes (429 RATE_LIMITED with Retry-After). Body at most 4 KiB.',
+  })
   @ApiEnvelope(SessionDto)
   @ApiErrors(401, 429)
-  async login(@Body() body: LoginDto): Promise<SessionDto> {
-    return toSessionDto(await this.auth.login(body.email, body.password));
+  async login(@Body() body: LoginDto, @Ip() address: string): Promise<SessionDto> {
+    return toSessionDto(await this.auth.login(body.email, body.password, address));
+  }
+
+  @Post('password')
+  @HttpCode(200)
+  @AdminAuth()
+  @ApiOperation({
+    summary: 'Change your own password',
+    description:
+      'Checks currentPassword (401 INVALID_CREDENTIALS when wrong); newPassword has at least 12 characters. Every other session of yours is revoked; this one stays.',
+  })
+  @ApiEnvelope(CurrentUserDto)
+  async changePassword(
+    @CurrentAdmin() admin: AdminPrincipal,
+    @Body() body: ChangePasswordDto,
+  ): Promise<CurrentUserDto> {
+    await this.auth.changeOwnPassword(admin, body.currentPassword, body.newPassword);
+    return toCurrentUserDto(admin);
   }
 
   @Get('me')

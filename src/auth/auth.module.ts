@@ -4,7 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { AdminJwtStrategy } from './admin-jwt.strategy';
-import { AdminSession, AdminUser, LoginFailure } from './admin-user.entity';
+import { AdminSession, AdminUser } from './admin-user.entity';
 import { AdminUsersController } from './admin-users.controller';
 import { AdminUsersService } from './admin-users.service';
 import { AppCredential } from './app-credential.entity';
@@ -13,29 +13,36 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AdminJwtGuard } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';
-import { LoginLockoutService } from './login-lockout.service';
+import { LoginThrottleService } from './login-throttle.service';
 
 /**
- * Identity and access: admin users, sessions and lock-out, app credentials,
+ * Identity and access: admin users, sessions and login throttling, app credentials,
  * and the two guards (admin JWT, app key) every other feature uses.
  */
 @Module({
   imports: [
     PassportModule,
     JwtModule.register({}),
-    TypeOrmModule.forFeature([AdminUser, AdminSession, LoginFailure, AppCredential]),
+    TypeOrmModule.forFeature([AdminUser, AdminSession, AppCredential]),
   ],
   controllers: [AuthController, AdminUsersController],
   providers: [
     AdminUsersService,
     AuthService,
-    LoginLockoutService,
+    LoginThrottleService,
     AdminJwtStrategy,
     AppCredentialsService,
     AdminJwtGuard,
     AppKeyGuard,
     AdminBootstrapService,
   ],
-  exports: [AdminUsersService, AppCredentialsService, AdminJwtGuard, AppKeyGuard, AuthService],
+  exports: [
+    AdminUsersService,
+    AppCredentialsService,
+    AdminJwtGuard,
+    AppKeyGuard,
+    AuthService,
+    LoginThrottleService,
+  ],
 })
 export class AuthModule {}

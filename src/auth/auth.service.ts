@@ -10,7 +10,7 @@ import { ErrorCode } from '../common/errors/error-code';
 import type { AdminPrincipal } from '../common/http/request-context';
 import { AdminSession, AdminUser } from './admin-user.entity';
 import { AdminUsersService } from './admin-users.service';
-import { LoginLockoutService } from './login-lockout.service';
+import { LoginThrottleService } from './login-throttle.service';
 
 export interface IssuedSession {
   token: string;
@@ -30,27 +30,51 @@ export class AuthService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly users: AdminUsersService,
-    private readonly lockout: LoginLockoutService,
+    private readonly throttle: LoginThrottleService,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
 
-  async login(email: string, password: string): Promise<IssuedSession> {
-    await this.lockout.assertNotLocked(email);
-    const user = await this.users.findByEmail(email);
-    // Verify against a dummy hash when there is no user, so timing reveals nothing.
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !ok || user.status !== 'ACTIVE') {
-      await this.lockout.recordFailure(email);
-      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
-    }
-    return this.openSession(user, email);
+  /**
+   * Logs in from `address` (the client address). The attempt is counted
+   * before the password is hashed (see LoginThrottleService); hashing runs
+   * under the concurrency cap, outside any transaction.
+   */
+  async login(email: string, password: string, address: string): Promise<IssuedSession> {
+    const attempt = this.throttle.keysOf(email, address);
+    return this.throttle.withinHashingCap(async () => {
+      await this.throttle.reserve(attempt);
+      const user = await this.users.findByEmail(email);
+      // Verify against a dummy hash when there is no user, so timing reveals nothing.
+      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+      if (!user || !ok || user.status !== 'ACTIVE') {
+        throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
+      }
+      await this.throttle.succeeded(attempt);
+      return this.openSession(user);
+    });
+  }
+
+  /**
+   * Changes the logged-in admin's own password after checking the current
+   * one; every other session of theirs is revoked (this one stays).
+   */
+  async changeOwnPassword(
+    principal: AdminPrincipal,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<void> {
+    const user = await this.users.get(principal.userId);
+    const ok = await this.throttle.withinHashingCap(() =>
+      verifyPassword(currentPassword, user.passwordHash),
+    );
+    if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+    await this.users.setPassword(user.id, newPassword, { keepSessionId: principal.sessionId });
   }
 
   @Transactional()
-  private async openSession(user: AdminUser, email: string): Promise<IssuedSession> {
-    await this.lockout.clear(email);
+  private async openSession(user: AdminUser): Promise<IssuedSession> {
     await this.users.markLoggedIn(user.id);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.jwtTtlMinutes * 60_000);

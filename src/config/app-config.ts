@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { EnvSchema } from './env.schema';
 
 /**
@@ -16,6 +17,12 @@ export class AppConfig {
   readonly dbPoolSize: number;
   readonly dbStatementTimeoutMs: number;
   readonly dbAcquireTimeoutMs: number;
+  /** Login throttling (failures that lock, per key, within loginLockMinutes) and the hashing cap. */
+  readonly loginFailuresPerEmailAddress: number;
+  readonly loginFailuresPerEmail: number;
+  readonly loginFailuresPerAddress: number;
+  readonly loginLockMinutes: number;
+  readonly loginHashConcurrency: number;
   readonly databaseUrl: string;
   readonly publicBaseUrl: string;
   readonly adminEmail?: string;
@@ -41,6 +48,11 @@ export class AppConfig {
     dbPoolSize?: number;
     dbStatementTimeoutMs?: number;
     dbAcquireTimeoutMs?: number;
+    loginFailuresPerEmailAddress?: number;
+    loginFailuresPerEmail?: number;
+    loginFailuresPerAddress?: number;
+    loginLockMinutes?: number;
+    loginHashConcurrency?: number;
     databaseUrl: string;
     publicBaseUrl?: string;
     adminEmail?: string;
@@ -62,6 +74,12 @@ export class AppConfig {
     this.dbPoolSize = values.dbPoolSize ?? 10;
     this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
     this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
+    this.loginFailuresPerEmailAddress = values.loginFailuresPerEmailAddress ?? 5;
+    this.loginFailuresPerEmail = values.loginFailuresPerEmail ?? 50;
+    this.loginFailuresPerAddress = values.loginFailuresPerAddress ?? 20;
+    this.loginLockMinutes = values.loginLockMinutes ?? 15;
+    this.loginHashConcurrency =
+      values.loginHashConcurrency ?? Math.max(4, 2 * availableParallelism());
     this.databaseUrl = values.databaseUrl;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
       /\/+$/,
@@ -92,6 +110,11 @@ export class AppConfig {
       dbPoolSize: env.DB_POOL_SIZE,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
+      loginFailuresPerEmailAddress: env.LOGIN_FAILURES_PER_EMAIL_ADDRESS,
+      loginFailuresPerEmail: env.LOGIN_FAILURES_PER_EMAIL,
+      loginFailuresPerAddress: env.LOGIN_FAILURES_PER_ADDRESS,
+      loginLockMinutes: env.LOGIN_LOCK_MINUTES,
+      loginHashConcurrency: env.LOGIN_HASH_CONCURRENCY,
       databaseUrl: resolved.databaseUrl,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       adminEmail: env.ADMIN_EMAIL,

@@ -73,6 +73,41 @@ export class EnvSchema {
   DB_ACQUIRE_TIMEOUT_MS: number = 5000;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  LOGIN_FAILURES_PER_EMAIL_ADDRESS: number = 5;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_FAILURES_PER_EMAIL: number = 50;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_FAILURES_PER_ADDRESS: number = 20;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  LOGIN_LOCK_MINUTES: number = 15;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(1024)
+  LOGIN_HASH_CONCURRENCY?: number;
+
+  @IsOptional()
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
@@ -89,7 +124,7 @@ export class EnvSchema {
 
   @IsOptional()
   @IsString()
-  @MinLength(8)
+  @MinLength(12, { message: 'must be at least 12 characters' })
   ADMIN_PASSWORD?: string;
 
   @IsOptional()

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import { adminCreateCommand, CliIo } from '../../src/cli/admin-create.command';
+import { adminSetPasswordCommand } from '../../src/cli/admin-set-password.command';
 import { bearer, login } from '../support/factories';
 import { createTestApp, createTestDatabase } from '../support/test-app';
 import { createDatabase, databaseUrl, newDatabaseName } from '../support/test-database';
@@ -250,4 +251,74 @@ describe('cli: admin:create', () => {
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain('already exists');
   }, 60_000);
+
+  describe('admin:set-password', () => {
+    const setPassword = async (args: string[], stdin: string, env: Record<string, string> = {}) => {
+      const io = { ...capture(), readStdin: async () => stdin };
+      const code = await adminSetPasswordCommand(args, { DATABASE_URL: url, ...env }, io);
+      return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
+    };
+
+    it('reads the password from standard input (never argv), sets it and revokes the sessions', async () => {
+      const created = await run([
+        '--email',
+        'forgot@cli.joma.test',
+        '--password',
+        PASSWORD,
+        '--name',
+        'F',
+      ]);
+      expect(created.code).toBe(0);
+      const id = (await db.query(`SELECT id FROM admin_users WHERE email = 'forgot@cli.joma.test'`))
+        .rows[0].id;
+      await db.query(
+        `INSERT INTO admin_sessions (user_id, token_id, expires_at) VALUES ($1, 'cli-session-1', now() + interval '1 hour')`,
+        [id],
+      );
+      const res = await setPassword(['--email', 'FORGOT@cli.joma.test'], 'a-new-long-password\n');
+      expect(res).toMatchObject({ code: 0, err: '' });
+      expect(res.out).toBe(
+        `Password set for admin user ${id} <forgot@cli.joma.test>; their sessions were revoked`,
+      );
+      expect(res.out).not.toContain('a-new-long-password');
+      const session = await db.query(
+        `SELECT revoked_at FROM admin_sessions WHERE token_id = 'cli-session-1'`,
+      );
+      expect(session.rows[0].revoked_at).not.toBeNull();
+      const t = await createTestApp({ databaseUrl: url });
+      try {
+        expect(await login(t, 'forgot@cli.joma.test', 'a-new-long-password')).toBeTruthy();
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('takes JOMA_ADMIN_PASSWORD instead of standard input; refuses a short one, an unknown email, a --password flag', async () => {
+      expect(
+        (
+          await setPassword(['--email', 'forgot@cli.joma.test'], '', {
+            JOMA_ADMIN_PASSWORD: 'from-the-environment',
+          })
+        ).code,
+      ).toBe(0);
+      const short = await setPassword(['--email', 'forgot@cli.joma.test'], 'short\n');
+      expect(short.code).toBe(2);
+      expect(short.err).toMatch(/at least 12 characters/);
+      const unknown = await setPassword(
+        ['--email', 'nobody@cli.joma.test'],
+        'a-new-long-password\n',
+      );
+      expect(unknown).toMatchObject({
+        code: 1,
+        err: 'admin:set-password: no admin user has the email nobody@cli.joma.test',
+      });
+      const flag = await setPassword(
+        ['--email', 'forgot@cli.joma.test', '--password', 'a-new-long-password'],
+        '',
+      );
+      expect(flag.code).toBe(2);
+      expect(flag.err).toMatch(/Unknown option '--password'/);
+      expect(flag.err).not.toContain('a-new-long-password');
+    });
+  });
 });

@@ -69,6 +69,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     encryptionKeyHex: createHash('sha256').update(`enc:${url}`).digest('hex'),
     workersEnabled: false,
     logLevel: 'silent',
+    // Every test request comes from 127.0.0.1: a budget for failed logins per address.
+    loginFailuresPerAddress: 10_000,
     webhookTestAllowedSchemes: ['http', 'https'],
     webhookAllowPrivateTargets: true,
     ...options.config,

@@ -16,6 +16,23 @@ import { OptionalField } from '../../common/http/validation';
 import { USER_SORT_FIELDS } from '../admin-users.service';
 import { PERMISSIONS, Permission } from '../permissions';
 
+export class ChangePasswordDto {
+  @ApiProperty() @IsString() @MaxLength(1024) currentPassword: string;
+  @ApiProperty({ minLength: 12, maxLength: 1024 })
+  @IsString()
+  @MinLength(12)
+  @MaxLength(1024)
+  newPassword: string;
+}
+
+export class SetPasswordDto {
+  @ApiProperty({ minLength: 12, maxLength: 1024 })
+  @IsString()
+  @MinLength(12)
+  @MaxLength(1024)
+  newPassword: string;
+}
+
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' }) @IsString() @MaxLength(320) email: string;
   @ApiProperty({ example: 'correct horse battery staple' })

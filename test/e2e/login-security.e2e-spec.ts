@@ -1,0 +1,140 @@
+import { adminWith, bearer, login, superAdminToken } from '../support/factories';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Login throttling counted atomically before hashing (per email and
+ * address, per email, per address), one normal form for emails, and the
+ * password routes: changing your own ends your other sessions; only a
+ * super admin sets another admin's password.
+ */
+describe('login security', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: {
+        loginFailuresPerAddress: 10_000,
+        loginFailuresPerEmail: 8,
+        loginHashConcurrency: 64,
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  const attempt = (email: string, password: string, from = '203.0.113.7') =>
+    t.http().post('/api/v1/auth/login').set('X-Forwarded-For', from).send({ email, password });
+
+  it('30 parallel wrong passwords for one email from one address: exactly 5 are checked, 25 are 429', async () => {
+    const admin = await adminWith(t, []);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(admin.email, `wrong-${i}`, '203.0.113.30')),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    // Locked for that pair even with the right password.
+    expect((await attempt(admin.email, 'admin-password-123', '203.0.113.30')).status).toBe(429);
+  });
+
+  it('another address is a separate pair, until the email itself reaches its limit (8 here)', async () => {
+    const admin = await adminWith(t, []);
+    for (let i = 0; i < 4; i++)
+      expect((await attempt(admin.email, `w${i}`, '198.51.100.1')).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await attempt(admin.email, `w${i}`, '198.51.100.2')).status).toBe(401);
+    const third = await attempt(admin.email, 'admin-password-123', '198.51.100.3');
+    expect(third.status).toBe(429);
+    expect(Number(third.headers['retry-after'])).toBeGreaterThan(14 * 60);
+  });
+
+  it('a dotted capital I is not a second spelling of the account (one normal form)', async () => {
+    const victim = await adminWith(t, []);
+    const [local, domain] = victim.email.split('@');
+    // "admin12-…" spelled with U+0130 in place of the "i": JavaScript and PostgreSQL fold it differently.
+    const twisted = `${local.replace('i', '\u0130')}@${domain}`;
+    expect(twisted).not.toBe(victim.email);
+    for (let i = 0; i < 5; i++)
+      expect((await attempt(victim.email, `wrong-${i}`, '192.0.2.9')).status).toBe(401);
+    expect((await attempt(victim.email, 'admin-password-123', '192.0.2.9')).status).toBe(429);
+    // The other spelling never reaches the victim's account, locked or not.
+    const res = await attempt(twisted, 'admin-password-123', '192.0.2.9');
+    expect(res.status).toBe(401);
+  });
+
+  it('changing your own password ends your other sessions, keeps this one, and needs the current password', async () => {
+    const admin = await adminWith(t, []);
+    const other = await login(t, admin.email, 'admin-password-123');
+    const wrong = await t
+      .http()
+      .post('/api/v1/auth/password')
+      .set(bearer(admin.token))
+      .send({ currentPassword: 'not-it-at-all', newPassword: 'a-brand-new-password' });
+    expect(wrong.status).toBe(401);
+    const short = await t
+      .http()
+      .post('/api/v1/auth/password')
+      .set(bearer(admin.token))
+      .send({ currentPassword: 'admin-password-123', newPassword: 'too-short' });
+    expect(short.status).toBe(400);
+    const ok = await t
+      .http()
+      .post('/api/v1/auth/password')
+      .set(bearer(admin.token))
+      .send({ currentPassword: 'admin-password-123', newPassword: 'a-brand-new-password' });
+    expect(ok.status).toBe(200);
+    expect((await t.http().get('/api/v1/auth/me').set(bearer(other))).status).toBe(401);
+    expect((await t.http().get('/api/v1/auth/me').set(bearer(admin.token))).status).toBe(200);
+    expect((await attempt(admin.email, 'admin-password-123', '192.0.2.50')).status).toBe(401);
+    expect((await attempt(admin.email, 'a-brand-new-password', '192.0.2.50')).status).toBe(200);
+  });
+
+  it("only a super admin sets another admin's password; it revokes that admin's sessions", async () => {
+    const target = await adminWith(t, []);
+    const helper = await adminWith(t, ['users:read', 'users:write']);
+    const refused = await t
+      .http()
+      .post(`/api/v1/admin/users/${target.id}/password`)
+      .set(bearer(helper.token))
+      .send({ newPassword: 'set-by-someone-else' });
+    expect(refused.status).toBe(403);
+    const root = await superAdminToken(t);
+    const set = await t
+      .http()
+      .post(`/api/v1/admin/users/${target.id}/password`)
+      .set(bearer(root))
+      .send({ newPassword: 'set-by-the-super-admin' });
+    expect(set.status).toBe(200);
+    expect(set.body.data).not.toHaveProperty('passwordHash');
+    expect((await t.http().get('/api/v1/auth/me').set(bearer(target.token))).status).toBe(401);
+    expect((await attempt(target.email, 'set-by-the-super-admin', '192.0.2.60')).status).toBe(200);
+  });
+  // Last: a second app in one process takes over the shared transaction host.
+  it('failures per address across many emails lock the address', async () => {
+    const strict = await createTestApp({ config: { loginFailuresPerAddress: 3 } });
+    try {
+      const from = '203.0.113.99';
+      for (const n of [1, 2, 3]) {
+        const r = await strict
+          .http()
+          .post('/api/v1/auth/login')
+          .set('X-Forwarded-For', from)
+          .send({ email: `nobody${n}@joma.test`, password: 'wrong-password' });
+        expect(r.status).toBe(401);
+      }
+      const fourth = await strict
+        .http()
+        .post('/api/v1/auth/login')
+        .set('X-Forwarded-For', from)
+        .send({ email: 'nobody4@joma.test', password: 'wrong-password' });
+      expect(fourth.status).toBe(429);
+      const elsewhere = await strict
+        .http()
+        .post('/api/v1/auth/login')
+        .set('X-Forwarded-For', '203.0.113.100')
+        .send({ email: 'nobody4@joma.test', password: 'wrong-password' });
+      expect(elsewhere.status).toBe(401);
+    } finally {
+      await strict.close();
+    }
+  });
+});
