@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../audit/audit.service';
 import { AppCredentialsService, IssuedCredential } from '../auth/app-credentials.service';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -19,6 +20,7 @@ export class AppsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly credentials: AppCredentialsService,
+    private readonly audit: AuditService,
   ) {}
 
   private get apps() {
@@ -47,6 +49,12 @@ export class AppsService {
       }),
     );
     const credentials = await this.credentials.issueAll(app.id);
+    await this.audit.record({
+      action: 'app.created',
+      targetType: 'app',
+      targetId: app.id,
+      after: { name: app.name, status: app.status },
+    });
     return { app, credentials };
   }
 
@@ -92,10 +100,18 @@ export class AppsService {
   private async updateInTx(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
     const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!app) throw AppError.notFound('App');
+    const before = { name: app.name, status: app.status };
     if (patch.name !== undefined) app.name = patch.name;
     if (patch.status !== undefined) app.status = patch.status;
     const saved = await this.apps.save(app);
     await this.credentials.announceChange(id);
+    await this.audit.record({
+      action: 'app.updated',
+      targetType: 'app',
+      targetId: id,
+      before,
+      after: { name: saved.name, status: saved.status },
+    });
     return saved;
   }
 
@@ -111,7 +127,16 @@ export class AppsService {
       if (!originOf(origin))
         throw AppError.validation('returnUrlAllowlist', `${origin} is not an http(s) origin`);
     }
-    return this.apps.save(next);
+    const before = { ...app } as unknown as Record<string, unknown>;
+    const saved = await this.apps.save(next);
+    await this.audit.record({
+      action: 'app.settings_updated',
+      targetType: 'app',
+      targetId: id,
+      before: pick(before, Object.keys(stripUndefined(patch))),
+      after: pick(saved as unknown as Record<string, unknown>, Object.keys(stripUndefined(patch))),
+    });
+    return saved;
   }
 
   /** The old pair stops working at once: here right after commit, elsewhere on the commit's NOTIFY. */
@@ -124,7 +149,15 @@ export class AppsService {
   @Transactional()
   private async rotateInTx(id: number, mode: Mode): Promise<IssuedCredential> {
     await this.get(id);
-    return this.credentials.rotate(id, mode);
+    const issued = await this.credentials.rotate(id, mode);
+    // Which pair changed, never the secret.
+    await this.audit.record({
+      action: 'app.credentials_rotated',
+      targetType: 'app',
+      targetId: id,
+      after: { mode, apiKey: issued.apiKey },
+    });
+    return issued;
   }
 
   /** Whether a success/fail/cancel URL is allowed by the app's returnUrlAllowlist (empty: any https URL). */
@@ -144,4 +177,8 @@ export class AppsService {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock/clock';
 import { hashPassword } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
@@ -35,6 +36,7 @@ export class AdminUsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   private get users() {
@@ -63,7 +65,14 @@ export class AdminUsersService {
       lastLoginAt: null,
     });
     try {
-      return await this.users.save(user);
+      const saved = await this.users.save(user);
+      await this.audit.record({
+        action: 'admin_user.created',
+        targetType: 'admin_user',
+        targetId: saved.id,
+        after: auditView(saved),
+      });
+      return saved;
     } catch (err) {
       if (isUniqueViolation(err))
         throw new AppError(ErrorCode.DUPLICATE_RESOURCE, 'An admin user with this email exists');
@@ -102,6 +111,11 @@ export class AdminUsersService {
   private async storePassword(id: number, passwordHash: string, keepSessionId?: number) {
     const user = await this.get(id);
     await this.users.update({ id: user.id }, { passwordHash });
+    await this.audit.record({
+      action: 'admin_user.password_set',
+      targetType: 'admin_user',
+      targetId: id,
+    });
     const revoke = this.txHost.tx
       .getRepository(AdminSession)
       .createQueryBuilder()
@@ -180,11 +194,19 @@ export class AdminUsersService {
     if (others === 0 && user.superAdmin && !activeSuperAdminAfter(user, patch)) {
       throw AppError.invalidState('This change would leave no active super admin');
     }
+    const before = auditView(user);
     if (patch.name !== undefined) user.name = patch.name.trim();
     if (patch.permissions !== undefined) user.permissions = [...new Set(patch.permissions)];
     if (patch.superAdmin !== undefined) user.superAdmin = patch.superAdmin;
     if (patch.status !== undefined) user.status = patch.status;
     const saved = await this.users.save(user);
+    await this.audit.record({
+      action: 'admin_user.updated',
+      targetType: 'admin_user',
+      targetId: id,
+      before,
+      after: auditView(saved),
+    });
     if (patch.status === 'DISABLED') {
       await this.txHost.tx
         .getRepository(AdminSession)
@@ -196,4 +218,15 @@ export class AdminUsersService {
     }
     return saved;
   }
+}
+
+/** What the audit log keeps of an admin user (never the password hash). */
+function auditView(u: AdminUser): Record<string, unknown> {
+  return {
+    email: u.email,
+    name: u.name,
+    status: u.status,
+    superAdmin: u.superAdmin,
+    permissions: [...u.permissions].sort(),
+  };
 }

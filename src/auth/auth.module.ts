@@ -10,6 +10,8 @@ import { AdminUsersService } from './admin-users.service';
 import { AppCredential } from './app-credential.entity';
 import { AppCredentialsService } from './app-credentials.service';
 import { AuthController } from './auth.controller';
+import { AuditEventsController } from './audit-events.controller';
+import { AuditModule } from '../audit/audit.module';
 import { AuthService } from './auth.service';
 import { AdminJwtGuard } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';
@@ -21,11 +23,12 @@ import { LoginThrottleService } from './login-throttle.service';
  */
 @Module({
   imports: [
+    AuditModule,
     PassportModule,
     JwtModule.register({}),
     TypeOrmModule.forFeature([AdminUser, AdminSession, AppCredential]),
   ],
-  controllers: [AuthController, AdminUsersController],
+  controllers: [AuthController, AdminUsersController, AuditEventsController],
   providers: [
     AdminUsersService,
     AuthService,

@@ -44,11 +44,12 @@ export class AuthService {
   async login(email: string, password: string, address: string): Promise<IssuedSession> {
     const attempt = this.throttle.keysOf(email, address);
     return this.throttle.withinHashingCap(async () => {
-      await this.throttle.reserve(attempt);
+      const reached = await this.throttle.reserve(attempt);
       const user = await this.users.findByEmail(email);
       // Verify against a dummy hash when there is no user, so timing reveals nothing.
       const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !ok || user.status !== 'ACTIVE') {
+        if (reached.length > 0) await this.throttle.recordLockouts(reached);
         throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
       }
       await this.throttle.succeeded(attempt);

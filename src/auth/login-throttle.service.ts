@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
@@ -38,6 +39,7 @@ export class LoginThrottleService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   /** Runs `check` (the password hashing) inside the concurrency cap, or refuses with 429. */
@@ -60,24 +62,48 @@ export class LoginThrottleService {
     };
   }
 
-  /** Counts the attempt against its three keys, or refuses (429) and counts nothing. */
+  /**
+   * Counts the attempt against its three keys, or refuses (429) and counts
+   * nothing. Returns the kinds of key this attempt brings to their limit
+   * (locked if the password check then fails).
+   */
   @Transactional()
-  async reserve(attempt: LoginAttempt): Promise<void> {
+  async reserve(attempt: LoginAttempt): Promise<string[]> {
     const c = this.config;
-    const limits: [string, number][] = [
-      [attempt.pairKey, c.loginFailuresPerEmailAddress],
-      [attempt.emailKey, c.loginFailuresPerEmail],
-      [attempt.addressKey, c.loginFailuresPerAddress],
+    const limits: [string, string, number][] = [
+      ['email_address', attempt.pairKey, c.loginFailuresPerEmailAddress],
+      ['email', attempt.emailKey, c.loginFailuresPerEmail],
+      ['address', attempt.addressKey, c.loginFailuresPerAddress],
     ];
-    for (const [key, limit] of limits) {
-      const waitS = await this.count(key, limit);
+    const reached: string[] = [];
+    for (const [kind, key, limit] of limits) {
+      const counted = await this.count(key, limit);
       // Throwing rolls back the keys already counted: a 429 counts toward nothing.
-      if (waitS !== null) throw rateLimited(waitS);
+      if ('waitS' in counted) throw rateLimited(counted.waitS);
+      if (counted.failures >= limit) reached.push(kind);
+    }
+    return reached;
+  }
+
+  /** A failed attempt locked these kinds of key: the audit log says so (no actor, no email). */
+  @Transactional()
+  async recordLockouts(kinds: string[]): Promise<void> {
+    for (const kind of kinds) {
+      await this.audit.record({
+        action: 'login.locked',
+        targetType: 'login_key',
+        targetId: kind,
+        after: { lockedMinutes: this.config.loginLockMinutes },
+        actor: null,
+      });
     }
   }
 
-  /** Adds one failure to `key`; null, or the seconds until its lock ends when it is locked. */
-  private async count(key: string, limit: number): Promise<number | null> {
+  /** Adds one failure to `key`: the count, or the seconds until its lock ends when it is locked. */
+  private async count(
+    key: string,
+    limit: number,
+  ): Promise<{ failures: number } | { waitS: number }> {
     const now = this.clock.now();
     const windowMs = this.config.loginLockMinutes * 60_000;
     const since = new Date(now.getTime() - windowMs);
@@ -92,12 +118,14 @@ export class LoginThrottleService {
        RETURNING t.failures`,
       [key, now, since, limit],
     );
-    if (rows.length > 0) return null;
+    if (rows.length > 0) return { failures: (rows[0] as { failures: number }).failures };
     const [held] = (await this.txHost.tx.query(
       'SELECT last_at FROM login_throttles WHERE key = $1',
       [key],
     )) as { last_at: Date }[];
-    return Math.ceil((new Date(held.last_at).getTime() + windowMs - now.getTime()) / 1000);
+    return {
+      waitS: Math.ceil((new Date(held.last_at).getTime() + windowMs - now.getTime()) / 1000),
+    };
   }
 
   /** A successful login: it was no failure after all; its pair starts over. */

@@ -9,6 +9,7 @@ export const PERMISSIONS = [
   'reconciliation:run',
   'refunds:approve',
   'webhooks:operate',
+  'audit:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -26,7 +26,8 @@ import { dataSourceOptions } from './data-source-options';
     }),
     ClsModule.forRoot({
       global: true,
-      middleware: { mount: true },
+      // saveReq: the audit log reads who acted (and from where) from the request.
+      middleware: { mount: true, saveReq: true },
       plugins: [
         new ClsPluginTransactional({
           imports: [TypeOrmModule],

@@ -16,6 +16,13 @@ interface Route {
 
 /** Admin routes that need a session but no permission. */
 const SESSION_ONLY = ['GET /api/v1/auth/me', 'POST /api/v1/auth/logout'];
+/** Routes with rules of their own, tested in login-security.e2e-spec.ts: */
+const OWN_RULES = [
+  // a session and the current password
+  'POST /api/v1/auth/password',
+  // super admins only: no permission string grants it
+  'POST /api/v1/admin/users/{id}/password',
+];
 
 describe('admin permissions, route by route', () => {
   let t: TestApp;
@@ -208,6 +215,12 @@ describe('admin permissions, route by route', () => {
         t.http().get(`/api/v1/admin/invoices?applicationId=${targets.appId}`).set(auth),
     },
     {
+      route: 'GET /api/v1/admin/audit-events',
+      permission: 'audit:read',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/audit-events').set(auth),
+    },
+    {
       route: 'GET /api/v1/admin/payments',
       permission: 'invoices:read',
       success: 200,
@@ -261,7 +274,9 @@ describe('admin permissions, route by route', () => {
           adminRoutes.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    expect(adminRoutes.sort()).toEqual([...ROUTES.map((r) => r.route), ...SESSION_ONLY].sort());
+    expect(adminRoutes.sort()).toEqual(
+      [...ROUTES.map((r) => r.route), ...SESSION_ONLY, ...OWN_RULES].sort(),
+    );
     expect(
       Object.keys(doc.paths)
         .filter((p) => p.startsWith('/api/v1/admin/'))

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditEvent } from './audit-event.entity';
+import { AuditService } from './audit.service';
+
+/**
+ * The audit log. Other features record their changes through AuditService,
+ * inside their own transactions; admins read it at GET /api/v1/admin/audit-events
+ * (auth/audit-events.controller.ts). It depends on no feature.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([AuditEvent])],
+  providers: [AuditService],
+  exports: [AuditService],
+})
+export class AuditModule {}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { Clock } from '../common/clock/clock';
+import { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import type { JomaRequest } from '../common/http/request-context';
+import { AuditEvent } from './audit-event.entity';
+
+export type { AuditEvent } from './audit-event.entity';
+
+/** Fields that are never written to the audit log, whatever the change. */
+const SECRET_FIELDS = /password|secret|token|hash|key$/i;
+
+export interface AuditFilter {
+  actorUserId?: number;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * The audit log, written inside the caller's transaction (so a change and
+ * its audit entry commit together). Who acted, from which address and in
+ * which request is read from the current request; `before`/`after` keep
+ * only the fields that changed, never a secret.
+ */
+@Injectable()
+export class AuditService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly cls: ClsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(entry: {
+    action: string;
+    targetType: string;
+    targetId: string | number | null;
+    before?: Record<string, unknown> | null;
+    after?: Record<string, unknown> | null;
+    /** Override the actor (lock-outs have none). */
+    actor?: null;
+  }): Promise<void> {
+    const req = this.cls.isActive() ? this.cls.get<JomaRequest | undefined>(CLS_REQ) : undefined;
+    const user = entry.actor === null ? undefined : req?.user;
+    const { before, after } = changed(entry.before ?? null, entry.after ?? null);
+    await this.txHost.tx.getRepository(AuditEvent).insert({
+      createdAt: this.clock.now(),
+      actorUserId: user?.userId ?? null,
+      actorEmail: user?.email ?? null,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId === null ? null : String(entry.targetId),
+      before: before as never,
+      after: after as never,
+      clientAddress: req?.ip ?? null,
+      requestId: req?.id ?? null,
+    });
+  }
+
+  list(query: PageQuery, filter: AuditFilter): Promise<Page<AuditEvent>> {
+    const qb = this.txHost.tx.getRepository(AuditEvent).createQueryBuilder('a');
+    if (filter.actorUserId) qb.andWhere('a.actor_user_id = :u', { u: filter.actorUserId });
+    if (filter.action) qb.andWhere('a.action = :action', { action: filter.action });
+    if (filter.targetType) qb.andWhere('a.target_type = :tt', { tt: filter.targetType });
+    if (filter.targetId) qb.andWhere('a.target_id = :tid', { tid: filter.targetId });
+    if (filter.from) qb.andWhere('a.created_at >= :from', { from: new Date(filter.from) });
+    if (filter.to) qb.andWhere('a.created_at < :to', { to: new Date(filter.to) });
+    return pageOf(qb, 'a', { ...query, sortBy: 'createdAt', order: 'desc' });
+  }
+}
+
+/** Only the fields whose values differ, secrets dropped. */
+function changed(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): { before: Record<string, unknown> | null; after: Record<string, unknown> | null } {
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  const b: Record<string, unknown> = {};
+  const a: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (SECRET_FIELDS.test(k)) continue;
+    const bv = before?.[k];
+    const av = after?.[k];
+    if (before && after && JSON.stringify(bv) === JSON.stringify(av)) continue;
+    if (before && k in before) b[k] = bv;
+    if (after && k in after) a[k] = av;
+  }
+  return { before: before ? b : null, after: after ? a : null };
+}
