@@ -21,6 +21,7 @@ import { InvoicesModule } from './invoices/invoices.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PurchasesModule } from './purchases/purchases.module';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
+import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
@@ -50,6 +51,7 @@ export class AppModule {
         PurchasesModule,
         TestHelpersModule,
         WebhooksModule,
+        RetentionModule,
       ],
       providers: [
         // Order matters: idempotency wraps the envelope, so it stores the exact body sent.

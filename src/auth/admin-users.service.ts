@@ -126,6 +126,16 @@ export class AdminUsersService {
     await revoke.execute();
   }
 
+  /** Retention: sessions that expired (or were revoked) more than a day ago. */
+  async purgeEndedSessions(): Promise<number> {
+    const before = new Date(this.clock.nowMs() - 24 * 3600_000);
+    const res: [unknown[], number] = await this.txHost.tx.query(
+      'DELETE FROM admin_sessions WHERE expires_at < $1 OR revoked_at < $1',
+      [before],
+    );
+    return res[1] ?? 0;
+  }
+
   /** By email (the CLI's admin:set-password). */
   async getByEmail(email: string): Promise<AdminUser> {
     const user = await this.findByEmail(email);

@@ -23,6 +23,9 @@ export class AppConfig {
   readonly loginFailuresPerAddress: number;
   readonly loginLockMinutes: number;
   readonly loginHashConcurrency: number;
+  /** Days events and webhook deliveries are kept (LIVE, TEST). */
+  readonly eventRetentionDays: number;
+  readonly eventRetentionDaysTest: number;
   readonly databaseUrl: string;
   readonly publicBaseUrl: string;
   readonly adminEmail?: string;
@@ -53,6 +56,8 @@ export class AppConfig {
     loginFailuresPerAddress?: number;
     loginLockMinutes?: number;
     loginHashConcurrency?: number;
+    eventRetentionDays?: number;
+    eventRetentionDaysTest?: number;
     databaseUrl: string;
     publicBaseUrl?: string;
     adminEmail?: string;
@@ -78,6 +83,8 @@ export class AppConfig {
     this.loginFailuresPerEmail = values.loginFailuresPerEmail ?? 50;
     this.loginFailuresPerAddress = values.loginFailuresPerAddress ?? 20;
     this.loginLockMinutes = values.loginLockMinutes ?? 15;
+    this.eventRetentionDays = values.eventRetentionDays ?? 90;
+    this.eventRetentionDaysTest = values.eventRetentionDaysTest ?? 30;
     this.loginHashConcurrency =
       values.loginHashConcurrency ?? Math.max(4, 2 * availableParallelism());
     this.databaseUrl = values.databaseUrl;
@@ -115,6 +122,8 @@ export class AppConfig {
       loginFailuresPerAddress: env.LOGIN_FAILURES_PER_ADDRESS,
       loginLockMinutes: env.LOGIN_LOCK_MINUTES,
       loginHashConcurrency: env.LOGIN_HASH_CONCURRENCY,
+      eventRetentionDays: env.EVENT_RETENTION_DAYS,
+      eventRetentionDaysTest: env.EVENT_RETENTION_DAYS_TEST,
       databaseUrl: resolved.databaseUrl,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       adminEmail: env.ADMIN_EMAIL,

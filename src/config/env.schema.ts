@@ -76,6 +76,20 @@ export class EnvSchema {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(3650)
+  EVENT_RETENTION_DAYS: number = 90;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EVENT_RETENTION_DAYS_TEST: number = 30;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   @Max(1000)
   LOGIN_FAILURES_PER_EMAIL_ADDRESS: number = 5;
 

@@ -34,6 +34,43 @@ export class WebhookDeliveriesService {
     return this.txHost.tx.getRepository(WebhookDelivery);
   }
 
+  /**
+   * Retention: deletes, a batch at a time, the finished deliveries (and their
+   * attempt logs) of `mode` created before `before`, then the events of that
+   * age that no delivery still refers to. In-flight deliveries (PENDING,
+   * RETRYING) and their events stay. This module consumes the outbox, so it
+   * is the one that knows when an event is finished with.
+   */
+  async purgeBefore(mode: 'TEST' | 'LIVE', before: Date, batch = 5000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const res: [{ id: number }[], number] = await this.txHost.tx.query(
+        `WITH doomed AS (
+           SELECT id FROM webhook_deliveries
+            WHERE mode = $1 AND created_at < $2 AND status NOT IN ('PENDING', 'RETRYING')
+            LIMIT $3),
+         gone_attempts AS (
+           DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM doomed))
+         DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING id`,
+        [mode, before, batch],
+      );
+      total += res[1] ?? 0;
+      if ((res[1] ?? 0) < batch) break;
+    }
+    for (;;) {
+      const res: [unknown[], number] = await this.txHost.tx.query(
+        `DELETE FROM events WHERE id IN (
+           SELECT e.id FROM events e
+            WHERE e.mode = $1 AND e.created_at < $2 AND e.fanned_out_at IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+            LIMIT $3)`,
+        [mode, before, batch],
+      );
+      total += res[1] ?? 0;
+      if ((res[1] ?? 0) < batch) return total;
+    }
+  }
+
   list(query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
     const qb = this.deliveries.createQueryBuilder('d');
     if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });

@@ -100,15 +100,18 @@ export class WebhookFanout {
           plan.map((p) => p.event.app_id),
           plan.map((p) => p.event.mode),
           plan.map((p) => p.event.type),
+          // An UNDELIVERABLE row keeps no copy of the body: nothing will ever send it.
           plan.map((p, i) =>
-            buildEnvelopeBody({
-              deliveryId: ids[i],
-              type: p.event.type,
-              createdAt: p.event.created_at,
-              mode: p.event.mode,
-              appId: p.event.app_id,
-              data: p.event.data,
-            }),
+            p.endpointId === null
+              ? ''
+              : buildEnvelopeBody({
+                  deliveryId: ids[i],
+                  type: p.event.type,
+                  createdAt: p.event.created_at,
+                  mode: p.event.mode,
+                  appId: p.event.app_id,
+                  data: p.event.data,
+                }),
           ),
           plan.map((p) => (p.endpointId === null ? 'UNDELIVERABLE' : 'PENDING')),
           plan.map((p) => (p.endpointId === null ? null : now)),

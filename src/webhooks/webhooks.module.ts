@@ -38,6 +38,6 @@ import { WebhookWorkers } from './webhook-workers';
     WebhookWorkers,
     WebhookMetrics,
   ],
-  exports: [WebhookWorkers],
+  exports: [WebhookWorkers, WebhookDeliveriesService],
 })
 export class WebhooksModule {}
