@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { IsNull } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
@@ -21,6 +22,9 @@ export interface DeliveryFilter {
   status?: string;
   eventType?: string;
 }
+
+/** Re-sends allowed per endpoint per minute. */
+export const RESENDS_PER_MINUTE = 10;
 
 /** Delivery history and re-sends, for apps (their endpoints) and operators (any). */
 @Injectable()
@@ -165,6 +169,7 @@ export class WebhookDeliveriesService {
       );
     }
     await this.assertUsable(delivery.endpointId);
+    await this.countResend(delivery.endpointId);
     if (delivery.lockedUntil && delivery.lockedUntil > now) {
       throw AppError.invalidState(
         'This delivery is being attempted right now; try again in a moment',
@@ -186,10 +191,44 @@ export class WebhookDeliveriesService {
     return (await this.deliveries.findOne({ where: { id } }))!;
   }
 
+  /**
+   * At most RESENDS_PER_MINUTE re-sends per endpoint (any route, every
+   * replica: the counter is on the endpoint row, counted in the re-send's own
+   * transaction, so a refused re-send counts nothing). 429 with Retry-After.
+   */
+  private async countResend(endpointId: number): Promise<void> {
+    const now = this.clock.now();
+    const windowStart = new Date(now.getTime() - 60_000);
+    const rows = await returningRows<{ resend_count: number }>(
+      this.txHost.tx,
+      `UPDATE webhook_endpoints
+          SET resend_count = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN 1 ELSE resend_count + 1 END,
+              resend_window_start = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN $3 ELSE resend_window_start END
+        WHERE id = $1 AND (resend_window_start IS NULL OR resend_window_start <= $2 OR resend_count < $4)
+       RETURNING resend_count`,
+      [endpointId, windowStart, now, RESENDS_PER_MINUTE],
+    );
+    if (rows.length > 0) return;
+    const [held] = (await this.txHost.tx.query(
+      'SELECT resend_window_start FROM webhook_endpoints WHERE id = $1',
+      [endpointId],
+    )) as { resend_window_start: Date }[];
+    const waitS = Math.ceil(
+      (new Date(held.resend_window_start).getTime() + 60_000 - now.getTime()) / 1000,
+    );
+    throw new AppError(
+      ErrorCode.RATE_LIMITED,
+      `At most ${RESENDS_PER_MINUTE} re-sends per endpoint per minute`,
+      undefined,
+      { 'Retry-After': String(Math.max(1, waitS)) },
+    );
+  }
+
   /** Operators: every PARKED delivery of an endpoint back to PENDING (e.g. after its URL was fixed). */
   @Transactional()
   async resendParked(endpointId: number): Promise<number> {
     await this.assertUsable(endpointId, true);
+    await this.countResend(endpointId);
     const now = this.clock.now();
     const rows = await returningRows<{ id: number }>(
       this.txHost.tx,
