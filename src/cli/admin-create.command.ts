@@ -14,7 +14,9 @@ import { runMigrations } from '../database/migrate';
 import { AdminCliModule } from './admin-cli.module';
 
 export const ADMIN_CREATE_USAGE = [
-  'Usage: npm run cli -- admin:create --email <email> --password <password> --name <name> [--super] [--permissions a,b]',
+  'Usage: npm run cli -- admin:create --email <email> --name <name> [--super] [--permissions a,b]',
+  '  The password (at least 12 characters) comes from standard input or JOMA_ADMIN_PASSWORD;',
+  '  --password <password> also works but shows in the process list and shell history.',
   `  --permissions  comma-separated, from: ${PERMISSIONS.join(', ')}`,
   '  --super        a super admin (passes every permission check)',
   'Uses DATABASE_URL, or the embedded PostgreSQL under ./.data that `npm start` uses (stop the service first).',
@@ -111,10 +113,18 @@ export async function createAdminUser(
 export async function adminCreateCommand(
   args: string[],
   env: Record<string, string | undefined>,
-  io: CliIo,
+  io: CliIo & { readStdin?: () => Promise<string> },
 ): Promise<number> {
   let input: NewAdminUser;
   try {
+    // Without --password the password comes from JOMA_ADMIN_PASSWORD or standard
+    // input, so it never shows in the process list or the shell history.
+    const hasFlag = args.some((a) => a === '--password' || a.startsWith('--password='));
+    if (!hasFlag) {
+      const piped = env.JOMA_ADMIN_PASSWORD ?? (io.readStdin ? await io.readStdin() : '');
+      const password = piped.replace(/\r?\n$/, '');
+      if (password) args = [...args, '--password', password];
+    }
     input = parseAdminCreateArgs(args);
   } catch (err) {
     if (!(err instanceof CliUsageError)) throw err;

@@ -252,6 +252,28 @@ describe('cli: admin:create', () => {
     expect(dup.stderr).toContain('already exists');
   }, 60_000);
 
+  it('admin:create takes the password from standard input or JOMA_ADMIN_PASSWORD when --password is left out', async () => {
+    const io = { ...capture(), readStdin: async () => `${PASSWORD}\n` };
+    const code = await adminCreateCommand(
+      ['--email', 'stdin@cli.joma.test', '--name', 'S'],
+      { DATABASE_URL: url },
+      io,
+    );
+    expect(code).toBe(0);
+    const fromEnv = await run(['--email', 'env-pw@cli.joma.test', '--name', 'E'], {
+      DATABASE_URL: url,
+      JOMA_ADMIN_PASSWORD: PASSWORD,
+    });
+    expect(fromEnv.code).toBe(0);
+    const t = await createTestApp({ databaseUrl: url });
+    try {
+      expect(await login(t, 'stdin@cli.joma.test', PASSWORD)).toBeTruthy();
+      expect(await login(t, 'env-pw@cli.joma.test', PASSWORD)).toBeTruthy();
+    } finally {
+      await t.close();
+    }
+  });
+
   describe('admin:set-password', () => {
     const setPassword = async (args: string[], stdin: string, env: Record<string, string> = {}) => {
       const io = { ...capture(), readStdin: async () => stdin };
