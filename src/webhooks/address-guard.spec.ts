@@ -27,6 +27,16 @@ describe('SSRF address guard', () => {
     ['::7f00:1', 'loopback'],
     ['::a9fe:a9fe', 'link-local (cloud metadata)'],
     ['::a00:1', 'private'],
+    // Judged by value, however written: expanded, translated, 6to4, Teredo, NAT64 in hex.
+    ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
+    ['0000:0000:0000:0000:0000:ffff:a9fe:a9fe', 'link-local (cloud metadata)'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'link-local (cloud metadata)'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', 'link-local (cloud metadata)'],
+    ['192.0.2.1', 'documentation'],
+    ['198.18.0.1', 'benchmarking'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(blockedReason(address)).toBe(reason);
   });
@@ -38,6 +48,7 @@ describe('SSRF address guard', () => {
     '100.128.0.1',
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
+    '2002:808:808::1',
   ])('allows public %s', (address) => {
     expect(blockedReason(address)).toBeNull();
   });

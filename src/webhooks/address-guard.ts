@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -50,37 +51,77 @@ function describeV4(address: string): string | null {
   return 'reserved';
 }
 
+const LABELS: Record<string, string> = {
+  unspecified: 'unspecified',
+  broadcast: 'reserved',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT',
+  private: 'private',
+  uniqueLocal: 'unique local (private)',
+  reserved: 'reserved',
+};
+
 /**
- * An IPv4 address carried inside an IPv6 one (mapped, compatible, NAT64), if
- * any, in dotted or hex form (`::127.0.0.1` is written `::7f00:1` once parsed).
+ * The IPv4 address an IPv6 one carries, judged by value (not by how it is
+ * written): IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96),
+ * IPv4-compatible (::/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16, bits
+ * 16-47) and Teredo (2001::/32, the client address inverted in the low 32
+ * bits). Undefined when it carries none.
  */
-function embeddedV4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+function embeddedV4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const b = v6.toByteArray();
+  const v4 = (i: number, invert = false) =>
+    new ipaddr.IPv4(b.slice(i, i + 4).map((x) => (invert ? ~x & 255 : x)));
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  switch (v6.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return v4(12);
+    case '6to4':
+      return v4(2);
+    case 'teredo':
+      return v4(12, true);
   }
-  return null;
+  // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks); :: and ::1 are judged as IPv6.
+  if (zero(0, 12) && !zero(12, 14)) return v4(12);
+  return undefined;
 }
 
-/** Why an address may not be a webhook target, or null when it may. */
+/**
+ * Why an address may not be a webhook target, or null when it may. Parsed
+ * and classified by value (ipaddr.js): only globally routable unicast
+ * passes, and every IPv6 form that carries an IPv4 address is judged by the
+ * IPv4 inside. The explicit lists above add what ipaddr.js calls unicast.
+ */
 export function blockedReason(address: string): string | null {
-  const family = isIP(address);
-  if (family === 4) return describeV4(address);
-  if (family === 6) {
-    const inner = embeddedV4(address);
-    if (inner) return describeV4(inner);
-    if (!v6.check(address, 'ipv6')) return null;
-    for (const [net, prefix, label] of BLOCKED_V6) {
-      const one = new BlockList();
-      one.addSubnet(net, prefix, 'ipv6');
-      if (one.check(address, 'ipv6')) return label;
-    }
-    return 'reserved';
+  if (!isIP(address) || !ipaddr.isValid(address)) return 'not an IP address';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return judgeV4(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  const inner = embeddedV4(v6);
+  if (inner) return judgeV4(inner);
+  const listed = describeV6(v6.toNormalizedString());
+  if (listed) return listed;
+  const range = v6.range();
+  return range === 'unicast' ? null : (LABELS[range] ?? 'reserved');
+}
+
+function judgeV4(a: ipaddr.IPv4): string | null {
+  const listed = describeV4(a.toString());
+  if (listed) return listed;
+  const range = a.range();
+  return range === 'unicast' ? null : (LABELS[range] ?? 'reserved');
+}
+
+function describeV6(address: string): string | null {
+  if (!v6.check(address, 'ipv6')) return null;
+  for (const [net, prefix, label] of BLOCKED_V6) {
+    const one = new BlockList();
+    one.addSubnet(net, prefix, 'ipv6');
+    if (one.check(address, 'ipv6')) return label;
   }
-  return 'not an IP address';
+  return 'reserved';
 }
