@@ -3,6 +3,7 @@ import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IsNull } from 'typeorm';
 import { Clock } from '../common/clock/clock';
+import { AuditService } from '../audit/audit.service';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
@@ -32,6 +33,7 @@ export class WebhookDeliveriesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   private get deliveries() {
@@ -140,10 +142,17 @@ export class WebhookDeliveriesService {
     return this.resendLocked(deliveryId, { ...scope, endpointId });
   }
 
-  /** Operators: re-send one delivery, whatever its app. */
+  /** Operators: re-send one delivery, whatever its app (audited). */
   @Transactional()
   async resend(id: number): Promise<WebhookDelivery> {
-    return this.resendLocked(id);
+    const delivery = await this.resendLocked(id);
+    await this.audit.record({
+      action: 'webhook_delivery.resent',
+      targetType: 'webhook_delivery',
+      targetId: id,
+      after: { endpointId: delivery.endpointId, status: delivery.status },
+    });
+    return delivery;
   }
 
   /**
@@ -240,6 +249,12 @@ export class WebhookDeliveriesService {
     );
     const count = rows.length;
     if (count > 0) await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    await this.audit.record({
+      action: 'webhook_endpoint.parked_resent',
+      targetType: 'webhook_endpoint',
+      targetId: endpointId,
+      after: { deliveries: count },
+    });
     return count;
   }
 

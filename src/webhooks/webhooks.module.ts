@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { EventsModule } from '../events/events.module';
 import { AdminWebhooksController } from './admin-webhooks.controller';
@@ -24,6 +25,7 @@ import { WebhookWorkers } from './webhook-workers';
  */
 @Module({
   imports: [
+    AuditModule,
     AuthModule,
     EventsModule,
     TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery, WebhookAttempt]),

@@ -39,5 +39,11 @@ describe('webhook re-send limit', () => {
     expect(Number(eleventh.headers['retry-after'])).toBeLessThanOrEqual(60);
     t.clock.advance(61_000);
     expect((await viaOperator()).status).toBe(200);
+    // Operator re-sends are audited (the app's own are not admin actions).
+    const audited = await t.db.query(
+      `SELECT count(*)::int AS n FROM audit_events WHERE action = 'webhook_delivery.resent' AND target_id = $1`,
+      [String(delivery)],
+    );
+    expect(audited.rows[0].n).toBe(6);
   });
 });
