@@ -31,14 +31,15 @@ export class AuthController {
   @ApiOperation({
     summary: 'Change your own password',
     description:
-      'Checks currentPassword (401 INVALID_CREDENTIALS when wrong); newPassword has at least 12 characters. Every other session of yours is revoked; this one stays.',
+      'Checks currentPassword (401 INVALID_CREDENTIALS when wrong; throttled like login, 429 beyond); newPassword has at least 12 characters. Every other session of yours is revoked; this one stays.',
   })
   @ApiEnvelope(CurrentUserDto)
   async changePassword(
     @CurrentAdmin() admin: AdminPrincipal,
     @Body() body: ChangePasswordDto,
+    @Ip() address: string,
   ): Promise<CurrentUserDto> {
-    await this.auth.changeOwnPassword(admin, body.currentPassword, body.newPassword);
+    await this.auth.changeOwnPassword(admin, body.currentPassword, body.newPassword, address);
     return toCurrentUserDto(admin);
   }
 

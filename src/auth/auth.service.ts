@@ -65,13 +65,21 @@ export class AuthService {
     principal: AdminPrincipal,
     currentPassword: string,
     newPassword: string,
+    address: string,
   ): Promise<void> {
-    const user = await this.users.get(principal.userId);
-    const ok = await this.throttle.withinHashingCap(() =>
-      verifyPassword(currentPassword, user.passwordHash),
-    );
-    if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
-    await this.users.setPassword(user.id, newPassword, { keepSessionId: principal.sessionId });
+    // Guessing the current password here is throttled exactly like a login.
+    const attempt = this.throttle.keysOf(principal.email, address);
+    await this.throttle.withinHashingCap(async () => {
+      await this.throttle.reserve(attempt);
+      const user = await this.users.get(principal.userId);
+      if (!(await verifyPassword(currentPassword, user.passwordHash))) {
+        throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+      }
+      await this.throttle.succeeded(attempt);
+    });
+    await this.users.setPassword(principal.userId, newPassword, {
+      keepSessionId: principal.sessionId,
+    });
   }
 
   @Transactional()

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createServer } from 'node:net';
+import { freePort } from '../support/net';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -7,14 +7,6 @@ import { createTestApp, TestApp } from '../support/test-app';
  * (127.0.0.1), `no-store` on API responses, `nosniff` everywhere, Swagger
  * UI not frameable, HSTS when the public base URL is https.
  */
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
 
 describe('exposure', () => {
   let t: TestApp;

@@ -86,6 +86,21 @@ describe('login security', () => {
     expect((await t.http().get('/api/v1/auth/me').set(bearer(admin.token))).status).toBe(200);
     expect((await attempt(admin.email, 'admin-password-123', '192.0.2.50')).status).toBe(401);
     expect((await attempt(admin.email, 'a-brand-new-password', '192.0.2.50')).status).toBe(200);
+    // Guessing the current password is throttled like a login (5 per email and address).
+    const guesses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      guesses.push(
+        (
+          await t
+            .http()
+            .post('/api/v1/auth/password')
+            .set(bearer(admin.token))
+            .set('X-Forwarded-For', '192.0.2.51')
+            .send({ currentPassword: `guess-${i}-xxxxxxxx`, newPassword: 'a-third-long-password' })
+        ).status,
+      );
+    }
+    expect(guesses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   it("only a super admin sets another admin's password; it revokes that admin's sessions", async () => {

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, CreatedApp } from '../support/factories';
@@ -21,14 +21,6 @@ function documentedConsumer(): string {
   const m = /```js\n([\s\S]*?)```/.exec(section);
   if (!m) throw new Error('no js block under "Verifying signatures"');
   return m[1];
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((ok) => s.close(ok));
-  return port;
 }
 
 async function post(port: number, body: string, headers: Record<string, string>): Promise<number> {
