@@ -23,8 +23,8 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     }
     if (!adminEmail || !adminPassword) {
       this.status =
-        'No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or run ' +
-        "`npm run cli -- admin:create --email you@example.com --password '<12+ chars>' --name You --super`";
+        'No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or pipe a password into ' +
+        '`npm run cli -- admin:create --email you@example.com --name You --super`';
       return;
     }
     try {

@@ -105,7 +105,7 @@ describe('start-up (src/main.ts)', () => {
       `API docs: http://localhost:${port}/docs (OpenAPI JSON at http://localhost:${port}/docs-json)`,
       `Metrics: http://127.0.0.1:${metricsPort}/metrics (not on the public port)`,
       expect.stringMatching(
-        /^No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or run `npm run cli -- admin:create/,
+        /^No admin user yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart, or pipe a password into `npm run cli -- admin:create --email/,
       ),
     ]);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
