@@ -36,6 +36,8 @@ export class AppConfig {
   readonly encryptionKey: Buffer;
   readonly webhookTestAllowedSchemes: string[];
   readonly webhookAllowPrivateTargets: boolean;
+  /** DNS servers for webhook hosts (ip[:port]); empty = the system's resolvers. */
+  readonly webhookDnsServers: string[];
   readonly workersEnabled: boolean;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
   readonly webhookTimeoutMs: number;
@@ -67,6 +69,7 @@ export class AppConfig {
     encryptionKeyHex: string;
     webhookTestAllowedSchemes?: string[];
     webhookAllowPrivateTargets?: boolean;
+    webhookDnsServers?: string[];
     workersEnabled?: boolean;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
@@ -99,6 +102,7 @@ export class AppConfig {
     this.encryptionKey = Buffer.from(values.encryptionKeyHex, 'hex');
     this.webhookTestAllowedSchemes = values.webhookTestAllowedSchemes ?? ['https'];
     this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
+    this.webhookDnsServers = values.webhookDnsServers ?? [];
     this.workersEnabled = values.workersEnabled ?? true;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
@@ -133,6 +137,7 @@ export class AppConfig {
       encryptionKeyHex: resolved.encryptionKeyHex,
       webhookTestAllowedSchemes: env.WEBHOOK_TEST_ALLOWED_SCHEMES.split(','),
       webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      webhookDnsServers: env.WEBHOOK_DNS_SERVERS ? env.WEBHOOK_DNS_SERVERS.split(',') : [],
       workersEnabled: env.WORKERS_ENABLED,
       logLevel: env.LOG_LEVEL,
     });

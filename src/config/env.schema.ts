@@ -169,6 +169,13 @@ export class EnvSchema {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
 
   @IsOptional()
+  @IsString()
+  @Matches(/^[0-9a-fA-F.:[\]]+(,[0-9a-fA-F.:[\]]+)*$/, {
+    message: 'must be a comma-separated list of DNS server addresses (ip or ip:port)',
+  })
+  WEBHOOK_DNS_SERVERS?: string;
+
+  @IsOptional()
   @Transform(toBool)
   @IsBoolean()
   WORKERS_ENABLED: boolean = true;

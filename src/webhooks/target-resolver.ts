@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { blockedReason } from './address-guard';
 
@@ -10,26 +10,67 @@ export interface ResolvedAddress {
 /** Every address a host name resolves to (injectable for tests). */
 export type ResolveAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-/** System lookups in progress, by host name. */
+/** How long one DNS query for a webhook host may take (c-ares, one try). */
+export const DNS_TIMEOUT_MS = 2000;
+
+const resolvers = new Map<string, Resolver>();
+/** Lookups in progress, by servers and host name. */
 const lookupsInFlight = new Map<string, Promise<{ address: string; family: number }[]>>();
 
-/**
- * The system resolver (hosts file, search domains). Each lookup holds one of
- * libuv's 4 threads until getaddrinfo gives up, however soon the caller's
- * deadline passes; so concurrent attempts to one host share one lookup, and a
- * host whose DNS never answers ties up one thread, not every thread that all
- * other endpoints' lookups need.
- */
-export const systemResolveAll: ResolveAll = (hostname) => {
-  let lookup = lookupsInFlight.get(hostname);
-  if (!lookup) {
-    lookup = dnsLookup(hostname, { all: true, verbatim: true }).finally(() =>
-      lookupsInFlight.delete(hostname),
-    );
-    lookupsInFlight.set(hostname, lookup);
+function resolverFor(servers: readonly string[]): Resolver {
+  const key = servers.join(',');
+  let resolver = resolvers.get(key);
+  if (!resolver) {
+    resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 1 });
+    if (servers.length > 0) resolver.setServers([...servers]);
+    resolvers.set(key, resolver);
   }
-  return lookup;
-};
+  return resolver;
+}
+
+/**
+ * Webhook DNS through c-ares (`dns.Resolver`: A and AAAA, 2 s, one try)
+ * rather than the system's getaddrinfo, which holds one of libuv's threads
+ * (shared with password hashing) until it gives up, however soon the
+ * caller's deadline passes. Concurrent lookups of one host share one query.
+ * `servers` (WEBHOOK_DNS_SERVERS) overrides the system's resolvers.
+ * `localhost` and `*.localhost` are loopback by definition (RFC 6761); other
+ * /etc/hosts entries are not consulted.
+ */
+export function aresResolveAll(servers: readonly string[] = []): ResolveAll {
+  return (hostname) => {
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) {
+      return Promise.resolve([
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
+    }
+    const key = `${servers.join(',')}|${name}`;
+    let lookup = lookupsInFlight.get(key);
+    if (!lookup) {
+      const resolver = resolverFor(servers);
+      lookup = Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)])
+        .then(([v4, v6]) => {
+          const answers = [
+            ...(v4.status === 'fulfilled'
+              ? v4.value.map((address) => ({ address, family: 4 }))
+              : []),
+            ...(v6.status === 'fulfilled'
+              ? v6.value.map((address) => ({ address, family: 6 }))
+              : []),
+          ];
+          if (answers.length === 0) {
+            throw v4.status === 'rejected' ? v4.reason : new Error(`${name} has no address`);
+          }
+          return answers;
+        })
+        .finally(() => lookupsInFlight.delete(key));
+      lookupsInFlight.set(key, lookup);
+    }
+    return lookup;
+  };
+}
 
 export class TargetRefused extends Error {
   constructor(
@@ -48,7 +89,7 @@ export class TargetRefused extends Error {
  */
 export async function resolveTarget(
   hostname: string,
-  opts: { allowPrivate: boolean; resolveAll?: ResolveAll },
+  opts: { allowPrivate: boolean; resolveAll?: ResolveAll; dnsServers?: readonly string[] },
 ): Promise<ResolvedAddress> {
   let answers: { address: string; family: number }[];
   const literal = isIP(hostname);
@@ -56,7 +97,7 @@ export async function resolveTarget(
     answers = [{ address: hostname, family: literal }];
   } else {
     try {
-      answers = await (opts.resolveAll ?? systemResolveAll)(hostname);
+      answers = await (opts.resolveAll ?? aresResolveAll(opts.dnsServers))(hostname);
     } catch (err) {
       throw new TargetRefused(
         'DNS_FAILED',

@@ -270,7 +270,10 @@ export class WebhookDispatcher {
     let target: ResolvedAddress;
     try {
       target = await withDeadline(
-        resolveTarget(hostOf(url), { allowPrivate: this.config.webhookAllowPrivateTargets }),
+        resolveTarget(hostOf(url), {
+          allowPrivate: this.config.webhookAllowPrivateTargets,
+          dnsServers: this.config.webhookDnsServers,
+        }),
         this.config.webhookTimeoutMs,
         () =>
           new TargetRefused(

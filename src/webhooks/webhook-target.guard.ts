@@ -30,7 +30,10 @@ export class WebhookTargetGuard implements CanActivate {
     if (typeof raw !== 'string' || !url.hostname) return true;
     try {
       await withDeadline(
-        resolveTarget(hostOf(url), { allowPrivate: false }),
+        resolveTarget(hostOf(url), {
+          allowPrivate: false,
+          dnsServers: this.config.webhookDnsServers,
+        }),
         this.config.webhookTimeoutMs,
         () => new TargetRefused('DNS_FAILED', `${hostOf(url)} did not resolve in time`),
       );

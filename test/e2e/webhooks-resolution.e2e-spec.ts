@@ -1,5 +1,6 @@
 import * as resolver from '../../src/webhooks/target-resolver';
 import { asApp, createApp, CreatedApp } from '../support/factories';
+import { SilentDnsServer } from '../support/dns-stub';
 import { createTestApp, TestApp } from '../support/test-app';
 import { verifyV1, WebhookReceiver } from '../support/webhook-receiver';
 import {
@@ -136,72 +137,76 @@ describe('webhooks: saving a URL while DNS is stuck (SSRF guard on)', () => {
     );
     expect(n.rows[0].n).toBe(0);
   });
-  it('holds no database connection while the lookup waits (twelve stuck creates leave the pool free)', async () => {
-    const app = await createApp(t);
-    let release!: () => void;
-    const gate = new Promise<void>((ok) => (release = ok));
-    const waiting = jest.spyOn(resolver, 'resolveTarget').mockImplementation(async () => {
-      await gate;
-      throw new resolver.TargetRefused('DNS_FAILED', 'tarpit.example.com has no address');
+  it('holds no database connection while a DNS server never answers (twelve stuck creates leave the pool free)', async () => {
+    const dns = await SilentDnsServer.start();
+    const stuck = await createTestApp({
+      config: {
+        webhookAllowPrivateTargets: false,
+        webhookTimeoutMs: 5000,
+        webhookDnsServers: [dns.server],
+      },
     });
-    const creates = Array.from({ length: 12 }, (_, i) =>
-      t
-        .http()
-        .post('/api/v1/webhook-endpoints')
-        .set(asApp(app.LIVE))
-        .set('Idempotency-Key', `stuck-pool-${i}`)
-        .send({ url: 'https://tarpit.example.com/hook', events: ['*'] })
-        .then((r) => r),
-    );
-    while (waiting.mock.calls.length < 12) await new Promise((r) => setTimeout(r, 20));
-    // Every create is parked in its DNS lookup: none holds a transaction...
-    const open = await t.db.query(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
-    );
-    expect(open.rows[0].n).toBe(0);
-    // ...and other tenants' requests still get connections.
-    const other = await createApp(t);
-    const list = await t.http().get('/api/v1/invoices').set(asApp(other.TEST));
-    expect(list.status).toBe(200);
-    release();
-    const answers = await Promise.all(creates);
-    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(400));
+    try {
+      const app = await createApp(stuck);
+      const creates = Array.from({ length: 12 }, (_, i) =>
+        stuck
+          .http()
+          .post('/api/v1/webhook-endpoints')
+          .set(asApp(app.LIVE))
+          .set('Idempotency-Key', `stuck-pool-${i}`)
+          .send({ url: 'https://tarpit.example.test/hook', events: ['*'] })
+          .then((r) => r),
+      );
+      while (dns.queries.length < 1) await new Promise((r) => setTimeout(r, 20));
+      // Every create waits on the silent DNS server: none holds a transaction...
+      const open = await stuck.db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+      );
+      expect(open.rows[0].n).toBe(0);
+      // ...other tenants' requests still get connections...
+      const other = await createApp(stuck);
+      expect((await stuck.http().get('/api/v1/invoices').set(asApp(other.TEST))).status).toBe(200);
+      // ...and the c-ares timeout (2 s) answers them all, sharing one lookup (A + AAAA).
+      const answers = await Promise.all(creates);
+      expect(answers.map((r) => r.status)).toEqual(Array(12).fill(400));
+      expect(answers[0].body.meta.details).toEqual([
+        { field: 'url', message: 'host does not resolve' },
+      ]);
+      expect(dns.queries.length).toBeLessThanOrEqual(2);
+    } finally {
+      await stuck.close();
+      await dns.close();
+    }
   });
 });
 
-// The module object itself (not an import wrapper), so the resolver's own calls see the spy.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const dnsPromises = require('node:dns/promises') as typeof import('node:dns/promises');
-
 describe('webhooks: an endpoint whose host never answers DNS', () => {
   let t: TestApp;
+  let dns: SilentDnsServer;
   beforeAll(async () => {
-    t = await createTestApp({ config: { webhookTimeoutMs: 1000, webhookPollIntervalMs: 100 } });
+    dns = await SilentDnsServer.start();
+    t = await createTestApp({
+      config: {
+        webhookTimeoutMs: 1000,
+        webhookPollIntervalMs: 100,
+        webhookDnsServers: [dns.server],
+      },
+    });
     await workersOf(t).start();
   });
-  afterAll(() => t.close());
-  afterEach(() => jest.restoreAllMocks());
+  afterAll(async () => {
+    await t.close();
+    await dns.close();
+  });
 
-  it('holds one system lookup for it at a time, not one per attempt (the 4 resolver threads serve every endpoint)', async () => {
+  it('holds one c-ares lookup for it at a time, not one per attempt (no libuv thread at all)', async () => {
     const app = await createApp(t);
-    const realLookup = dnsPromises.lookup;
-    let tarpitLookups = 0;
-    let answerTarpit!: () => void;
-    const tarpit = new Promise<never>((_, fail) => {
-      answerTarpit = () => fail(Object.assign(new Error('no answer'), { code: 'ETIMEOUT' }));
-    });
-    tarpit.catch(() => undefined);
-    jest.spyOn(dnsPromises, 'lookup').mockImplementation(((host: string, opts: never) => {
-      if (host !== 'tarpit.example.test') return realLookup(host, opts);
-      tarpitLookups++;
-      return tarpit;
-    }) as typeof dnsPromises.lookup);
-
     const e = await createEndpoint(t, app.TEST, { url: 'http://tarpit.example.test:9/hook' });
     for (let i = 0; i < 6; i++)
       await recordEvent(t, { appId: app.id, mode: 'TEST' }, 'payment.failed', { payment_id: i });
-    // The per-endpoint cap lets 4 attempts run at once; each gives up at its deadline.
+    // The per-endpoint cap lets 4 attempts run at once; each gives up at its deadline (1 s),
+    // before the lookup they share times out (2 s).
     const attempts = await eventually(
       async () => {
         const q = await t.db.query(
@@ -214,7 +219,8 @@ describe('webhooks: an endpoint whose host never answers DNS', () => {
       'four attempts given up',
     );
     for (const a of attempts) expect(a.error).toMatch(/^DNS_FAILED/);
-    expect(tarpitLookups).toBe(1);
-    answerTarpit();
+    // One shared lookup: one A and one AAAA query reached the DNS server.
+    expect(dns.queries.length).toBeLessThanOrEqual(2);
+    expect(dns.queries.length).toBeGreaterThanOrEqual(1);
   });
 });
