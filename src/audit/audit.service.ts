@@ -44,8 +44,11 @@ export class AuditService {
     after?: Record<string, unknown> | null;
     /** Override the actor (lock-outs have none). */
     actor?: null;
+    /** Record only when an admin is acting (shared services also serve app keys). */
+    adminOnly?: boolean;
   }): Promise<void> {
     const req = this.cls.isActive() ? this.cls.get<JomaRequest | undefined>(CLS_REQ) : undefined;
+    if (entry.adminOnly && !req?.user) return;
     const user = entry.actor === null ? undefined : req?.user;
     const { before, after } = changed(entry.before ?? null, entry.after ?? null);
     await this.txHost.tx.getRepository(AuditEvent).insert({

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AppError } from '../common/errors/app-error';
@@ -13,7 +14,10 @@ import { Benefit } from './benefit.entity';
 export class BenefitsService {
   private readonly benefits: TenantRepo<Benefit>;
 
-  constructor(txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+  constructor(
+    txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+  ) {
     this.benefits = new TenantRepo(txHost, Benefit, 'Benefit');
   }
 
@@ -23,7 +27,7 @@ export class BenefitsService {
     input: { lookupKey: string; name: string; metadata?: string },
   ): Promise<Benefit> {
     try {
-      return await this.benefits.repo.save(
+      const benefit = await this.benefits.repo.save(
         this.benefits.repo.create({
           ...scope,
           lookupKey: input.lookupKey,
@@ -32,6 +36,14 @@ export class BenefitsService {
           active: false,
         }),
       );
+      await this.audit.record({
+        adminOnly: true,
+        action: 'benefit.created',
+        targetType: 'benefit',
+        targetId: benefit.id,
+        after: { appId: scope.appId, mode: scope.mode, lookupKey: benefit.lookupKey },
+      });
+      return benefit;
     } catch (err) {
       if (isUniqueViolation(err))
         throw new AppError(
@@ -61,7 +73,16 @@ export class BenefitsService {
     const benefit = await this.benefits.getForUpdate(scope, id);
     if (benefit.active) return benefit;
     benefit.active = true;
-    return this.benefits.repo.save(benefit);
+    const saved = await this.benefits.repo.save(benefit);
+    await this.audit.record({
+      adminOnly: true,
+      action: 'benefit.activated',
+      targetType: 'benefit',
+      targetId: id,
+      before: { active: false },
+      after: { active: true },
+    });
+    return saved;
   }
 
   /** For admin routes: the benefit's own partition, found by id alone. */

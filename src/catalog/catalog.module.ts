@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { Benefit } from './benefit.entity';
 import { AdminBenefitsController, BenefitsController } from './benefits.controller';
@@ -15,7 +16,11 @@ import { ProductsService } from './products.service';
 
 /** Products, prices and benefits. Other features use CatalogService (and BenefitsService). */
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([Benefit, Product, Price, ProductBenefit])],
+  imports: [
+    AuditModule,
+    AuthModule,
+    TypeOrmModule.forFeature([Benefit, Product, Price, ProductBenefit]),
+  ],
   controllers: [
     BenefitsController,
     AdminBenefitsController,

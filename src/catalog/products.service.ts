@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
@@ -30,6 +31,7 @@ export class ProductsService {
   constructor(
     txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly benefits: BenefitsService,
+    private readonly audit: AuditService,
   ) {
     this.products = new TenantRepo(txHost, Product, 'Product');
     this.prices = new TenantRepo(txHost, Price, 'Price');
@@ -51,6 +53,13 @@ export class ProductsService {
           status: 'DRAFT',
         }),
       );
+      await this.audit.record({
+        adminOnly: true,
+        action: 'product.created',
+        targetType: 'product',
+        targetId: product.id,
+        after: { appId: scope.appId, mode: scope.mode, name: product.name },
+      });
       return { product, prices: [], benefits: [] };
     } catch (err) {
       if (isForeignKeyViolation(err)) throw AppError.notFound('App');
@@ -83,6 +92,13 @@ export class ProductsService {
       next === product.status
         ? product
         : await this.products.repo.save(Object.assign(product, { status: next }));
+    await this.audit.record({
+      adminOnly: true,
+      action: 'product.archived',
+      targetType: 'product',
+      targetId: id,
+      after: { status: saved.status },
+    });
     const [details] = await this.withDetails(scope, [saved]);
     return details;
   }
@@ -107,6 +123,13 @@ export class ProductsService {
       .values({ appId: scope.appId, mode: scope.mode, productId, benefitId })
       .orIgnore()
       .execute();
+    await this.audit.record({
+      adminOnly: true,
+      action: 'product.benefit_attached',
+      targetType: 'product',
+      targetId: productId,
+      after: { benefitId },
+    });
     const [details] = await this.withDetails(scope, [product]);
     return details;
   }

@@ -72,6 +72,35 @@ describe('audit log', () => {
     expect(JSON.stringify(list.body.data)).not.toMatch(/sk_(test|live)_/);
   });
 
+  it('admin catalog changes are audited; the same change made with an app key is not an admin action', async () => {
+    const app = await createApp(t);
+    const viaAdmin = await t
+      .http()
+      .post(`/api/v1/admin/products?applicationId=${app.id}&mode=TEST`)
+      .set(bearer(root))
+      .send({ name: 'Audited plan' });
+    expect(viaAdmin.status).toBe(201);
+    const viaApp = await t
+      .http()
+      .post('/api/v1/products')
+      .set({ 'X-Api-Key': app.TEST.apiKey, 'X-Api-Secret': app.TEST.apiSecret })
+      .send({ name: 'App plan' });
+    expect(viaApp.status).toBe(201);
+    await t
+      .http()
+      .post(`/api/v1/admin/products/${viaAdmin.body.data.id}/archive`)
+      .set(bearer(root))
+      .send();
+    const list = await events('?targetType=product');
+    const mine = list.body.data.filter((e: { targetId: string }) =>
+      [String(viaAdmin.body.data.id), String(viaApp.body.data.id)].includes(e.targetId),
+    );
+    expect(mine.map((e: { action: string; targetId: string }) => [e.action, e.targetId])).toEqual([
+      ['product.archived', String(viaAdmin.body.data.id)],
+      ['product.created', String(viaAdmin.body.data.id)],
+    ]);
+  });
+
   it('a lock-out is audited with no actor and no email', async () => {
     const victim = await adminWith(t, []);
     for (let i = 0; i < 5; i++) {
