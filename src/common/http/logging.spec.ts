@@ -1,4 +1,4 @@
-import { safePath } from './logging';
+import { loggerParams, safePath } from './logging';
 
 describe('safePath', () => {
   it.each([
@@ -9,5 +9,29 @@ describe('safePath', () => {
     ['/api/v1/gateways/sandbox/return?session_id=sbx_1', '/api/v1/gateways/sandbox/return'],
   ])('%s -> %s', (input, expected) => {
     expect(safePath(input)).toBe(expected);
+  });
+});
+
+describe('loggerParams', () => {
+  const withTty = <T>(isTTY: boolean, fn: () => T): T => {
+    const before = process.stdout.isTTY;
+    Object.defineProperty(process.stdout, 'isTTY', { value: isTTY, configurable: true });
+    try {
+      return fn();
+    } finally {
+      Object.defineProperty(process.stdout, 'isTTY', { value: before, configurable: true });
+    }
+  };
+
+  it('writes readable lines (pino-pretty) when stdout is a terminal', () => {
+    const params = withTty(true, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
+    expect(params.pinoHttp.transport.target).toBe('pino-pretty');
+    expect(params.pinoHttp.stream).toBeUndefined();
+  });
+
+  it('writes JSON lines otherwise (production, CI, log collectors)', () => {
+    const params = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
+    expect(params.pinoHttp.transport).toBeUndefined();
+    expect(params.pinoHttp.stream).toBeDefined();
   });
 });
