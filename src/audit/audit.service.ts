@@ -10,8 +10,8 @@ import { AuditEvent } from './audit-event.entity';
 
 export type { AuditEvent } from './audit-event.entity';
 
-/** Fields that are never written to the audit log, whatever the change. */
-const SECRET_FIELDS = /password|secret|token|hash|key$/i;
+/** Fields that are never written to the audit log, whatever the change (a public apiKey is kept). */
+const SECRET_FIELDS = /password|secret|token|hash|encryption/i;
 
 export interface AuditFilter {
   actorUserId?: number;

@@ -42,24 +42,22 @@ export class AuthService {
    * under the concurrency cap, outside any transaction.
    */
   async login(email: string, password: string, address: string): Promise<IssuedSession> {
-    const attempt = this.throttle.keysOf(email, address);
-    return this.throttle.withinHashingCap(async () => {
-      const reached = await this.throttle.reserve(attempt);
-      const user = await this.users.findByEmail(email);
+    let user: AdminUser | null = null;
+    const ok = await this.throttle.check(this.throttle.keysOf(email, address), async () => {
+      user = await this.users.findByEmail(email);
       // Verify against a dummy hash when there is no user, so timing reveals nothing.
-      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-      if (!user || !ok || user.status !== 'ACTIVE') {
-        if (reached.length > 0) await this.throttle.recordLockouts(reached);
-        throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
-      }
-      await this.throttle.succeeded(attempt);
-      return this.openSession(user);
+      const match = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+      return match && user?.status === 'ACTIVE';
     });
+    if (!ok || !user)
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
+    return this.openSession(user);
   }
 
   /**
    * Changes the logged-in admin's own password after checking the current
-   * one; every other session of theirs is revoked (this one stays).
+   * one (throttled like a login); every other session of theirs is revoked
+   * (this one stays).
    */
   async changeOwnPassword(
     principal: AdminPrincipal,
@@ -67,16 +65,10 @@ export class AuthService {
     newPassword: string,
     address: string,
   ): Promise<void> {
-    // Guessing the current password here is throttled exactly like a login.
-    const attempt = this.throttle.keysOf(principal.email, address);
-    await this.throttle.withinHashingCap(async () => {
-      await this.throttle.reserve(attempt);
-      const user = await this.users.get(principal.userId);
-      if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-        throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
-      }
-      await this.throttle.succeeded(attempt);
-    });
+    const ok = await this.throttle.check(this.throttle.keysOf(principal.email, address), async () =>
+      verifyPassword(currentPassword, (await this.users.get(principal.userId)).passwordHash),
+    );
+    if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     await this.users.setPassword(principal.userId, newPassword, {
       keepSessionId: principal.sessionId,
     });

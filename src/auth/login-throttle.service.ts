@@ -42,6 +42,21 @@ export class LoginThrottleService {
     private readonly audit: AuditService,
   ) {}
 
+  /**
+   * One throttled password check (login, password change): counted before
+   * `verify` runs, under the hashing cap; a match takes its count back, a
+   * failure that reached a limit records the lock-out. Whether it matched.
+   */
+  check(attempt: LoginAttempt, verify: () => Promise<boolean>): Promise<boolean> {
+    return this.withinHashingCap(async () => {
+      const reached = await this.reserve(attempt);
+      const ok = await verify();
+      if (ok) await this.succeeded(attempt);
+      else if (reached.length > 0) await this.recordLockouts(reached);
+      return ok;
+    });
+  }
+
   /** Runs `check` (the password hashing) inside the concurrency cap, or refuses with 429. */
   async withinHashingCap<T>(check: () => Promise<T>): Promise<T> {
     if (this.hashing >= this.config.loginHashConcurrency) throw rateLimited(1);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from 'pg';
 import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
+import { freePort } from '../common/net/free-port';
 import { EmbeddedPostgresError } from './embedded-postgres-error';
 import { moduleDir, placeForRoot, RootPlacement } from './embedded-postgres-root';
 
@@ -38,17 +38,6 @@ export interface EmbeddedPostgresOptions {
  * constant; a cluster still using it is moved to a generated one on start.
  */
 const LEGACY_PASSWORD = 'joma-embedded';
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => ok(port));
-    });
-  });
-}
 
 /** The pid in `postmaster.pid` when that process is alive, else undefined. */
 function runningPostmaster(clusterDir: string): number | undefined {

@@ -70,6 +70,10 @@ describe('audit log', () => {
       after: { paymentExpiryMinutes: 45 },
     });
     expect(JSON.stringify(list.body.data)).not.toMatch(/sk_(test|live)_/);
+    expect(list.body.data[1].after).toEqual({
+      mode: 'LIVE',
+      apiKey: expect.stringMatching(/^pk_live_/),
+    });
   });
 
   it('admin catalog changes are audited; the same change made with an app key is not an admin action', async () => {

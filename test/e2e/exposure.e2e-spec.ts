@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { freePort } from '../support/net';
+import { freePort } from '../../src/common/net/free-port';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

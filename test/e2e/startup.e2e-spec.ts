@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { freePort } from '../support/net';
+import { freePort } from '../../src/common/net/free-port';
 import { createTestDatabase } from '../support/test-app';
 
 /**

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../support/net';
+import { freePort } from '../../src/common/net/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, CreatedApp } from '../support/factories';

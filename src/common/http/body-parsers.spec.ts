@@ -1,4 +1,6 @@
-import { nestedDeeperThan } from './body-parsers';
+import { inspectJson } from './body-parsers';
+
+const nestedDeeperThan = (value: unknown, max: number) => inspectJson(value, max).tooDeep;
 
 describe('nestedDeeperThan', () => {
   const nest = (levels: number): unknown => {

@@ -19,16 +19,6 @@ export const MAX_JSON_MEMBERS = 2000;
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Whether a parsed JSON value nests objects or arrays deeper than `max`
- * levels. Iterative, so a hostile body cannot overflow the stack here; it is
- * refused before anything recursive (idempotency hashing, class-transformer,
- * validation) walks it.
- */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  return inspectJson(value, max).tooDeep;
-}
-
-/**
  * Member names that mean something to JavaScript objects. JSON.parse keeps
  * them as plain data, but anything that later merges or copies the body
  * could turn them into prototype changes; no Joma field has these names.
@@ -36,8 +26,10 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 const FORBIDDEN_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * One iterative walk over a parsed JSON body: whether it nests deeper than
- * `max` levels, and the path of the first member with a forbidden name.
+ * One walk over a parsed JSON body: whether it nests deeper than `max`
+ * levels or holds more than `maxMembers` members, and the path of the first
+ * member with a forbidden name. Iterative, so a hostile body cannot overflow
+ * the stack; it runs before anything recursive walks the body.
  */
 export function inspectJson(
   value: unknown,
