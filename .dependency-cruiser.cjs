@@ -1,20 +1,18 @@
 /**
- * Module boundaries (docs/architecture in README.md, "Module boundaries").
+ * Module boundaries (README.md, "Architecture").
  *
- * A feature is a folder directly under src/ (apps, auth, invoices, ...). It may
- * use another feature only through that feature's public surface:
- *   - its `*.module.ts` and `*.service.ts` at the top of the feature folder,
- *   - its `dto/` folder,
- *   - and the shared entry points listed in SHARED_ENTRY_POINTS.
- * Never its entities (`*.entity.ts`) or anything else inside it.
+ * A feature is a folder directly under src/ (apps, auth, billing, invoices,
+ * payments, ...). Another feature reaches it only through its public door,
+ * `src/<feature>/index.ts`, which exports what its Nest module exports (its
+ * module, services, DTOs, domain events and record types), plus the shared
+ * entry points listed in SHARED_ENTRY_POINTS (route decorators and the like,
+ * which every feature's controllers use). Never its entities or anything else
+ * inside it.
  * The shared folders (common, config, database, bootstrap) may be used by all;
  * common, config and database never reach into a feature.
  * Feature folders must not depend on each other in a cycle.
  *
- * `npm run lint` runs this with --ignore-known: the violations recorded in
- * .dependency-cruiser-known-violations.json (existing debt) are reported as
- * ignored, anything new fails. Shrink that file, never grow it by hand.
- * `npm run lint:boundaries:selftest` proves each rule still fires.
+ * `npm run lint:boundaries:selftest` (part of `npm run lint`) proves each rule still fires.
  */
 const SHARED = '(?:common|config|database|bootstrap)';
 /** A module inside a feature folder; $1 is the feature's name. */
@@ -25,7 +23,6 @@ const ANY_FEATURE = `^src/(?!${SHARED}/)[^/]+/`;
 const SHARED_ENTRY_POINTS = [
   '^src/auth/decorators\\.ts$',
   '^src/auth/permissions\\.ts$',
-  '^src/auth/app-credentials\\.service\\.ts$',
   '^src/idempotency/idempotency\\.interceptor\\.ts$',
   '^src/events/event-catalogue\\.ts$',
 ];
@@ -37,7 +34,7 @@ module.exports = {
       name: 'feature-no-foreign-entities',
       severity: 'error',
       comment:
-        "A feature reads and writes only its own tables. Use the owning feature's exported service instead of its entity.",
+        "A feature reads and writes only its own tables. Use the owning feature's door (index.ts) instead of its entity.",
       from: { path: IN_FEATURE },
       to: { path: `${ANY_FEATURE}.*\\.entity\\.ts$`, pathNot: '^src/$1/' },
     },
@@ -45,19 +42,16 @@ module.exports = {
       name: 'feature-no-foreign-internals',
       severity: 'error',
       comment:
-        'Another feature is reached only through its *.module.ts, *.service.ts, *.types.ts, dto/ or a shared entry point ' +
-        '(auth/decorators, auth/permissions, auth/app-credentials.service, idempotency/idempotency.interceptor, ' +
-        'events/event-catalogue). Move what you need behind the service, or into src/common if it is feature-free.',
+        'Another feature is reached only through its door (src/<feature>/index.ts) or a shared entry point ' +
+        '(auth/decorators, auth/permissions, idempotency/idempotency.interceptor, events/event-catalogue). ' +
+        'Export what you need from the door, or move it into src/common if it is feature-free.',
       from: { path: IN_FEATURE },
       to: {
         path: ANY_FEATURE,
         pathNot: [
           '^src/$1/',
           '\\.entity\\.ts$', // reported by feature-no-foreign-entities
-          '^src/[^/]+/[^/]+\\.module\\.ts$',
-          '^src/[^/]+/[^/]+\\.service\\.ts$',
-          '^src/[^/]+/[^/]+\\.types\\.ts$', // a feature's published contract (types only, e.g. a port)
-          '^src/[^/]+/dto/',
+          '^src/[^/]+/index\\.ts$',
           ...SHARED_ENTRY_POINTS,
         ],
       },

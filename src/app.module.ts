@@ -4,8 +4,10 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
+import { BillingModule } from './billing';
 import { CatalogModule } from './catalog/catalog.module';
 import { Clock } from './common/clock/clock';
+import { DomainEventsModule } from './common/domain-events';
 import { ClockModule } from './common/clock/clock.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { AllExceptionsFilter } from './common/http/exception.filter';
@@ -14,6 +16,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
+import { SandboxGatewayModule } from './gateways/sandbox';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -40,14 +43,17 @@ export class AppModule {
         LoggerModule.forRoot(loggerParams(config.logLevel)),
         ScheduleModule.forRoot(),
         DatabaseModule,
+        DomainEventsModule,
         HealthModule,
         EventsModule,
         IdempotencyModule,
         AuthModule,
         AppsModule,
         CatalogModule,
+        SandboxGatewayModule,
         PaymentsModule,
         InvoicesModule,
+        BillingModule,
         PurchasesModule,
         TestHelpersModule,
         WebhooksModule,

@@ -1,4 +1,4 @@
-import type { IssuedCredential } from '../auth/app-credentials.service';
+import type { IssuedCredential } from '../auth';
 import type { App } from './app.entity';
 import type { AppDto, AppSettingsDto, CreatedAppDto } from './dto/app.dto';
 

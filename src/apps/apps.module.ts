@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
+import { AuditModule } from '../audit';
+import { AuthModule } from '../auth';
 import { App } from './app.entity';
 import { AppsController } from './apps.controller';
 import { AppsService } from './apps.service';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { AuditService } from '../audit/audit.service';
-import { AppCredentialsService, IssuedCredential } from '../auth/app-credentials.service';
+import { AuditService } from '../audit';
+import { AppCredentialsService, IssuedCredential } from '../auth';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
@@ -160,9 +160,24 @@ export class AppsService {
     return issued;
   }
 
-  /** Whether a success/fail/cancel URL is allowed by the app's returnUrlAllowlist (empty: any https URL). */
-  static isRedirectAllowed(app: App, url: string): boolean {
-    return isRedirectAllowed(url, app.returnUrlAllowlist);
+  /**
+   * Refuses (400 REDIRECT_URL_NOT_ALLOWED) a success/fail/cancel URL the
+   * app's returnUrlAllowlist does not allow (an empty list: any https URL).
+   */
+  assertRedirectsAllowed(app: App, urls: Record<string, string | null | undefined>): void {
+    for (const [field, url] of Object.entries(urls)) {
+      if (!url || isRedirectAllowed(url, app.returnUrlAllowlist)) continue;
+      throw new AppError(
+        ErrorCode.REDIRECT_URL_NOT_ALLOWED,
+        `${field} is not allowed by the app's returnUrlAllowlist`,
+        [
+          {
+            field,
+            message: 'origin not in returnUrlAllowlist (or not https when the list is empty)',
+          },
+        ],
+      );
+    }
   }
 
   static assertMode(mode: string): Mode {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { AuditService } from '../audit/audit.service';
+import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { hashPassword } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';

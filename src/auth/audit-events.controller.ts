@@ -3,8 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from './decorators';
 import { Page } from '../common/http/envelope';
 import { ApiEnvelope } from '../common/http/swagger';
-import { AuditEvent, AuditService } from '../audit/audit.service';
-import { AuditEventDto, AuditEventQuery } from '../audit/dto/audit-event.dto';
+import { AuditEvent, AuditService } from '../audit';
+import { AuditEventDto, AuditEventQuery } from '../audit';
 
 function toAuditEventDto(e: AuditEvent): AuditEventDto {
   return {

@@ -11,7 +11,7 @@ import { AppCredential } from './app-credential.entity';
 import { AppCredentialsService } from './app-credentials.service';
 import { AuthController } from './auth.controller';
 import { AuditEventsController } from './audit-events.controller';
-import { AuditModule } from '../audit/audit.module';
+import { AuditModule } from '../audit';
 import { AuthService } from './auth.service';
 import { AdminJwtGuard } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';

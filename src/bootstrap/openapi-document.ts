@@ -40,6 +40,10 @@ const ERROR_EXAMPLES: Record<number, { code: ErrorCode; message: string; details
     code: ErrorCode.INTERNAL_ERROR,
     message: 'Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10',
   },
+  503: {
+    code: ErrorCode.SERVICE_UNAVAILABLE,
+    message: 'The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.',
+  },
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {

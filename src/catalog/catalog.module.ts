@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
+import { AuditModule } from '../audit';
+import { AuthModule } from '../auth';
 import { Benefit } from './benefit.entity';
 import { AdminBenefitsController, BenefitsController } from './benefits.controller';
 import { BenefitsService } from './benefits.service';

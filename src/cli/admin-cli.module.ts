@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AuthModule } from '../auth/auth.module';
+import { AuthModule } from '../auth';
 import { ClockModule } from '../common/clock/clock.module';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';

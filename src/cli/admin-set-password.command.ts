@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { AdminUsersService } from '../auth/admin-users.service';
+import { AdminUsersService } from '../auth';
 import { openDatabase } from '../bootstrap/resolve-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';

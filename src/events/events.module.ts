@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventRecord } from './event.entity';
 import { EventsService } from './events.service';
+import { OutboxSubscriber } from './outbox.subscriber';
 
 @Module({
   imports: [TypeOrmModule.forFeature([EventRecord])],
-  providers: [EventsService],
+  providers: [EventsService, OutboxSubscriber],
   exports: [EventsService],
 })
 export class EventsModule {}

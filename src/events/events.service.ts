@@ -25,10 +25,10 @@ export class EventsService {
 
   async record(
     scope: TenantScope,
-    type: EventType,
+    type: EventType | string,
     data: Record<string, unknown>,
   ): Promise<EventRecord> {
-    if (!isEventType(type)) throw new Error(`Event type ${String(type)} is not in the catalogue`);
+    if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalogue`);
     if (!this.txHost.isTransactionActive()) {
       throw new Error('EventsService.record must run inside the transaction of the state change');
     }

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { GatewaysService } from './gateways.service';
-import { SandboxCheckoutController } from './sandbox/sandbox-checkout.controller';
-import { SandboxSession } from './sandbox/sandbox-session.entity';
-import { SandboxGateway } from './sandbox/sandbox.gateway';
+import { DiscoveryModule } from '@nestjs/core';
+import { GatewayRegistry } from './gateway-registry.service';
 
-/** Payment gateway adapters behind the PaymentGateway port. */
+/**
+ * The gateway registry. Adapters live in their own modules (sandbox/, and
+ * the coming sslcommerz/ and bkash/), added to the app beside this one.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([SandboxSession])],
-  controllers: [SandboxCheckoutController],
-  providers: [SandboxGateway, GatewaysService],
-  exports: [GatewaysService, SandboxGateway],
+  imports: [DiscoveryModule],
+  providers: [GatewayRegistry],
+  exports: [GatewayRegistry],
 })
 export class GatewaysModule {}

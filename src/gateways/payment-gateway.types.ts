@@ -1,7 +1,13 @@
 /**
- * The port every payment gateway adapter implements (sandbox, SSLCommerz,
- * bKash). Payments talk to gateways only through this.
+ * The port every payment gateway adapter implements (the sandbox today;
+ * SSLCommerz and bKash next). Payments talk to gateways only through this.
+ * A gateway is a name, the modes it may serve, and capabilities: every
+ * adapter opens checkouts and answers status queries; refunds and settlement
+ * reports are optional. Adapters are network clients: nothing here may be
+ * called inside a database transaction that holds row locks.
  */
+export type GatewayMode = 'TEST' | 'LIVE';
+
 export interface CheckoutRequest {
   /** Joma's payment reference, unique, sent to the gateway as its transaction id. */
   reference: string;
@@ -26,9 +32,6 @@ export interface CheckoutSession {
   /** Where the customer pays. */
   checkoutUrl: string;
 }
-
-/** What a customer chooses on the sandbox checkout. */
-export type SandboxChoice = 'pay' | 'fail' | 'cancel';
 
 export type GatewayOutcome = 'captured' | 'failed' | 'cancelled' | 'open';
 
@@ -62,8 +65,8 @@ export interface SettlementLine {
   settledAt: Date;
 }
 
-export interface PaymentGateway {
-  readonly name: string;
+/** Opening hosted checkouts and believing what comes back from them. */
+export interface CheckoutCapability {
   createCheckout(req: CheckoutRequest): Promise<CheckoutSession>;
   /**
    * Turns whatever reached Joma (browser return, IPN) into the gateway's own
@@ -71,7 +74,6 @@ export interface PaymentGateway {
    * signature. Never trusts the payload's claims alone. Null: not genuine.
    */
   verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null>;
-  queryStatus(sessionId: string): Promise<VerifiedStatus | null>;
   /**
    * Closes an unpaid checkout after the merchant cancelled its payment (or
    * voided its invoice), where the gateway allows it, so the customer can no
@@ -80,11 +82,33 @@ export interface PaymentGateway {
    * closes a checkout: a late payment revives the payment.
    */
   closeCheckout?(sessionId: string): Promise<void>;
+}
+
+/** Asking the gateway what became of a checkout (sweeps, the pay button's refresh). */
+export interface StatusQueryCapability {
+  queryStatus(sessionId: string): Promise<VerifiedStatus | null>;
+}
+
+export interface RefundCapability {
   refund(
     sessionId: string,
     txnId: string,
     amountMinor: number,
     reason?: string,
   ): Promise<GatewayRefund>;
+}
+
+export interface SettlementCapability {
   settlementLines(day: string): Promise<SettlementLine[]>;
+}
+
+export interface PaymentGateway {
+  /** The name payments are created with (`gateway` in the API) and callbacks arrive under. */
+  readonly name: string;
+  /** The modes it may take payments in (a gateway that moves no money serves TEST only). */
+  readonly modes: readonly GatewayMode[];
+  readonly checkout: CheckoutCapability;
+  readonly statusQuery: StatusQueryCapability;
+  readonly refunds?: RefundCapability;
+  readonly settlements?: SettlementCapability;
 }

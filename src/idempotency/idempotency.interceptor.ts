@@ -22,15 +22,27 @@ import { RenderedAppError } from '../common/http/error-response';
 import type { JomaRequest } from '../common/http/request-context';
 import { ApiErrors } from '../common/http/swagger';
 import { canonicalJson } from './canonical-json';
+import type { KeyRow } from './idempotency.repository';
+import { ClaimedKey, IdempotencyService } from './idempotency.service';
 
 const IDEMPOTENT = 'joma:idempotent';
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export { IDEMPOTENCY_TTL_MS } from './idempotency.service';
 
-/** Marks a creating POST as accepting `Idempotency-Key` (decisions.md section 3). */
-export function Idempotent() {
+export interface IdempotentOptions {
+  /**
+   * The handler commits its work in steps around network calls and records
+   * recovery points (IdempotencyService.checkpoint), so it runs outside any
+   * transaction of the interceptor's. Without it the handler and the stored
+   * outcome commit in one transaction: all or nothing.
+   */
+  recoveryPoints?: boolean;
+}
+
+/** Marks a creating POST as accepting `Idempotency-Key`. */
+export function Idempotent(options: IdempotentOptions = {}) {
   return applyDecorators(
-    SetMetadata(IDEMPOTENT, true),
+    SetMetadata(IDEMPOTENT, options),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
@@ -50,36 +62,37 @@ const STORED_ERRORS = new Set<ErrorCode>([
   ErrorCode.WEBHOOK_ENDPOINT_LIMIT_REACHED,
 ]);
 
-interface StoredRow {
-  method: string;
-  path: string;
-  request_hash: string;
-  status_code: number;
-  error_code: ErrorCode | null;
-  response_body: string;
-}
+type Outcome = { body: unknown } | { error: AppError };
 
 /**
- * The one idempotency mechanism. With a key it opens the transaction of the
- * request: a transaction-scoped advisory lock on (app, mode, key) marks the
- * key as in flight, the handler's writes and events join the transaction,
- * and the response is stored in it too, so a crash leaves nothing or all.
- * A stored business error (404, 409, 422) rolls back to a savepoint and is
- * stored in the same transaction, still under the lock. It runs outside the
- * envelope interceptor, so it stores (and replays) the exact body bytes.
- * Stored bodies are encrypted at rest: some responses carry secrets shown once.
+ * The one idempotency mechanism. The key is claimed (committed as STARTED,
+ * with a lease) before the handler runs and the outcome stored after it:
+ * - by default the handler's writes, its events and the stored outcome share
+ *   one transaction, so a crash leaves the key STARTED with nothing done,
+ *   and a retry after the lease runs the request afresh;
+ * - a handler marked `recoveryPoints` commits in steps and records where it
+ *   got; a retry after a crash resumes from there (never a second payment).
+ * A stored business error (404, 409, 422) undoes the handler's writes (a
+ * savepoint) and is stored for replay. It runs outside the envelope
+ * interceptor, so it stores (and replays) the exact body bytes. Stored bodies
+ * are encrypted at rest: some responses carry secrets shown once.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly keys: IdempotencyService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (!this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) return next.handle();
+    const options = this.reflector.get<IdempotentOptions | undefined>(
+      IDEMPOTENT,
+      context.getHandler(),
+    );
+    if (!options) return next.handle();
     const req = context.switchToHttp().getRequest<JomaRequest>();
     const res = context.switchToHttp().getResponse<Response>();
     const key = req.header(IDEMPOTENCY_HEADER);
@@ -88,122 +101,121 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
     const app = req.principalApp;
     if (!app) throw new Error('@Idempotent() needs an app-authenticated route');
-    const scope = { appId: app.appId, mode: app.mode, key };
     const method = req.method;
     const path = req.originalUrl.split('?')[0];
-    const requestHash = sha256Hex(`${method} ${path}\n${canonicalJson(req.body ?? null)}`);
-    return from(this.run(scope, method, path, requestHash, res, next));
+    const hash = sha256Hex(`${method} ${path}\n${canonicalJson(req.body ?? null)}`);
+    return from(
+      this.run(
+        { appId: app.appId, mode: app.mode, key },
+        { method, path, hash },
+        options,
+        res,
+        next,
+      ),
+    );
   }
 
   private async run(
     scope: { appId: number; mode: string; key: string },
-    method: string,
-    path: string,
-    requestHash: string,
+    identity: { method: string; path: string; hash: string },
+    options: IdempotentOptions,
     res: Response,
     next: CallHandler,
   ): Promise<unknown> {
-    const outcome = await this.txHost.withTransaction(
-      async (): Promise<{ body: unknown } | { error: AppError }> => {
-        const tx = this.txHost.tx;
-        const [{ locked }] = await tx.query(
-          `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-          [`idem:${scope.appId}:${scope.mode}:${scope.key}`],
-        );
-        if (!locked)
-          throw new AppError(
-            ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-            'A request with this Idempotency-Key is still in progress',
-          );
-        const now = this.clock.now();
-        const [stored] = (await tx.query(
-          `SELECT method, path, request_hash, status_code, error_code, response_body, expires_at > $4 AS live
-           FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
-          [scope.appId, scope.mode, scope.key, now],
-        )) as (StoredRow & { live: boolean })[];
-        if (stored?.live) return this.replay(stored, method, path, requestHash, res);
-        if (stored)
-          await tx.query(
-            `DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
-            [scope.appId, scope.mode, scope.key],
-          );
+    const claim = await this.keys.claim(scope, identity);
+    if (claim.kind === 'replay') return this.unwrap(this.replay(claim.row, res));
+    const key = claim.key;
+    this.keys.enter(key);
+    const outcome = options.recoveryPoints
+      ? await this.inSteps(key, res, next)
+      : await this.atomically(key, res, next);
+    return this.unwrap(outcome);
+  }
 
-        try {
-          // A savepoint: a stored business error undoes the handler's writes but
-          // keeps the key locked until its outcome is stored, in this transaction.
-          const body = await this.txHost.withTransaction(Propagation.Nested, () =>
-            lastValueFrom(next.handle()),
-          );
-          await this.store(scope, method, path, requestHash, res.statusCode, null, body);
-          return { body };
-        } catch (err) {
-          if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
-          const envelope = errorEnvelope(err.code, err.message, this.clock.now(), err.details);
-          await this.store(
-            scope,
-            method,
-            path,
-            requestHash,
-            httpStatusOf(err.code),
-            err.code,
-            envelope,
-          );
-          return { error: new RenderedAppError(envelope) };
-        }
-      },
-    );
+  private unwrap(outcome: Outcome): unknown {
     if ('error' in outcome) throw outcome.error;
     return outcome.body;
   }
 
-  private replay(
-    stored: StoredRow,
-    method: string,
-    path: string,
-    requestHash: string,
-    res: Response,
-  ): { body: unknown } | { error: AppError } {
-    if (stored.method !== method || stored.path !== path || stored.request_hash !== requestHash) {
-      throw new AppError(
-        ErrorCode.IDEMPOTENCY_KEY_REUSED,
-        'This Idempotency-Key was used with a different request',
-      );
+  /** Handler and stored outcome in one transaction; anything not stored frees the key. */
+  private async atomically(key: ClaimedKey, res: Response, next: CallHandler): Promise<Outcome> {
+    try {
+      return await this.txHost.withTransaction(async () => {
+        let outcome: Outcome;
+        try {
+          // A savepoint: a stored business error undoes the handler's writes
+          // and is stored in this same transaction.
+          const body = await this.txHost.withTransaction(Propagation.Nested, () =>
+            lastValueFrom(next.handle()),
+          );
+          outcome = { body };
+          await this.store(key, res.statusCode, null, body);
+        } catch (err) {
+          if (!this.isStored(err)) throw err;
+          outcome = await this.storeError(key, err);
+        }
+        return outcome;
+      });
+    } catch (err) {
+      await this.keys.release(key);
+      throw err;
     }
-    res.setHeader('Idempotent-Replayed', 'true');
-    const body = JSON.parse(
-      decryptSecret(this.config.encryptionKey, stored.response_body),
-    ) as unknown;
-    // Stored errors hold their whole envelope, so the replay is byte-identical.
-    if (stored.error_code) return { error: new RenderedAppError(body as Envelope<null>) };
+  }
+
+  /** The handler commits its own steps; the outcome is stored after them. */
+  private async inSteps(key: ClaimedKey, res: Response, next: CallHandler): Promise<Outcome> {
+    let body: unknown;
+    try {
+      body = await lastValueFrom(next.handle());
+    } catch (err) {
+      if (!this.isStored(err)) {
+        await this.keys.release(key);
+        throw err;
+      }
+      return this.txHost.withTransaction(() => this.storeError(key, err));
+    }
+    // Taken over by a retry meanwhile: that retry resumed this same work and answers alike.
+    await this.txHost.withTransaction(() => this.store(key, res.statusCode, null, body));
     return { body };
   }
 
+  private isStored(err: unknown): err is AppError {
+    return err instanceof AppError && STORED_ERRORS.has(err.code);
+  }
+
+  private async storeError(key: ClaimedKey, err: AppError): Promise<Outcome> {
+    const envelope = errorEnvelope(err.code, err.message, this.clock.now(), err.details);
+    await this.store(key, httpStatusOf(err.code), err.code, envelope);
+    return { error: new RenderedAppError(envelope) };
+  }
+
   private async store(
-    scope: { appId: number; mode: string; key: string },
-    method: string,
-    path: string,
-    requestHash: string,
+    key: ClaimedKey,
     status: number,
     errorCode: ErrorCode | null,
     body: unknown,
   ): Promise<void> {
-    const now = this.clock.now();
-    await this.txHost.tx.query(
-      `INSERT INTO idempotency_keys (app_id, mode, key, method, path, request_hash, status_code, error_code, response_body, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        scope.appId,
-        scope.mode,
-        scope.key,
-        method,
-        path,
-        requestHash,
-        status,
-        errorCode,
-        encryptSecret(this.config.encryptionKey, JSON.stringify(body)),
-        now,
-        new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      ],
-    );
+    const stored = await this.keys.finish(key, {
+      status,
+      errorCode,
+      body: encryptSecret(this.config.encryptionKey, JSON.stringify(body)),
+    });
+    if (!stored && !key.recoveryPoint) {
+      // All-or-nothing work whose key a retry took over: undo it, the retry does it.
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        'Another request with this Idempotency-Key took over this one',
+      );
+    }
+  }
+
+  private replay(stored: KeyRow, res: Response): Outcome {
+    res.setHeader('Idempotent-Replayed', 'true');
+    const body = JSON.parse(
+      decryptSecret(this.config.encryptionKey, stored.response_body!),
+    ) as unknown;
+    // Stored errors hold their whole envelope, so the replay is byte-identical.
+    if (stored.error_code) return { error: new RenderedAppError(body as Envelope<null>) };
+    return { body };
   }
 }

@@ -1,5 +1,5 @@
-import type { Customer } from '../customers/customers.service';
-import { Payment, PaymentsService } from '../payments/payments.service';
+import type { Customer } from '../customers';
+import { type Payment, toPaymentDto } from '../payments';
 import type {
   InvoiceDto,
   InvoiceListItemDto,
@@ -56,7 +56,7 @@ export function toInvoiceDto(v: InvoiceView): InvoiceDto {
       unitAmountMinor: l.unitAmountMinor,
       lineTotalMinor: l.lineTotalMinor,
     })),
-    payments: v.payments.map(PaymentsService.toDto),
+    payments: v.payments.map(toPaymentDto),
     payableUrl: v.payableUrl,
     metadata: i.metadata,
     createdAt: i.createdAt.toISOString(),

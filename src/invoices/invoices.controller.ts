@@ -22,13 +22,18 @@ import {
   toInvoiceSummaryDto,
   toTemplateDto,
 } from './invoice.mapper';
+import { AdminInvoiceSearchService } from './admin-invoice-search.service';
+import { InvoiceTemplatesService } from './invoice-templates.service';
 import { InvoicesService } from './invoices.service';
 
 @ApiTags('Invoices')
 @Controller('api/v1/invoices')
 @AppAuth()
 export class InvoicesController {
-  constructor(private readonly invoices: InvoicesService) {}
+  constructor(
+    private readonly invoices: InvoicesService,
+    private readonly templates: InvoiceTemplatesService,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -48,7 +53,7 @@ export class InvoicesController {
   @ApiOperation({ summary: "The invoice template of the key's mode (all fields null until set)" })
   @ApiEnvelope(InvoiceTemplateDto)
   async getTemplate(@CurrentApp() app: AppPrincipal): Promise<InvoiceTemplateDto> {
-    return toTemplateDto(await this.invoices.getTemplate(app));
+    return toTemplateDto(await this.templates.get(app));
   }
 
   @Put('template')
@@ -61,7 +66,7 @@ export class InvoicesController {
     @CurrentApp() app: AppPrincipal,
     @Body() body: InvoiceTemplateInput,
   ): Promise<InvoiceTemplateDto> {
-    return toTemplateDto(await this.invoices.putTemplate(app, body));
+    return toTemplateDto(await this.templates.put(app, body));
   }
 
   @Get()
@@ -114,14 +119,14 @@ export class InvoicesController {
 @ApiTags('Admin invoices')
 @Controller('api/v1/admin/invoices')
 export class AdminInvoicesController {
-  constructor(private readonly invoices: InvoicesService) {}
+  constructor(private readonly search: AdminInvoiceSearchService) {}
 
   @Get()
   @AdminAuth('invoices:read')
   @ApiOperation({ summary: 'Search invoices across apps and modes' })
   @ApiEnvelope(InvoiceSummaryDto, { isArray: true })
-  async search(@Query() query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryDto>> {
-    const page = await this.invoices.adminSearch(query);
+  async list(@Query() query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryDto>> {
+    const page = await this.search.search(query);
     return new Page(page.items.map(toInvoiceSummaryDto), page.pagination);
   }
 }

@@ -1,26 +1,33 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppsModule } from '../apps/apps.module';
-import { AuthModule } from '../auth/auth.module';
-import { CustomersModule } from '../customers/customers.module';
-import { EventsModule } from '../events/events.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { AppsModule } from '../apps';
+import { AuthModule } from '../auth';
+import { CustomersModule } from '../customers';
+import { PaymentsModule } from '../payments';
+import { AdminInvoiceSearchService } from './admin-invoice-search.service';
 import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
+import { InvoiceSettlementSubscriber } from './invoice-settlement.subscriber';
+import { InvoiceTemplatesService } from './invoice-templates.service';
 import { AdminInvoicesController, InvoicesController } from './invoices.controller';
+import { InvoicesRepository } from './invoices.repository';
 import { InvoicesService } from './invoices.service';
-import { PayPageController } from './pay-page.controller';
 
 @Module({
   imports: [
     AuthModule,
     AppsModule,
     CustomersModule,
-    EventsModule,
     PaymentsModule,
     TypeOrmModule.forFeature([Invoice, InvoiceLineItem, InvoiceTemplate]),
   ],
-  controllers: [InvoicesController, AdminInvoicesController, PayPageController],
-  providers: [InvoicesService],
-  exports: [InvoicesService],
+  controllers: [InvoicesController, AdminInvoicesController],
+  providers: [
+    InvoicesRepository,
+    InvoicesService,
+    InvoiceTemplatesService,
+    AdminInvoiceSearchService,
+    InvoiceSettlementSubscriber,
+  ],
+  exports: [InvoicesService, InvoiceTemplatesService],
 })
 export class InvoicesModule {}

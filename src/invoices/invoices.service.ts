@@ -1,25 +1,26 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { AppsService } from '../apps/apps.service';
+import { Injectable } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
 import { randomToken } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
-import { paginationMeta, pageOf, PageQuery } from '../common/http/pagination';
+import { paginationMeta, PageQuery } from '../common/http/pagination';
 import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
-import { Customer, CustomersService } from '../customers/customers.service';
-import { TenantRepo, TenantScope } from '../database/tenant';
-import { EventsService } from '../events/events.service';
-import type { InvoiceLink } from '../payments/invoice-link.types';
-import { Payment, PaymentsService } from '../payments/payments.service';
-import type { AdminInvoiceQuery, CreateInvoiceDto, InvoiceTemplateInput } from './dto/invoice.dto';
-import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
-import { InvoiceSummaryRow, InvoiceView, invoiceEventData } from './invoice.mapper';
-import { afterPayment, amountDue, canVoid, formatInvoiceNumber, isPayable } from './invoice-state';
+import { Customer, CustomersService } from '../customers';
+import { DomainEventBus } from '../common/domain-events';
+import type { TenantScope } from '../database/tenant';
+import { type Payment, PaymentsService } from '../payments';
+import type { CreateInvoiceDto } from './dto/invoice.dto';
+import { Invoice, InvoiceTemplate } from './invoice.entity';
+import { InvoiceIssued, InvoiceVoided } from './invoice-events';
+import { InvoiceView } from './invoice.mapper';
+import { amountDue, canVoid, formatInvoiceNumber, isPayable } from './invoice-state';
+import { InvoicesRepository } from './invoices.repository';
+import { InvoiceTemplatesService } from './invoice-templates.service';
 
 export const DEFAULT_DUE_DAYS = 7;
 
@@ -28,43 +29,35 @@ export interface InvoiceLinks {
   priceId?: number | null;
 }
 
-@Injectable()
-export class InvoicesService implements InvoiceLink, OnModuleInit {
-  private readonly invoices: TenantRepo<Invoice>;
+/** An invoice locked for paying it, with what it still needs. */
+export interface PayableInvoice {
+  invoice: Invoice;
+  /** Whether it takes payments at all (ISSUED or PARTIALLY_PAID). */
+  payable: boolean;
+  dueMinor: number;
+  customer: Customer;
+}
 
+/**
+ * Invoices: issuing, reading, voiding, and the lookups the hosted pay page
+ * and billing need. Invoices count captures themselves, by subscribing to
+ * PaymentSucceeded (invoice-settlement.subscriber.ts).
+ */
+@Injectable()
+export class InvoicesService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly invoices: InvoicesRepository,
+    private readonly templates: InvoiceTemplatesService,
     private readonly customers: CustomersService,
     private readonly payments: PaymentsService,
     private readonly apps: AppsService,
-    private readonly events: EventsService,
+    private readonly bus: DomainEventBus,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {
-    this.invoices = new TenantRepo(txHost, Invoice, 'Invoice');
-  }
-
-  onModuleInit(): void {
-    this.payments.registerInvoiceLink(this);
-  }
-
-  private get lines() {
-    return this.txHost.tx.getRepository(InvoiceLineItem);
-  }
+  ) {}
 
   payableUrl(invoice: Invoice): string {
     return `${this.config.publicBaseUrl}/pay/${invoice.payToken}`;
-  }
-
-  /** Next number of the app+mode sequence; the counter row stays locked until commit, so numbers are gapless. */
-  private async nextNumber(scope: TenantScope): Promise<string> {
-    const [row] = await this.txHost.tx.query(
-      `INSERT INTO invoice_counters (app_id, mode, last_number) VALUES ($1, $2, 1)
-       ON CONFLICT (app_id, mode) DO UPDATE SET last_number = invoice_counters.last_number + 1
-       RETURNING last_number`,
-      [scope.appId, scope.mode],
-    );
-    return formatInvoiceNumber(Number(row.last_number));
   }
 
   @Transactional()
@@ -98,43 +91,34 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
       email: input.customerEmail,
       phone: input.customerPhone,
     });
-    const number = await this.nextNumber(scope);
-    const repo = this.invoices.repo;
-    const invoice = await repo.save(
-      repo.create({
-        ...scope,
-        number,
-        status: 'ISSUED',
-        customerId: customer.id,
-        subscriptionId: links.subscriptionId ?? null,
-        priceId: links.priceId ?? null,
-        totalMinor,
-        amountPaidMinor: 0,
-        currency,
-        dueDate,
-        issuedAt: now,
-        payToken: randomToken(24),
-        metadata: input.metadata ?? null,
-        voidedAt: null,
-      }),
+    const number = formatInvoiceNumber(await this.invoices.nextNumber(scope));
+    const invoice = await this.invoices.insert({
+      ...scope,
+      number,
+      status: 'ISSUED',
+      customerId: customer.id,
+      subscriptionId: links.subscriptionId ?? null,
+      priceId: links.priceId ?? null,
+      totalMinor,
+      amountPaidMinor: 0,
+      currency,
+      dueDate,
+      issuedAt: now,
+      payToken: randomToken(24),
+      metadata: input.metadata ?? null,
+      voidedAt: null,
+    });
+    const lines = await this.invoices.insertLines(
+      input.lineItems.map((l, i) => ({
+        invoiceId: invoice.id,
+        position: i + 1,
+        description: l.description,
+        qty: l.qty,
+        unitAmountMinor: l.unitAmountMinor,
+        lineTotalMinor: lineTotals[i],
+      })),
     );
-    const lines = await this.lines.save(
-      input.lineItems.map((l, i) =>
-        this.lines.create({
-          invoiceId: invoice.id,
-          position: i + 1,
-          description: l.description,
-          qty: l.qty,
-          unitAmountMinor: l.unitAmountMinor,
-          lineTotalMinor: lineTotals[i],
-        }),
-      ),
-    );
-    await this.events.record(
-      scope,
-      'invoice.issued',
-      invoiceEventData(invoice, customer.externalId),
-    );
+    await this.bus.publish(new InvoiceIssued(scope, invoice, customer.externalId));
     return {
       invoice,
       lines,
@@ -157,14 +141,13 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     query: PageQuery,
     filter: { status?: string; customerReference?: string },
   ): Promise<Page<InvoiceView>> {
-    const qb = this.invoices.repo.createQueryBuilder('i').where(this.invoices.where(scope));
-    if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
+    let customerId: number | undefined;
     if (filter.customerReference) {
       const customer = await this.customers.findByExternalId(scope, filter.customerReference);
       if (!customer) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
-      qb.andWhere('i.customer_id = :cid', { cid: customer.id });
+      customerId = customer.id;
     }
-    const page = await pageOf(qb, 'i', query);
+    const page = await this.invoices.page(scope, query, { status: filter.status, customerId });
     // Lists leave line items and payments to the single read (a page of 1,000
     // invoices with their lines used to be tens of megabytes).
     return new Page(await this.views(scope, page.items, { details: false }), page.pagination);
@@ -179,13 +162,7 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     if (invoices.length === 0) return [];
     const ids = invoices.map((i) => i.id);
     // Sequential on purpose: inside a transaction they share one connection.
-    const lines = opts.details
-      ? await this.lines
-          .createQueryBuilder('l')
-          .where('l.invoice_id IN (:...ids)', { ids })
-          .orderBy('l.position', 'ASC')
-          .getMany()
-      : [];
+    const lines = opts.details ? await this.invoices.linesOf(ids) : [];
     const customers = await this.customers.byIds(invoices.map((i) => i.customerId));
     const payments = opts.details ? await this.payments.forInvoices(scope, ids) : [];
     const app = await this.apps.get(scope.appId);
@@ -227,180 +204,45 @@ export class InvoicesService implements InvoiceLink, OnModuleInit {
     const cancelled = await this.payments.cancelOpenForInvoice(scope, id);
     invoice.status = 'VOID';
     invoice.voidedAt = this.clock.now();
-    const saved = await this.invoices.repo.save(invoice);
+    const saved = await this.invoices.save(invoice);
     const customer = await this.customers.get(scope, saved.customerId);
-    await this.events.record(scope, 'invoice.voided', invoiceEventData(saved, customer.externalId));
+    await this.bus.publish(new InvoiceVoided(scope, saved, customer.externalId));
     return { view: await this.get(scope, id), cancelled };
   }
 
-  // --- InvoiceLink (called by payments inside the payment's transaction)
+  // --- For billing (paying an invoice)
 
   /**
-   * Locks the invoice until the payment's transaction commits, so a void
-   * (or a settlement) in flight either finishes first and is seen here, or
-   * waits and then sees this payment.
+   * Locks the invoice (FOR UPDATE) until the caller's transaction commits,
+   * so a void (or a settlement) in flight either finishes first and is seen
+   * here, or waits and then sees what this transaction did. 404 outside the scope.
    */
-  async assertPayable(
-    scope: TenantScope,
-    invoiceId: number,
-  ): Promise<{ dueMinor: number; customerId: number }> {
+  async lockForPayment(scope: TenantScope, invoiceId: number): Promise<PayableInvoice> {
     const invoice = await this.invoices.getForUpdate(scope, invoiceId);
-    if (!isPayable(invoice.status))
-      throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
     return {
+      invoice,
+      payable: isPayable(invoice.status),
       dueMinor: amountDue(invoice.totalMinor, invoice.amountPaidMinor),
-      customerId: invoice.customerId,
+      customer: await this.customers.get(scope, invoice.customerId),
     };
-  }
-
-  async excessOf(scope: TenantScope, payment: Payment): Promise<number> {
-    if (payment.invoiceId === null) return 0;
-    const invoice = await this.invoices.getForUpdate(scope, payment.invoiceId);
-    return afterPayment(
-      invoice.status,
-      invoice.totalMinor,
-      invoice.amountPaidMinor,
-      payment.amountMinor,
-    ).excessMinor;
-  }
-
-  async onPaymentSucceeded(scope: TenantScope, payment: Payment): Promise<void> {
-    if (payment.invoiceId === null) return;
-    const invoice = await this.invoices.getForUpdate(scope, payment.invoiceId);
-    const next = afterPayment(
-      invoice.status,
-      invoice.totalMinor,
-      invoice.amountPaidMinor,
-      payment.amountMinor,
-    );
-    if (next.excessMinor !== payment.excessMinor) {
-      throw new Error(
-        `Payment ${payment.id}: excess ${payment.excessMinor} != ${next.excessMinor}`,
-      );
-    }
-    if (next.countedMinor === 0) return;
-    invoice.status = next.status;
-    invoice.amountPaidMinor = next.paidMinor;
-    const saved = await this.invoices.repo.save(invoice);
-    if (next.event) {
-      const customer = await this.customers.get(scope, saved.customerId);
-      await this.events.record(
-        scope,
-        next.event,
-        invoiceEventData(saved, customer.externalId, { payment_id: payment.id }),
-      );
-    }
   }
 
   // --- Hosted pay page
 
-  async byPayToken(
+  /** The invoice of a pay link (the token is the capability), or null. */
+  findByPayToken(token: string): Promise<Invoice | null> {
+    if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return Promise.resolve(null);
+    return this.invoices.byPayToken(token);
+  }
+
+  /** What the hosted pay page shows: the invoice with its lines and payments, and its template. */
+  async payPageOf(
     token: string,
-  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null; canPay: boolean } | null> {
-    if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return null;
-    const invoice = await this.invoices.repo.findOne({ where: { payToken: token } });
+  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null } | null> {
+    const invoice = await this.findByPayToken(token);
     if (!invoice) return null;
     const scope = { appId: invoice.appId, mode: invoice.mode };
     const [view] = await this.views(scope, [invoice]);
-    return {
-      view,
-      template: await this.getTemplate(scope),
-      canPay: this.payments.canCollect(invoice.mode),
-    };
-  }
-
-  /**
-   * The Pay button: a payment for the amount due, reusing an open one for the
-   * same amount (a double click opens one checkout, not two). First, in a
-   * transaction of its own (so it commits whatever the outcome of the click),
-   * the invoice's open payments are brought up to date with their gateway: a
-   * checkout finished there but never reported back must not be reused, and
-   * a capture found that way must be recorded even if the click then fails.
-   */
-  async payFromPage(token: string): Promise<Payment> {
-    const found = await this.invoices.repo.findOne({ where: { payToken: token } });
-    if (!found) throw AppError.notFound('Invoice');
-    const scope = { appId: found.appId, mode: found.mode };
-    await this.payments.refreshCheckoutsForInvoice(scope, found.id);
-    return this.openCheckout(scope, found.id);
-  }
-
-  @Transactional()
-  private async openCheckout(scope: TenantScope, invoiceId: number): Promise<Payment> {
-    const invoice = await this.invoices.getForUpdate(scope, invoiceId);
-    if (!isPayable(invoice.status))
-      throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
-    const due = amountDue(invoice.totalMinor, invoice.amountPaidMinor);
-    const open = await this.payments.openPaymentFor(scope, invoice.id, due);
-    if (open) return open;
-    const customer = await this.customers.get(scope, invoice.customerId);
-    const back = this.payableUrl(invoice);
-    return this.payments.create(
-      scope,
-      {
-        amountMinor: due,
-        customerReference: customer.externalId,
-        invoiceId: invoice.id,
-        description: `Invoice ${invoice.number}`,
-        successUrl: back,
-        failUrl: back,
-        cancelUrl: back,
-      },
-      { hosted: true },
-    );
-  }
-
-  // --- Template
-
-  /** The template of one app and mode (the pay page of a LIVE invoice uses the LIVE one). */
-  getTemplate(scope: TenantScope): Promise<InvoiceTemplate | null> {
-    return this.txHost.tx
-      .getRepository(InvoiceTemplate)
-      .findOne({ where: { appId: scope.appId, mode: scope.mode } });
-  }
-
-  @Transactional()
-  async putTemplate(scope: TenantScope, input: InvoiceTemplateInput): Promise<InvoiceTemplate> {
-    const repo = this.txHost.tx.getRepository(InvoiceTemplate);
-    const fields = {
-      logoUrl: input.logoUrl ?? null,
-      companyName: input.companyName ?? null,
-      companyAddress: input.companyAddress ?? null,
-      contactDetails: input.contactDetails ?? null,
-      footerNote: input.footerNote ?? null,
-      accentColor: input.accentColor ?? null,
-    };
-    const key = { appId: scope.appId, mode: scope.mode };
-    await repo.upsert({ ...key, ...fields }, ['appId', 'mode']);
-    return (await repo.findOne({ where: key }))!;
-  }
-
-  // --- Admin search
-
-  async adminSearch(query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryRow>> {
-    const qb = this.invoices.repo.createQueryBuilder('i');
-    if (query.applicationId) qb.andWhere('i.app_id = :appId', { appId: query.applicationId });
-    if (query.mode) qb.andWhere('i.mode = :mode', { mode: query.mode });
-    if (query.status) qb.andWhere('i.status = :status', { status: query.status });
-    if (query.number) qb.andWhere('i.number = :number', { number: query.number });
-    if (query.customerRefId) qb.andWhere('i.customer_id = :cid', { cid: query.customerRefId });
-    if (query.from) qb.andWhere('i.issued_at >= :from', { from: new Date(query.from) });
-    if (query.to) {
-      const to = /^\d{4}-\d{2}-\d{2}$/.test(query.to)
-        ? new Date(new Date(query.to).getTime() + 86_400_000)
-        : new Date(query.to);
-      qb.andWhere('i.issued_at < :to', { to });
-    }
-    const page = await pageOf(qb, 'i', query);
-    const customers = await this.customers.byIds(page.items.map((i) => i.customerId));
-    const appNames = await this.apps.namesOf(page.items.map((i) => i.appId));
-    return new Page(
-      page.items.map((invoice) => ({
-        invoice,
-        customer: customers.get(invoice.customerId)!,
-        appName: appNames.get(invoice.appId) ?? '',
-      })),
-      page.pagination,
-    );
+    return { view, template: await this.templates.get(scope) };
   }
 }

@@ -14,6 +14,7 @@ import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
 import { paymentResultPage } from './payment-result.page';
+import { PaymentConfirmationsService } from './payment-confirmations.service';
 import { PaymentsService } from './payments.service';
 
 /**
@@ -24,7 +25,10 @@ import { PaymentsService } from './payments.service';
 @ApiTags('Gateway callbacks')
 @Controller()
 export class GatewayCallbacksController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly confirmations: PaymentConfirmationsService,
+    private readonly payments: PaymentsService,
+  ) {}
 
   @All('api/v1/gateways/:gateway/return')
   @SkipEnvelope()
@@ -35,7 +39,10 @@ export class GatewayCallbacksController {
     @Body() body: Record<string, unknown> | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    const result = await this.payments.confirmFromGateway(gateway, { ...query, ...(body ?? {}) });
+    const result = await this.confirmations.confirmFromGateway(gateway, {
+      ...query,
+      ...(body ?? {}),
+    });
     if (!result) throw AppError.notFound('Payment');
     const p = result.payment;
     const target =
@@ -68,7 +75,7 @@ export class GatewayCallbacksController {
     @Param('gateway') gateway: string,
     @Body() body: Record<string, unknown>,
   ): Promise<{ received: boolean }> {
-    const result = await this.payments.confirmFromGateway(gateway, body ?? {});
+    const result = await this.confirmations.confirmFromGateway(gateway, body ?? {});
     if (!result) throw AppError.notFound('Payment');
     return { received: true };
   }

@@ -1,14 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '../config/app-config';
-import { PaymentsService } from './payments.service';
+import { PaymentConfirmationsService } from './payment-confirmations.service';
 
 export const EXPIRY_SWEEP_MS = 15_000;
 
 /**
  * Moves due PENDING payments to EXPIRED every 15 s. Runs on every replica
- * with workers enabled; rows are claimed with SKIP LOCKED, so replicas share
- * the work and never expire one payment twice.
+ * with workers enabled; each batch is claimed with a lease, so replicas
+ * share the work and never expire one payment twice.
  */
 @Injectable()
 export class PaymentExpiryJob implements OnApplicationBootstrap {
@@ -16,7 +16,7 @@ export class PaymentExpiryJob implements OnApplicationBootstrap {
   private running = false;
 
   constructor(
-    private readonly payments: PaymentsService,
+    private readonly confirmations: PaymentConfirmationsService,
     private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
   ) {}
@@ -36,7 +36,7 @@ export class PaymentExpiryJob implements OnApplicationBootstrap {
     let total = 0;
     try {
       for (;;) {
-        const n = await this.payments.expireDue(100);
+        const n = await this.confirmations.expireDue(100);
         total += n;
         if (n < 100) break;
       }

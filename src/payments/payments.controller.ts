@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
@@ -6,10 +6,8 @@ import { PageQueryDto } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
 import {
   AdminPaymentQuery,
-  CreatePaymentDto,
   PAYMENT_SORT_FIELDS,
   PaymentDto,
   PaymentListQuery,
@@ -17,27 +15,12 @@ import {
 import { toPaymentDto } from './payment.mapper';
 import { PaymentsService } from './payments.service';
 
+/** Payments of the key's mode. (Creating one is billing's: it may pay an invoice.) */
 @ApiTags('Payments')
 @Controller('api/v1/payments')
 @AppAuth()
 export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}
-
-  @Post()
-  @Idempotent()
-  @ApiOperation({
-    summary: 'Create a payment; send the customer to its checkoutUrl',
-    description:
-      "Amount within the app's minAmountMinor..maxAmountMinor (else 422 AMOUNT_OUT_OF_RANGE); success/fail/cancel URLs must match the app's returnUrlAllowlist (else 400 REDIRECT_URL_NOT_ALLOWED). expiresAt = now + paymentExpiryMinutes.",
-  })
-  @ApiEnvelope(PaymentDto, { status: 201 })
-  @ApiErrors(404, 409, 422)
-  async create(
-    @CurrentApp() app: AppPrincipal,
-    @Body() body: CreatePaymentDto,
-  ): Promise<PaymentDto> {
-    return toPaymentDto(await this.payments.create(app, body));
-  }
 
   @Get()
   @ApiOperation({ summary: "List payments of the key's mode" })

@@ -1,18 +1,22 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppsModule } from '../apps/apps.module';
-import { AuthModule } from '../auth/auth.module';
-import { CustomersModule } from '../customers/customers.module';
-import { EventsModule } from '../events/events.module';
-import { GatewaysModule } from '../gateways/gateways.module';
+import { AppsModule } from '../apps';
+import { AuthModule } from '../auth';
+import { CustomersModule } from '../customers';
+import { GatewaysModule } from '../gateways';
+import { IdempotencyModule } from '../idempotency';
 import { GatewayCallbacksController } from './gateway-callbacks.controller';
 import { Payment } from './payment.entity';
+import { PaymentConfirmationsService } from './payment-confirmations.service';
 import { PaymentExpiryJob } from './payment-expiry.job';
+import { PaymentSimulationService } from './payment-simulation.service';
+import { PaymentTransitions } from './payment-transitions';
 import {
   AdminPaymentsController,
   CustomerPaymentsController,
   PaymentsController,
 } from './payments.controller';
+import { PaymentsRepository } from './payments.repository';
 import { PaymentsService } from './payments.service';
 
 @Module({
@@ -20,8 +24,8 @@ import { PaymentsService } from './payments.service';
     AuthModule,
     AppsModule,
     CustomersModule,
-    EventsModule,
     GatewaysModule,
+    IdempotencyModule,
     TypeOrmModule.forFeature([Payment]),
   ],
   controllers: [
@@ -30,7 +34,19 @@ import { PaymentsService } from './payments.service';
     AdminPaymentsController,
     GatewayCallbacksController,
   ],
-  providers: [PaymentsService, PaymentExpiryJob],
-  exports: [PaymentsService, PaymentExpiryJob],
+  providers: [
+    PaymentsRepository,
+    PaymentTransitions,
+    PaymentsService,
+    PaymentConfirmationsService,
+    PaymentSimulationService,
+    PaymentExpiryJob,
+  ],
+  exports: [
+    PaymentsService,
+    PaymentConfirmationsService,
+    PaymentSimulationService,
+    PaymentExpiryJob,
+  ],
 })
 export class PaymentsModule {}

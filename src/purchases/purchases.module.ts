@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
-import { CatalogModule } from '../catalog/catalog.module';
-import { InvoicesModule } from '../invoices/invoices.module';
+import { AuthModule } from '../auth';
+import { CatalogModule } from '../catalog';
+import { InvoicesModule } from '../invoices';
 import { PurchasesController } from './purchases.controller';
 import { PurchasesService } from './purchases.service';
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
-import { CatalogService } from '../catalog/catalog.service';
+import { CatalogService } from '../catalog';
 import { AppError } from '../common/errors/app-error';
 import type { TenantScope } from '../database/tenant';
-import { InvoicesService } from '../invoices/invoices.service';
+import { InvoicesService } from '../invoices';
 import type { CreatePurchaseDto, PurchaseDto } from './dto/purchase.dto';
 
 /**

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AdminUsersService } from '../auth/admin-users.service';
-import { LoginThrottleService } from '../auth/login-throttle.service';
+import { AdminUsersService } from '../auth';
+import { LoginThrottleService } from '../auth';
 import { Clock } from '../common/clock/clock';
 import { AppConfig } from '../config/app-config';
-import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
+import { WebhookDeliveriesService } from '../webhooks';
 
 const DAY_MS = 24 * 3600_000;
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { AuthModule } from '../auth';
+import { WebhooksModule } from '../webhooks';
 import { RetentionJob } from './retention.job';
 
 /** Scheduled pruning of what grows without bound (see RetentionJob). */

@@ -5,8 +5,7 @@ import { AppAuth, CurrentApp } from '../auth/decorators';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
-import { PaymentDto } from '../payments/dto/payment.dto';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentDto, toPaymentDto } from '../payments';
 import { TestHelpersService } from './test-helpers.service';
 import { TestModeOnlyGuard } from './test-mode-only.guard';
 
@@ -42,7 +41,7 @@ export class TestHelpersController {
     @Param('id', ParseIdPipe) id: number,
     @Body() body: SettleDto,
   ): Promise<PaymentDto> {
-    return PaymentsService.toDto(await this.helpers.settlePayment(app, id, body.outcome));
+    return toPaymentDto(await this.helpers.settlePayment(app, id, body.outcome));
   }
 
   @Post('payments/:id/expire')
@@ -57,6 +56,6 @@ export class TestHelpersController {
     @CurrentApp() app: AppPrincipal,
     @Param('id', ParseIdPipe) id: number,
   ): Promise<PaymentDto> {
-    return PaymentsService.toDto(await this.helpers.expirePayment(app, id));
+    return toPaymentDto(await this.helpers.expirePayment(app, id));
   }
 }

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
-import { GatewaysModule } from '../gateways/gateways.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { AuthModule } from '../auth';
+import { SandboxGatewayModule } from '../gateways';
+import { PaymentsModule } from '../payments';
 import { TestHelpersController } from './test-helpers.controller';
 import { TestHelpersService } from './test-helpers.service';
 
 @Module({
-  imports: [AuthModule, PaymentsModule, GatewaysModule],
+  imports: [AuthModule, PaymentsModule, SandboxGatewayModule],
   controllers: [TestHelpersController],
   providers: [TestHelpersService],
 })

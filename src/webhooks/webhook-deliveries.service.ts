@@ -3,7 +3,7 @@ import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IsNull } from 'typeorm';
 import { Clock } from '../common/clock/clock';
-import { AuditService } from '../audit/audit.service';
+import { AuditService } from '../audit';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';

@@ -5,7 +5,7 @@ import { In } from 'typeorm';
 import { Page } from '../common/http/envelope';
 import { PageQuery } from '../common/http/pagination';
 import type { TenantScope } from '../database/tenant';
-import { EventRecord, EventsService } from '../events/events.service';
+import { EventRecord, EventsService } from '../events';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
 /** GET /events: an app's recorded events of its key's mode, with what became of each. */

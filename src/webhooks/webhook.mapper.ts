@@ -1,4 +1,4 @@
-import type { EventRecord } from '../events/events.service';
+import type { EventRecord } from '../events';
 import type { EventDeliverySummaryDto, EventDto } from './dto/event.dto';
 import type {
   WebhookAttemptDto,

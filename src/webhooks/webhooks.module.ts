@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
-import { EventsModule } from '../events/events.module';
+import { AuditModule } from '../audit';
+import { AuthModule } from '../auth';
+import { EventsModule } from '../events';
 import { AdminWebhooksController } from './admin-webhooks.controller';
 import { EventsController } from './events.controller';
 import { WebhookAttempt } from './webhook-attempt.entity';

@@ -43,6 +43,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE (body over 1 MiB)',
   422: 'IDEMPOTENCY_KEY_REUSED or AMOUNT_OUT_OF_RANGE',
   429: 'RATE_LIMITED, with Retry-After',
+  503: 'SERVICE_UNAVAILABLE (e.g. the payment gateway could not open a checkout)',
 };
 
 /** Documents error responses (all share the error envelope). */

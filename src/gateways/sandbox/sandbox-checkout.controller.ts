@@ -5,8 +5,7 @@ import { AppError } from '../../common/errors/app-error';
 import { sendHtml } from '../../common/html/send-html';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
 import { sandboxCheckoutPage } from './sandbox-checkout.page';
-import type { SandboxChoice } from '../payment-gateway.types';
-import { SandboxGateway } from './sandbox.gateway';
+import { SandboxChoice, SandboxGateway } from './sandbox.gateway';
 
 const CHOICES: SandboxChoice[] = ['pay', 'fail', 'cancel'];
 

@@ -4,17 +4,24 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { Clock } from '../../common/clock/clock';
 import { randomToken } from '../../common/crypto/crypto';
 import { AppConfig } from '../../config/app-config';
+import { GatewayAdapter } from '../gateway-adapter.decorator';
 import type {
+  CheckoutCapability,
   CheckoutRequest,
   CheckoutSession,
   GatewayOutcome,
   GatewayRefund,
   PaymentGateway,
-  SandboxChoice,
+  RefundCapability,
+  SettlementCapability,
   SettlementLine,
+  StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
+
+/** What a customer chooses on the sandbox checkout. */
+export type SandboxChoice = 'pay' | 'fail' | 'cancel';
 
 const OUTCOME: Record<SandboxStatus, GatewayOutcome> = {
   OPEN: 'open',
@@ -41,8 +48,24 @@ const CHOSEN: Record<SandboxChoice, SandboxStatus> = {
  * or void closes it (closeCheckout), after which it takes no payment.
  */
 @Injectable()
-export class SandboxGateway implements PaymentGateway {
+@GatewayAdapter()
+export class SandboxGateway
+  implements
+    PaymentGateway,
+    CheckoutCapability,
+    StatusQueryCapability,
+    RefundCapability,
+    SettlementCapability
+{
   readonly name = 'sandbox';
+  /** It moves no money: TEST mode only. */
+  readonly modes = ['TEST'] as const;
+  readonly checkout = this;
+  readonly statusQuery = this;
+  readonly refunds = this;
+  readonly settlements = this;
+  private latency: Promise<void> | null = null;
+  private waiting = 0;
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
@@ -50,11 +73,38 @@ export class SandboxGateway implements PaymentGateway {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * The delay switch: until `until` settles, every call a real gateway would
+   * answer over the network (checkout, verification, status query, refund)
+   * waits, as a slow SSLCommerz or bKash would. Tests use it to prove that
+   * no transaction or row lock is held during a gateway call. `null` ends it.
+   */
+  slowDown(until: Promise<void> | null): void {
+    this.latency = until;
+  }
+
+  /** How many calls are waiting on the delay switch right now. */
+  get callsWaiting(): number {
+    return this.waiting;
+  }
+
+  private async roundTrip(): Promise<void> {
+    const latency = this.latency;
+    if (!latency) return;
+    this.waiting++;
+    try {
+      await latency;
+    } finally {
+      this.waiting--;
+    }
+  }
+
   private get sessions() {
     return this.txHost.tx.getRepository(SandboxSession);
   }
 
   async createCheckout(req: CheckoutRequest): Promise<CheckoutSession> {
+    await this.roundTrip();
     const sessionId = `sbx_${randomToken(24)}`;
     await this.sessions.insert({
       sessionId,
@@ -109,6 +159,7 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   async closeCheckout(sessionId: string): Promise<void> {
+    await this.roundTrip();
     await this.sessions
       .createQueryBuilder()
       .update()
@@ -118,11 +169,17 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {
+    await this.roundTrip();
     const sessionId = payload.session_id;
-    return typeof sessionId === 'string' ? this.queryStatus(sessionId) : null;
+    return typeof sessionId === 'string' ? this.statusOf(sessionId) : null;
   }
 
   async queryStatus(sessionId: string): Promise<VerifiedStatus | null> {
+    await this.roundTrip();
+    return this.statusOf(sessionId);
+  }
+
+  private async statusOf(sessionId: string): Promise<VerifiedStatus | null> {
     const s = await this.findSession(sessionId);
     if (!s) return null;
     return {
@@ -146,6 +203,7 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   async refund(sessionId: string, _txnId: string, amountMinor: number): Promise<GatewayRefund> {
+    await this.roundTrip();
     const result = await this.sessions
       .createQueryBuilder()
       .update()

@@ -19,8 +19,8 @@ import {
 } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { PaymentDto } from '../../payments/dto/payment.dto';
-import { CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
+import { PaymentDto } from '../../payments';
+import { CustomerFieldsDto } from '../../customers';
 import { INVOICE_STATUSES } from '../invoice-state';
 
 /** Invoice statuses, for other features' DTOs (a purchase answers with its invoice's status). */

@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
-import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
+import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers';
 import { PAYMENT_STATUSES } from '../payment-state';
 
 const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Min } from 'class-validator';
-import { INVOICE_STATUSES } from '../../invoices/dto/invoice.dto';
-import { CustomerFieldsDto } from '../../customers/dto/customer-fields.dto';
+import { INVOICE_STATUSES } from '../../invoices';
+import { CustomerFieldsDto } from '../../customers';
 
 export class CreatePurchaseDto extends CustomerFieldsDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) priceId: number;

@@ -1,8 +1,6 @@
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { formatTaka } from '../common/money/money';
-import type { InvoiceTemplate } from './invoice.entity';
-import type { InvoiceView } from './invoice.mapper';
-import { amountDueOf, isPayable } from './invoice-state';
+import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in

@@ -5,7 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
-import { InvoicesService } from './invoices.service';
+import { InvoicePaymentsService } from './invoice-payments.service';
 import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
@@ -13,11 +13,11 @@ import { notFoundPage, payPage, receiptPage } from './pay.page';
 @SkipEnvelope()
 @Controller('pay')
 export class PayPageController {
-  constructor(private readonly invoices: InvoicesService) {}
+  constructor(private readonly billing: InvoicePaymentsService) {}
 
   @Get(':token')
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
-    const found = await this.invoices.byPayToken(token);
+    const found = await this.billing.payPage(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
     sendHtml(res, payPage(found));
   }
@@ -25,7 +25,7 @@ export class PayPageController {
   /** A print-friendly receipt once something has been paid. */
   @Get(':token/receipt')
   async receipt(@Param('token') token: string, @Res() res: Response): Promise<void> {
-    const found = await this.invoices.byPayToken(token);
+    const found = await this.billing.payPage(token);
     const receipt = found ? receiptPage(found) : null;
     if (!receipt)
       return sendHtml(
@@ -39,11 +39,11 @@ export class PayPageController {
   @Post(':token')
   async pay(@Param('token') token: string, @Res() res: Response): Promise<void> {
     try {
-      const payment = await this.invoices.payFromPage(token);
+      const payment = await this.billing.payFromPage(token);
       res.redirect(303, payment.checkoutUrl ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
-        const found = await this.invoices.byPayToken(token);
+        const found = await this.billing.payPage(token);
         if (!found) return sendHtml(res, notFoundPage(), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.

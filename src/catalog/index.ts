@@ -1,0 +1,3 @@
+/** The catalog feature's public door. */
+export { CatalogModule } from './catalog.module';
+export { CatalogService } from './catalog.service';

@@ -1,0 +1,6 @@
+/** The gateways feature's public door: the registry, the port adapters implement, and the adapters. */
+export { GatewaysModule } from './gateways.module';
+export { GatewayRegistry } from './gateway-registry.service';
+export { GatewayAdapter } from './gateway-adapter.decorator';
+export type * from './payment-gateway.types';
+export { SandboxGatewayModule, SandboxGateway, type SandboxChoice } from './sandbox';

@@ -1,0 +1,2 @@
+/** The health feature's public door. */
+export { HealthModule } from './health.module';

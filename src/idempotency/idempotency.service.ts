@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { ClsService } from 'nestjs-cls';
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../common/clock/clock';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { IdempotencyRepository, KeyRow, KeyScope } from './idempotency.repository';
+
+/** How long a key's request may run before a retry may take it over (longer than any gateway timeout). */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+const ACTIVE = 'joma.idempotency';
+
+export interface RequestIdentity {
+  method: string;
+  path: string;
+  hash: string;
+}
+
+/** The key of the request being handled, once claimed. */
+export interface ClaimedKey {
+  scope: KeyScope;
+  owner: string;
+  recoveryPoint: string | null;
+  recovery: Record<string, unknown> | null;
+}
+
+export type Claim = { kind: 'replay'; row: KeyRow } | { kind: 'run'; key: ClaimedKey };
+
+/**
+ * Idempotency keys with Stripe-style recovery points. A key is committed as
+ * STARTED (with a lease) before the work, the outcome stored after it. Work
+ * that commits in several steps (a payment created, then its gateway
+ * checkout opened) records a recovery point in the transaction of each step;
+ * a retry after a crash resumes from the last one instead of repeating it.
+ * While the lease runs, a retry is told 409 IDEMPOTENCY_KEY_IN_USE.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    private readonly cls: ClsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Claims the key for this request (committed before any work), or says what to replay. */
+  @Transactional()
+  async claim(scope: KeyScope, req: RequestIdentity): Promise<Claim> {
+    const now = this.clock.now();
+    const owner = randomUUID();
+    const lease = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+    const expires = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
+    const fresh: Claim = {
+      kind: 'run',
+      key: { scope, owner, recoveryPoint: null, recovery: null },
+    };
+    if (await this.keys.insertStarted(scope, req, owner, now, lease, expires)) return fresh;
+    const row = await this.keys.lockExisting(scope, now);
+    if (!row || row.expired) {
+      if (row) await this.keys.delete(scope);
+      await this.keys.insertStarted(scope, req, owner, now, lease, expires);
+      return fresh;
+    }
+    if (row.state === 'STARTED' && !row.lease_over) {
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        'A request with this Idempotency-Key is still in progress',
+      );
+    }
+    if (row.method !== req.method || row.path !== req.path || row.request_hash !== req.hash) {
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        'This Idempotency-Key was used with a different request',
+      );
+    }
+    if (row.state === 'FINISHED') return { kind: 'replay', row };
+    // The request that held the key died (or outlived its lease): this retry resumes its work.
+    await this.keys.takeOver(scope, owner, lease);
+    return {
+      kind: 'run',
+      key: { scope, owner, recoveryPoint: row.recovery_point, recovery: row.recovery },
+    };
+  }
+
+  /** Makes the claimed key the current request's, for `checkpoint` and `recovered`. */
+  enter(key: ClaimedKey): void {
+    this.cls.set(ACTIVE, key);
+  }
+
+  private active(): ClaimedKey | undefined {
+    return this.cls.isActive() ? this.cls.get<ClaimedKey | undefined>(ACTIVE) : undefined;
+  }
+
+  /**
+   * What an earlier attempt of this request recorded at `point` before it
+   * died; undefined on a first attempt, without a key, or at another point.
+   */
+  recovered<T extends Record<string, unknown>>(point: string): T | undefined {
+    const key = this.active();
+    return key?.recoveryPoint === point ? (key.recovery as T) : undefined;
+  }
+
+  /**
+   * Inside the transaction of a step of the work: records that the work got
+   * this far (committed with the step, or not at all). A no-op without a key.
+   */
+  async checkpoint(point: string, recovery: Record<string, unknown>): Promise<void> {
+    const key = this.active();
+    if (!key) return;
+    if (!(await this.keys.checkpoint(key.scope, key.owner, point, recovery))) {
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        'Another request with this Idempotency-Key took over this one',
+      );
+    }
+    key.recoveryPoint = point;
+    key.recovery = recovery;
+  }
+
+  /** Stores the outcome (in the caller's transaction when there is one); false when the key was taken over. */
+  finish(
+    key: ClaimedKey,
+    outcome: { status: number; errorCode: string | null; body: string },
+  ): Promise<boolean> {
+    return this.keys.finish(key.scope, key.owner, outcome);
+  }
+
+  /** Frees the key after a failure not worth replaying (400s, 5xx), so a retry starts afresh. */
+  release(key: ClaimedKey): Promise<void> {
+    return this.keys.release(key.scope, key.owner);
+  }
+
+  deleteExpired(batch: number): Promise<number> {
+    return this.keys.deleteExpired(this.clock.now(), batch);
+  }
+}

@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import type { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { AdminInvoiceQuery } from './dto/invoice.dto';
+import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
+
+/** Every query of the invoices, invoice_line_items, invoice_templates and invoice_counters tables. */
+@Injectable()
+export class InvoicesRepository {
+  private readonly invoices: TenantRepo<Invoice>;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.invoices = new TenantRepo(txHost, Invoice, 'Invoice');
+  }
+
+  private get repo() {
+    return this.invoices.repo;
+  }
+
+  private get lines() {
+    return this.txHost.tx.getRepository(InvoiceLineItem);
+  }
+
+  private get templates() {
+    return this.txHost.tx.getRepository(InvoiceTemplate);
+  }
+
+  /** Next number of the app+mode sequence; the counter row stays locked until commit, so numbers are gapless. */
+  async nextNumber(scope: TenantScope): Promise<number> {
+    const [row] = (await this.txHost.tx.query(
+      `INSERT INTO invoice_counters (app_id, mode, last_number) VALUES ($1, $2, 1)
+       ON CONFLICT (app_id, mode) DO UPDATE SET last_number = invoice_counters.last_number + 1
+       RETURNING last_number`,
+      [scope.appId, scope.mode],
+    )) as { last_number: string }[];
+    return Number(row.last_number);
+  }
+
+  insert(fields: Omit<Invoice, 'id' | 'createdAt' | 'updatedAt'>): Promise<Invoice> {
+    return this.repo.save(this.repo.create(fields));
+  }
+
+  insertLines(lines: Omit<InvoiceLineItem, 'id'>[]): Promise<InvoiceLineItem[]> {
+    return this.lines.save(lines.map((l) => this.lines.create(l)));
+  }
+
+  save(invoice: Invoice): Promise<Invoice> {
+    return this.repo.save(invoice);
+  }
+
+  get(scope: TenantScope, id: number): Promise<Invoice> {
+    return this.invoices.get(scope, id);
+  }
+
+  /** In scope, row-locked (FOR UPDATE) until the transaction ends; 404 otherwise. */
+  getForUpdate(scope: TenantScope, id: number): Promise<Invoice> {
+    return this.invoices.getForUpdate(scope, id);
+  }
+
+  byPayToken(token: string): Promise<Invoice | null> {
+    return this.repo.findOne({ where: { payToken: token } });
+  }
+
+  page(
+    scope: TenantScope,
+    query: PageQuery,
+    filter: { status?: string; customerId?: number },
+  ): Promise<Page<Invoice>> {
+    const qb = this.repo.createQueryBuilder('i').where(this.invoices.where(scope));
+    if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
+    if (filter.customerId !== undefined)
+      qb.andWhere('i.customer_id = :cid', { cid: filter.customerId });
+    return pageOf(qb, 'i', query);
+  }
+
+  adminPage(query: AdminInvoiceQuery): Promise<Page<Invoice>> {
+    const qb = this.repo.createQueryBuilder('i');
+    if (query.applicationId) qb.andWhere('i.app_id = :appId', { appId: query.applicationId });
+    if (query.mode) qb.andWhere('i.mode = :mode', { mode: query.mode });
+    if (query.status) qb.andWhere('i.status = :status', { status: query.status });
+    if (query.number) qb.andWhere('i.number = :number', { number: query.number });
+    if (query.customerRefId) qb.andWhere('i.customer_id = :cid', { cid: query.customerRefId });
+    if (query.from) qb.andWhere('i.issued_at >= :from', { from: new Date(query.from) });
+    if (query.to) {
+      const to = /^\d{4}-\d{2}-\d{2}$/.test(query.to)
+        ? new Date(new Date(query.to).getTime() + 86_400_000)
+        : new Date(query.to);
+      qb.andWhere('i.issued_at < :to', { to });
+    }
+    return pageOf(qb, 'i', query);
+  }
+
+  /** Line items of several invoices, in position order. */
+  linesOf(invoiceIds: number[]): Promise<InvoiceLineItem[]> {
+    if (invoiceIds.length === 0) return Promise.resolve([]);
+    return this.lines.find({
+      where: { invoiceId: In(invoiceIds) },
+      order: { invoiceId: 'ASC', position: 'ASC' },
+    });
+  }
+
+  template(scope: TenantScope): Promise<InvoiceTemplate | null> {
+    return this.templates.findOne({ where: { appId: scope.appId, mode: scope.mode } });
+  }
+
+  async upsertTemplate(
+    scope: TenantScope,
+    fields: Omit<InvoiceTemplate, 'appId' | 'mode' | 'createdAt' | 'updatedAt'>,
+  ): Promise<InvoiceTemplate> {
+    const key = { appId: scope.appId, mode: scope.mode };
+    await this.templates.upsert({ ...key, ...fields }, ['appId', 'mode']);
+    return (await this.templates.findOne({ where: key }))!;
+  }
+}

@@ -1,0 +1,142 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { Clock } from '../common/clock/clock';
+import type { TenantScope } from '../database/tenant';
+import { GatewayRegistry } from '../gateways';
+import type { VerifiedStatus } from '../gateways';
+import { Payment } from './payment.entity';
+import { ApplyResult, PaymentTransitions } from './payment-transitions';
+import { PaymentsRepository } from './payments.repository';
+
+/** How long one sweep owns the due payments it claimed (it asks their gateways meanwhile). */
+export const SWEEP_LEASE_MS = 5 * 60_000;
+
+/**
+ * What gateways say about payments, applied. Every gateway call runs with no
+ * transaction open; each answer is then applied in a short transaction of
+ * its own that locks only the payment (and what its subscribers lock).
+ */
+@Injectable()
+export class PaymentConfirmationsService {
+  private readonly logger = new Logger('Payments');
+
+  constructor(
+    private readonly payments: PaymentsRepository,
+    private readonly transitions: PaymentTransitions,
+    private readonly gateways: GatewayRegistry,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The one confirmation path: whatever reached Joma from a gateway (browser
+   * return, IPN, a test helper) is verified with the gateway, then applied.
+   * Repeats and races change nothing and emit nothing.
+   */
+  async confirmFromGateway(
+    gatewayName: string,
+    payload: Record<string, unknown>,
+  ): Promise<ApplyResult | null> {
+    if (!this.gateways.has(gatewayName)) return null;
+    const verified = await this.gateways.get(gatewayName).checkout.verifyConfirmation(payload);
+    if (!verified) return null;
+    return this.applyToSession(gatewayName, verified);
+  }
+
+  @Transactional()
+  private async applyToSession(
+    gateway: string,
+    verified: VerifiedStatus,
+  ): Promise<ApplyResult | null> {
+    const payment = await this.payments.lockBySession(gateway, verified.sessionId);
+    if (!payment) return null;
+    return this.transitions.applyVerified(payment, verified);
+  }
+
+  /**
+   * Before the pay button opens a checkout: asks the gateway about the
+   * invoice's PENDING and EXPIRED checkouts (the customer may have paid one
+   * whose return never reached Joma, even after its deadline) and applies
+   * each finished one.
+   */
+  async refreshCheckoutsForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
+    for (const p of await this.payments.unsettledOfInvoice(scope, invoiceId)) {
+      const status = await this.askGateway(p);
+      if (status && status.outcome !== 'open') await this.applyStatus(p.id, status);
+    }
+  }
+
+  @Transactional()
+  private async applyStatus(id: number, verified: VerifiedStatus): Promise<ApplyResult | null> {
+    const payment = await this.payments.lockById(id);
+    return payment ? this.transitions.applyVerified(payment, verified) : null;
+  }
+
+  /**
+   * Expires due PENDING payments, a batch at a time, safe with several
+   * replicas: the batch is claimed with a lease (SKIP LOCKED) in one
+   * statement, each gateway is asked with nothing locked, and each payment is
+   * then settled (the gateway says captured) or expired in its own short
+   * transaction. Returns how many were claimed.
+   */
+  async expireDue(limit = 100): Promise<number> {
+    const now = this.clock.now();
+    const claimed = await this.payments.claimDue(
+      now,
+      new Date(now.getTime() + SWEEP_LEASE_MS),
+      limit,
+    );
+    for (const payment of claimed) {
+      try {
+        await this.expire(payment);
+      } catch (err) {
+        this.logger.error(`Could not expire payment ${payment.id}: ${(err as Error).name}`);
+      }
+    }
+    return claimed.length;
+  }
+
+  /**
+   * Asks the gateway (no lock held), then settles or expires the payment.
+   * `deadline` moves its deadline first (the expire-now test helper).
+   */
+  async expire(payment: Payment, deadline?: Date): Promise<ApplyResult | null> {
+    const status = await this.askGateway(payment);
+    return this.expireWith(payment.id, status, deadline);
+  }
+
+  @Transactional()
+  private async expireWith(
+    id: number,
+    status: VerifiedStatus | null,
+    deadline?: Date,
+  ): Promise<ApplyResult | null> {
+    const payment = await this.payments.lockById(id);
+    if (!payment) return null;
+    // Settled meanwhile (a confirmation won the race): nothing to expire.
+    if (payment.status !== 'PENDING') return { payment, changed: false };
+    if (deadline) payment.expiresAt = deadline;
+    if (status && status.outcome !== 'open') {
+      const settled = await this.transitions.applyVerified(payment, status);
+      // An answer that does not match the payment (logged) settles nothing:
+      // the deadline still passes, or the payment would stay PENDING and be
+      // claimed again by every sweep.
+      if (!settled.invalid) return settled;
+    }
+    return this.transitions.apply(payment, 'expire');
+  }
+
+  /** The gateway's answer, or null when it cannot answer (it must not stall a sweep). */
+  private async askGateway(payment: Payment): Promise<VerifiedStatus | null> {
+    if (!payment.gatewaySessionId) return null;
+    try {
+      return await this.gateways
+        .get(payment.gateway)
+        .statusQuery.queryStatus(payment.gatewaySessionId);
+    } catch (err) {
+      this.logger.warn(
+        `Gateway status query failed for payment ${payment.id}: ${(err as Error).name}`,
+      );
+      return null;
+    }
+  }
+}

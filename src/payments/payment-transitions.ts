@@ -1,0 +1,93 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock/clock';
+import { DomainEventBus } from '../common/domain-events';
+import { CustomersService } from '../customers';
+import type { GatewayOutcome, VerifiedStatus } from '../gateways';
+import { Payment } from './payment.entity';
+import { paymentFact, PaymentSucceeded } from './payment-events';
+import { PaymentTrigger, transition } from './payment-state';
+import { PaymentsRepository } from './payments.repository';
+
+export type ApplyResult = { payment: Payment; changed: boolean; invalid?: string };
+
+const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
+  captured: 'capture',
+  failed: 'fail',
+  cancelled: 'cancel',
+};
+
+/**
+ * The one place a payment changes status: the pure transition table
+ * decides, the row is saved and the fact published on the domain-event bus,
+ * all in the caller's transaction (with the payment locked FOR UPDATE).
+ * Subscribers (the invoice counting a capture, the outbox) run in it too.
+ */
+@Injectable()
+export class PaymentTransitions {
+  private readonly logger = new Logger('Payments');
+
+  constructor(
+    private readonly payments: PaymentsRepository,
+    private readonly customers: CustomersService,
+    private readonly bus: DomainEventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A gateway's verified answer about a locked payment; a mismatch is logged and changes nothing. */
+  async applyVerified(payment: Payment, verified: VerifiedStatus): Promise<ApplyResult> {
+    if (verified.outcome === 'open') return { payment, changed: false };
+    if (
+      verified.reference !== payment.reference ||
+      verified.amountMinor !== payment.amountMinor ||
+      verified.currency !== payment.currency
+    ) {
+      this.logger.error(`Gateway confirmation does not match payment ${payment.id}; ignored`);
+      return {
+        payment,
+        changed: false,
+        invalid: 'Gateway confirmation does not match the payment',
+      };
+    }
+    // A verified capture always applies (it is the truth about money); other
+    // outcomes follow the state table.
+    return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+  }
+
+  /** Applies a trigger to a payment already locked FOR UPDATE in this transaction. */
+  async apply(
+    payment: Payment,
+    trigger: PaymentTrigger,
+    verified?: VerifiedStatus,
+  ): Promise<ApplyResult> {
+    const t = transition(payment.status, trigger);
+    if (t.kind === 'noop') return { payment, changed: false };
+    if (t.kind === 'invalid') return { payment, changed: false, invalid: t.reason };
+    const previous = payment.status;
+    const now = this.clock.now();
+    payment.status = t.to;
+    payment.updatedAt = now;
+    if (t.to === 'SUCCEEDED') {
+      payment.succeededAt = now;
+      payment.gatewayTxnId = verified?.txnId ?? payment.gatewayTxnId;
+      payment.paymentMethod = verified?.method?.type ?? null;
+      payment.paymentMethodLabel = verified?.method?.label ?? null;
+      payment.paymentMethodBrand = verified?.method?.brand ?? null;
+      payment.paymentMethodIssuer = verified?.method?.issuer ?? null;
+      payment.paymentMethodAccount = verified?.method?.account ?? null;
+    }
+    const saved = await this.payments.save(payment);
+    const scope = { appId: saved.appId, mode: saved.mode };
+    const customer = await this.customers.get(scope, saved.customerId);
+    const fact = paymentFact(t.event, scope, saved, previous, customer.externalId);
+    await this.bus.publish(fact);
+    // What a subscriber did not count (an invoice already paid, or needing less) is excess, to be refunded.
+    if (fact instanceof PaymentSucceeded && fact.excessMinor > 0) {
+      saved.excessMinor = fact.excessMinor;
+      await this.payments.save(saved);
+      this.logger.warn(
+        `Payment ${saved.id} captured ${saved.excessMinor} beyond what invoice ${saved.invoiceId} needed (excess, to be refunded)`,
+      );
+    }
+    return { payment: saved, changed: true };
+  }
+}

@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import type { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { CheckoutSession } from '../gateways';
+import { Payment } from './payment.entity';
+
+export interface PaymentFilter {
+  status?: string;
+  customerId?: number;
+}
+
+export interface AdminPaymentFilter {
+  applicationId?: number;
+  mode?: 'TEST' | 'LIVE';
+  status?: string;
+  excess?: 'true' | 'false';
+}
+
+/** Every query of the payments table; methods are named for what they do. */
+@Injectable()
+export class PaymentsRepository {
+  private readonly payments: TenantRepo<Payment>;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.payments = new TenantRepo(txHost, Payment, 'Payment');
+  }
+
+  private get repo() {
+    return this.payments.repo;
+  }
+
+  insert(fields: Omit<Payment, 'id'>): Promise<Payment> {
+    return this.repo.save(this.repo.create(fields));
+  }
+
+  save(payment: Payment): Promise<Payment> {
+    return this.repo.save(payment);
+  }
+
+  get(scope: TenantScope, id: number): Promise<Payment> {
+    return this.payments.get(scope, id);
+  }
+
+  /** In scope, row-locked (FOR UPDATE) until the transaction ends; 404 otherwise. */
+  getForUpdate(scope: TenantScope, id: number): Promise<Payment> {
+    return this.payments.getForUpdate(scope, id);
+  }
+
+  byId(id: number): Promise<Payment | null> {
+    return this.repo.findOne({ where: { id } });
+  }
+
+  lockById(id: number): Promise<Payment | null> {
+    return this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  lockBySession(gateway: string, sessionId: string): Promise<Payment | null> {
+    return this.repo.findOne({
+      where: { gateway, gatewaySessionId: sessionId },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  byReference(reference: string): Promise<Payment | null> {
+    return this.repo.findOne({ where: { reference } });
+  }
+
+  page(scope: TenantScope, query: PageQuery, filter: PaymentFilter): Promise<Page<Payment>> {
+    const qb = this.repo.createQueryBuilder('p').where(this.payments.where(scope));
+    if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
+    if (filter.customerId !== undefined)
+      qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
+    return pageOf(qb, 'p', query);
+  }
+
+  adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
+    const qb = this.repo.createQueryBuilder('p');
+    if (filter.applicationId) qb.andWhere('p.app_id = :appId', { appId: filter.applicationId });
+    if (filter.mode) qb.andWhere('p.mode = :mode', { mode: filter.mode });
+    if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
+    if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
+    if (filter.excess === 'false') qb.andWhere('p.excess_minor = 0');
+    return pageOf(qb, 'p', query);
+  }
+
+  /** Payments of several invoices at once, oldest first. */
+  ofInvoices(scope: TenantScope, invoiceIds: number[]): Promise<Payment[]> {
+    if (invoiceIds.length === 0) return Promise.resolve([]);
+    return this.repo.find({
+      where: this.payments.where(scope, { invoiceId: In(invoiceIds) }),
+      order: { id: 'ASC' },
+    });
+  }
+
+  /** The invoice's PENDING payments in id order, row-locked when `lock` (FOR UPDATE). */
+  openOfInvoice(scope: TenantScope, invoiceId: number, lock = false): Promise<Payment[]> {
+    return this.repo.find({
+      where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      order: { id: 'ASC' },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  /** The invoice's checkouts that may still have been paid at the gateway (PENDING or EXPIRED). */
+  unsettledOfInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
+    return this.repo.find({
+      where: this.payments.where(scope, { invoiceId, status: In(['PENDING', 'EXPIRED']) }),
+      order: { id: 'ASC' },
+    });
+  }
+
+  /** The newest open, unexpired payment of the invoice for exactly this amount. */
+  openForAmount(
+    scope: TenantScope,
+    invoiceId: number,
+    amountMinor: number,
+    now: Date,
+  ): Promise<Payment | null> {
+    return this.repo
+      .createQueryBuilder('p')
+      .where(this.payments.where(scope))
+      .andWhere(
+        'p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now',
+        { invoiceId, pending: 'PENDING', amountMinor, now },
+      )
+      .orderBy('p.id', 'DESC')
+      .getOne();
+  }
+
+  /**
+   * Attaches the gateway's checkout to a PENDING payment that has none yet;
+   * null when another call attached one first (or the payment moved on).
+   */
+  async attachCheckout(id: number, session: CheckoutSession, now: Date): Promise<Payment | null> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({
+        gatewaySessionId: session.sessionId,
+        checkoutUrl: session.checkoutUrl,
+        updatedAt: now,
+      })
+      .where('id = :id AND gateway_session_id IS NULL AND status = :pending', {
+        id,
+        pending: 'PENDING',
+      })
+      .execute();
+    return result.affected ? this.byId(id) : null;
+  }
+
+  /**
+   * Claims up to `limit` due PENDING payments for one sweep (a lease until
+   * `until`, SKIP LOCKED so replicas claim different rows), in one statement
+   * that holds no lock after it returns.
+   */
+  async claimDue(now: Date, until: Date, limit: number): Promise<Payment[]> {
+    const rows = (await this.txHost.tx.query(
+      `UPDATE payments SET sweep_claimed_until = $2
+       WHERE id IN (
+         SELECT id FROM payments
+         WHERE status = 'PENDING' AND expires_at <= $1
+           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= $1)
+         ORDER BY expires_at LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [now, until, limit],
+    )) as [{ id: string }[], number];
+    const ids = rows[0].map((r) => Number(r.id));
+    return ids.length
+      ? this.repo.find({ where: { id: In(ids) }, order: { expiresAt: 'ASC' } })
+      : [];
+  }
+}

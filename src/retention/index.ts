@@ -1,0 +1,2 @@
+/** The retention feature's public door. */
+export { RetentionModule } from './retention.module';

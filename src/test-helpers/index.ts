@@ -1,0 +1,2 @@
+/** The TEST-mode helpers' public door. */
+export { TestHelpersModule } from './test-helpers.module';
