@@ -1,7 +1,8 @@
 /**
- * Unit specs sit beside the code (test/unit/ holds the pure specs that span
- * features, such as the money-integrity model); e2e specs run the real app on a real
- * PostgreSQL. TypeScript is transpiled per file (no type-check: `npm run lint`
+ * Three tiers. Unit specs sit beside the code (test/unit/ holds the pure specs
+ * that span features, such as the money-integrity model); medium specs
+ * (test/medium) run services and use cases against a cloned real PostgreSQL
+ * with no HTTP; e2e specs run the real app over real HTTP. TypeScript is transpiled per file (no type-check: `npm run lint`
  * does that), keeping decorator metadata for Nest's dependency injection.
  */
 const transform = {
@@ -18,6 +19,15 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
       transform,
+    },
+    {
+      displayName: 'medium',
+      testEnvironment: 'node',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+      transform,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
       displayName: 'e2e',

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The older single `apps.webhook_url` becomes one endpoint per mode,
- * subscribed to every event, unvalidated (decisions.md 8). A migration cannot
+ * subscribed to every event, unvalidated. A migration cannot
  * encrypt, so the secret is left empty and sealed by the dispatcher before
  * the first delivery; the app obtains it by rotating. A LIVE http URL is kept
  * as it is: its deliveries park at the first attempt with LIVE_REQUIRES_HTTPS.

@@ -1,4 +1,4 @@
-/** Defaults and bounds of app settings (decisions.md section 4). */
+/** Defaults and bounds of app settings (docs/api.md, Apps). */
 export const SETTINGS_BOUNDS = {
   minAmountMinor: { default: 1000, min: 100 },
   maxAmountMinor: { default: 50_000_000, max: 1_000_000_000 },

@@ -3,7 +3,7 @@ import { BigIntColumn, CreatedAtColumn, IdColumn, UpdatedAtColumn } from '../dat
 
 export type AppStatus = 'ACTIVE' | 'SUSPENDED';
 
-/** A client application and its settings (decisions.md section 4). */
+/** A client application and its settings (defaults and bounds in app-settings.ts). */
 @Entity('apps')
 export class App {
   @IdColumn() id: number;

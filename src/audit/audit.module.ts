@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEvent } from './audit-event.entity';
+import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
 /**
@@ -10,7 +11,7 @@ import { AuditService } from './audit.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent])],
-  providers: [AuditService],
+  providers: [AuditRepository, AuditService],
   exports: [AuditService],
 })
 export class AuditModule {}

@@ -1,26 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
 import { Clock } from '../common/clock/clock';
 import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
+import type { PageQuery } from '../common/http/pagination';
 import type { JomaRequest } from '../common/http/request-context';
 import { AuditEvent } from './audit-event.entity';
+import { AuditFilter, AuditRepository } from './audit.repository';
 
 export type { AuditEvent } from './audit-event.entity';
 
 /** Fields that are never written to the audit log, whatever the change (a public apiKey is kept). */
 const SECRET_FIELDS = /password|secret|token|hash|encryption/i;
 
-export interface AuditFilter {
-  actorUserId?: number;
-  action?: string;
-  targetType?: string;
-  targetId?: string;
-  from?: string;
-  to?: string;
-}
+export type { AuditFilter } from './audit.repository';
 
 /**
  * The audit log, written inside the caller's transaction (so a change and
@@ -31,7 +23,7 @@ export interface AuditFilter {
 @Injectable()
 export class AuditService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditRepository,
     private readonly cls: ClsService,
     private readonly clock: Clock,
   ) {}
@@ -51,7 +43,7 @@ export class AuditService {
     if (entry.adminOnly && !req?.user) return;
     const user = entry.actor === null ? undefined : req?.user;
     const { before, after } = changed(entry.before ?? null, entry.after ?? null);
-    await this.txHost.tx.getRepository(AuditEvent).insert({
+    await this.audit.insert({
       createdAt: this.clock.now(),
       actorUserId: user?.userId ?? null,
       actorEmail: user?.email ?? null,
@@ -66,14 +58,7 @@ export class AuditService {
   }
 
   list(query: PageQuery, filter: AuditFilter): Promise<Page<AuditEvent>> {
-    const qb = this.txHost.tx.getRepository(AuditEvent).createQueryBuilder('a');
-    if (filter.actorUserId) qb.andWhere('a.actor_user_id = :u', { u: filter.actorUserId });
-    if (filter.action) qb.andWhere('a.action = :action', { action: filter.action });
-    if (filter.targetType) qb.andWhere('a.target_type = :tt', { tt: filter.targetType });
-    if (filter.targetId) qb.andWhere('a.target_id = :tid', { tid: filter.targetId });
-    if (filter.from) qb.andWhere('a.created_at >= :from', { from: new Date(filter.from) });
-    if (filter.to) qb.andWhere('a.created_at < :to', { to: new Date(filter.to) });
-    return pageOf(qb, 'a', { ...query, sortBy: 'createdAt', order: 'desc' });
+    return this.audit.page(query, filter);
   }
 }
 

@@ -1,4 +1,4 @@
-/** Permission strings of decisions.md section 2; superAdmin passes every check. */
+/** The admin permission strings (resource:read|write|approve); a superAdmin passes every check. */
 export const PERMISSIONS = [
   'apps:read',
   'apps:write',

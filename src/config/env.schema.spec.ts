@@ -11,7 +11,7 @@ function errorOf(env: Record<string, string | undefined>): ConfigValidationError
 }
 
 describe('validateEnv', () => {
-  it('applies the defaults of decisions.md section 10', () => {
+  it('applies the documented defaults (README configuration table)', () => {
     const env = validateEnv({});
     expect(env.PORT).toBe(3000);
     expect(env.DATABASE_URL).toBeUndefined();

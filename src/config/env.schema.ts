@@ -22,7 +22,7 @@ const toInt = ({ value }: { value: unknown }) =>
       : value;
 
 /**
- * The environment variables of decisions.md section 10 (plus a few operational
+ * The environment variables of the README's configuration table (plus a few operational
  * knobs). Validated once at start-up; a bad value stops the process with a
  * message naming the variable.
  */

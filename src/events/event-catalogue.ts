@@ -1,4 +1,4 @@
-/** The closed catalogue of 22 event types (interface.md, Events). */
+/** The closed catalogue of 22 event types: nothing outside it is ever recorded or delivered. */
 export const EVENT_TYPES = [
   'payment.succeeded',
   'payment.failed',

@@ -5,8 +5,9 @@ import { Clock } from '../common/clock/clock';
 import type { TenantScope } from '../database/tenant';
 import { EventType, isEventType, statusOfType } from './event-catalogue';
 import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
+import type { PageQuery } from '../common/http/pagination';
 import { EventRecord } from './event.entity';
+import { EventsRepository } from './events.repository';
 
 /** The event record other features receive from this service. */
 export type { EventRecord } from './event.entity';
@@ -20,6 +21,7 @@ export type { EventRecord } from './event.entity';
 export class EventsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly events: EventsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -34,16 +36,13 @@ export class EventsService {
     }
     const status = statusOfType(type);
     const payload = status === undefined ? data : { ...data, status };
-    const repo = this.txHost.tx.getRepository(EventRecord);
-    return repo.save(
-      repo.create({
-        appId: scope.appId,
-        mode: scope.mode,
-        type,
-        data: payload,
-        createdAt: this.clock.now(),
-      }),
-    );
+    return this.events.insert({
+      appId: scope.appId,
+      mode: scope.mode,
+      type,
+      data: payload,
+      createdAt: this.clock.now(),
+    });
   }
 
   /** Recorded events of one app and mode, newest first by default. */
@@ -52,11 +51,6 @@ export class EventsService {
     query: PageQuery,
     filter: { type?: string } = {},
   ): Promise<Page<EventRecord>> {
-    const qb = this.txHost.tx
-      .getRepository(EventRecord)
-      .createQueryBuilder('ev')
-      .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
-    if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
-    return pageOf(qb, 'ev', query);
+    return this.events.page(scope, query, filter);
   }
 }

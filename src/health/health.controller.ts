@@ -1,10 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiEnvelope } from '../common/http/swagger';
+import { HealthRepository } from './health.repository';
 
 export class HealthDto {
   @ApiProperty({ example: 'ok' }) status: string;
@@ -18,7 +17,7 @@ export class ReadinessDto {
 @ApiTags('Operations')
 @Controller()
 export class HealthController {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: HealthRepository) {}
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process answers' })
@@ -34,7 +33,7 @@ export class HealthController {
   })
   async readyz(): Promise<ReadinessDto> {
     try {
-      await this.db.query('SELECT 1');
+      await this.db.ping();
     } catch {
       throw new AppError(ErrorCode.INTERNAL_ERROR, 'Database is not reachable');
     }

@@ -1,4 +1,4 @@
-/** Delivery statuses of decisions.md section 8. */
+/** Delivery statuses: PENDING until delivered (SUCCEEDED), retried while FAILED, parked when retries run out. */
 export const DELIVERY_STATUSES = [
   'PENDING',
   'RETRYING',

@@ -1,5 +1,5 @@
 /**
- * Retry schedule of decisions.md section 8: after the first failed attempt
+ * The retry schedule: after the first failed attempt
  * wait 10 s, then 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 2 h (about 6 h in
  * all), each +-20 % jitter; a failure after the last retry parks the delivery.
  */

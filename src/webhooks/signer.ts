@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Webhook signatures (interface.md, Signature rules), pure functions.
+ * Webhook signatures (v1: HMAC-SHA256 of the body; v2: of `<unix>.` + body; docs/webhooks.md), pure functions.
  * The key is the endpoint secret exactly as shown to the app (`whsec_...`),
  * as UTF-8 bytes.
  */

@@ -21,7 +21,7 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * Save-time rules (interface.md Events 4-5, decisions.md 8): a LIVE URL must
+ * Save-time rules: a LIVE URL must
  * be https whatever the deployment settings; a TEST URL's scheme must be in
  * WEBHOOK_TEST_ALLOWED_SCHEMES. No credentials in the URL.
  */

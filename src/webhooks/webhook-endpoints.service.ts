@@ -15,7 +15,7 @@ import { newEndpointSecret, sealSecret } from './endpoint-secret';
 import { checkEndpointUrl } from './url-policy';
 import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 
-/** interface.md Limits: webhook endpoints per app per mode. */
+/** At most this many webhook endpoints per app per mode. */
 export const MAX_ENDPOINTS_PER_MODE = 5;
 
 export interface EndpointInput {

@@ -97,7 +97,7 @@ describe('admin apps', () => {
   });
 
   describe('settings', () => {
-    it('start at the defaults of decisions.md section 4', async () => {
+    it('start at the documented defaults', async () => {
       const app = await createApp(t);
       const res = await admin().get(`/api/v1/admin/apps/${app.id}`);
       expect(res.body.data).toMatchObject({

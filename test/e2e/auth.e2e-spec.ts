@@ -26,7 +26,7 @@ describe('admin auth', () => {
   afterAll(() => t.close());
 
   describe('login', () => {
-    it('returns exactly the Session fields of interface.md', async () => {
+    it('returns exactly the documented Session fields', async () => {
       const before = t.clock.nowMs();
       const res = await attempt(SUPER_ADMIN.email, SUPER_ADMIN.password);
       expect(res.status).toBe(200);

@@ -6,7 +6,7 @@ import { TestOnlyModule } from '../support/test-only.module';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const EMPTY_PAGINATION = { page: 0, size: 0, totalElements: 0, totalPages: 0 };
 
-/** The full error envelope of decisions.md section 1. */
+/** The full error envelope: data null, meta with success false, message, errorCode, timestamp, details. */
 function expectErrorEnvelope(body: unknown, code: string): void {
   expect(body).toEqual({
     data: null,

@@ -5,7 +5,7 @@ import { Latch, TestOnlyModule } from '../support/test-only.module';
 
 const HOUR = 60 * 60_000;
 
-describe('idempotency (decisions.md section 3)', () => {
+describe('idempotency keys', () => {
   let t: TestApp;
   let app: CreatedApp;
   let seq = 0;

@@ -10,6 +10,8 @@ import { createDatabase, databaseUrl, serverUrlOf, TEST_DB_PREFIX } from './test
  * hand its name to the test files, which each clone it.
  */
 export default async function globalSetup(): Promise<void> {
+  // Both database-backed projects (e2e, medium) name this setup; the first prepares for both.
+  if (process.env.JOMA_TEST_TEMPLATE) return;
   const given = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   let serverUrl: string;
   if (given) {

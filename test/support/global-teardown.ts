@@ -12,7 +12,10 @@ export default async function globalTeardown(): Promise<void> {
     );
     for (const { datname } of rows.rows) await dropDatabase(serverUrl, datname);
   }
-  const embedded = (globalThis as { __JOMA_EMBEDDED__?: { stop(): Promise<void> } })
-    .__JOMA_EMBEDDED__;
+  // Named by both database-backed projects: the first teardown does the work.
+  delete process.env.JOMA_TEST_RUN_ID;
+  const holder = globalThis as { __JOMA_EMBEDDED__?: { stop(): Promise<void> } };
+  const embedded = holder.__JOMA_EMBEDDED__;
+  delete holder.__JOMA_EMBEDDED__;
   if (embedded) await embedded.stop();
 }

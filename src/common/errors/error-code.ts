@@ -1,4 +1,4 @@
-/** Every machine error code of decisions.md section 1. */
+/** Every machine error code the API answers with, and its HTTP status. */
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   MALFORMED_JSON = 'MALFORMED_JSON',

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Clock } from '../../common/clock/clock';
 import { randomToken } from '../../common/crypto/crypto';
 import { AppConfig } from '../../config/app-config';
@@ -19,6 +17,7 @@ import type {
   VerifiedStatus,
 } from '../payment-gateway.types';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
+import { SandboxSessionsRepository } from './sandbox-sessions.repository';
 
 /** What a customer chooses on the sandbox checkout. */
 export type SandboxChoice = 'pay' | 'fail' | 'cancel';
@@ -68,7 +67,7 @@ export class SandboxGateway
   private waiting = 0;
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly sessions: SandboxSessionsRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -99,10 +98,6 @@ export class SandboxGateway
     }
   }
 
-  private get sessions() {
-    return this.txHost.tx.getRepository(SandboxSession);
-  }
-
   async createCheckout(req: CheckoutRequest): Promise<CheckoutSession> {
     await this.roundTrip();
     const sessionId = `sbx_${randomToken(24)}`;
@@ -124,7 +119,7 @@ export class SandboxGateway
 
   findSession(sessionId: string): Promise<SandboxSession | null> {
     if (!/^sbx_[A-Za-z0-9_-]{10,64}$/.test(sessionId)) return Promise.resolve(null);
-    return this.sessions.findOne({ where: { sessionId } });
+    return this.sessions.find(sessionId);
   }
 
   /**
@@ -137,16 +132,8 @@ export class SandboxGateway
     choice: SandboxChoice,
   ): Promise<{ session: SandboxSession; returnUrl: string; refused: boolean } | null> {
     const status = CHOSEN[choice];
-    await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({
-        status,
-        txnId: choice === 'pay' ? `SBXTXN${randomToken(9).toUpperCase()}` : null,
-        completedAt: this.clock.now(),
-      })
-      .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
-      .execute();
+    const txnId = choice === 'pay' ? `SBXTXN${randomToken(9).toUpperCase()}` : null;
+    await this.sessions.completeOpen(sessionId, status, txnId, this.clock.now());
     const session = await this.findSession(sessionId);
     if (!session) return null;
     const sep = session.returnUrl.includes('?') ? '&' : '?';
@@ -160,12 +147,7 @@ export class SandboxGateway
 
   async closeCheckout(sessionId: string): Promise<void> {
     await this.roundTrip();
-    await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'CLOSED', completedAt: this.clock.now() })
-      .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
-      .execute();
+    await this.sessions.completeOpen(sessionId, 'CLOSED', null, this.clock.now());
   }
 
   async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {
@@ -204,31 +186,15 @@ export class SandboxGateway
 
   async refund(sessionId: string, _txnId: string, amountMinor: number): Promise<GatewayRefund> {
     await this.roundTrip();
-    const result = await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ refundedMinor: () => `refunded_minor + ${Number(amountMinor)}` })
-      .where(
-        'session_id = :sessionId AND status = :captured AND refunded_minor + :amount <= amount_minor',
-        {
-          sessionId,
-          captured: 'CAPTURED',
-          amount: amountMinor,
-        },
-      )
-      .execute();
+    const refunded = await this.sessions.addRefund(sessionId, amountMinor);
     return {
       refundId: `sbxr_${randomToken(12)}`,
-      status: result.affected ? 'succeeded' : 'failed',
+      status: refunded ? 'succeeded' : 'failed',
     };
   }
 
   async settlementLines(day: string): Promise<SettlementLine[]> {
-    const rows = await this.sessions
-      .createQueryBuilder('s')
-      .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'UTC')::date = :day`, { day })
-      .orderBy('s.id')
-      .getMany();
+    const rows = await this.sessions.capturedOn(day);
     return rows.map((s) => ({
       reference: s.paymentReference,
       txnId: s.txnId ?? '',

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { In } from 'typeorm';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { Customer } from './customer.entity';
+
+export interface CustomerDetails {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+/** Every query of the customers table. */
+@Injectable()
+export class CustomersRepository {
+  private readonly customers: TenantRepo<Customer>;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.customers = new TenantRepo(txHost, Customer, 'Customer');
+  }
+
+  /** Inserts the reference, or fills in / updates the details of the existing row (race-safe). */
+  async upsert(
+    scope: TenantScope,
+    externalId: string,
+    details: CustomerDetails,
+  ): Promise<Customer> {
+    const [row] = (await this.txHost.tx.query(
+      `INSERT INTO customers (app_id, mode, external_id, name, email, phone)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (app_id, mode, external_id) DO UPDATE SET
+         name = COALESCE(EXCLUDED.name, customers.name),
+         email = COALESCE(EXCLUDED.email, customers.email),
+         phone = COALESCE(EXCLUDED.phone, customers.phone),
+         updated_at = CASE WHEN (EXCLUDED.name, EXCLUDED.email, EXCLUDED.phone) IS NOT DISTINCT FROM (NULL, NULL, NULL)
+                           THEN customers.updated_at ELSE now() END
+       RETURNING id, name, email, phone, created_at, updated_at`,
+      [
+        scope.appId,
+        scope.mode,
+        externalId,
+        details.name ?? null,
+        details.email ?? null,
+        details.phone ?? null,
+      ],
+    )) as {
+      id: number;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      created_at: Date;
+      updated_at: Date;
+    }[];
+    return this.customers.repo.create({
+      id: row.id,
+      ...scope,
+      externalId,
+      name: row.name,
+      email: row.email,
+      phone: row.phone,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    });
+  }
+
+  byExternalId(scope: TenantScope, externalId: string): Promise<Customer | null> {
+    return this.customers.repo.findOne({ where: this.customers.where(scope, { externalId }) });
+  }
+
+  get(scope: TenantScope, id: number): Promise<Customer> {
+    return this.customers.get(scope, id);
+  }
+
+  byIds(ids: number[]): Promise<Customer[]> {
+    return this.customers.repo.find({ where: { id: In([...new Set(ids)]) } });
+  }
+}

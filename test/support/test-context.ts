@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createHash } from 'node:crypto';
+import { Pool } from 'pg';
+import { AppModule } from '../../src/app.module';
+import { ManualClock } from '../../src/common/clock/clock';
+import { AppConfig } from '../../src/config/app-config';
+import { SUPER_ADMIN, createTestDatabase } from './test-app';
+
+/** The medium tier: the real app's services on a cloned database, with no HTTP server. */
+export interface TestContext {
+  app: INestApplicationContext;
+  clock: ManualClock;
+  db: Pool;
+  close(): Promise<void>;
+}
+
+export async function createTestContext(): Promise<TestContext> {
+  const url = await createTestDatabase('medium');
+  const clock = new ManualClock();
+  const config = new AppConfig({
+    port: 0,
+    databaseUrl: url,
+    adminEmail: SUPER_ADMIN.email,
+    adminPassword: SUPER_ADMIN.password,
+    jwtSecret: createHash('sha256').update(`jwt:${url}`).digest('hex'),
+    encryptionKeyHex: createHash('sha256').update(`enc:${url}`).digest('hex'),
+    workersEnabled: false,
+    logLevel: 'silent',
+  });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { clock }), {
+    logger: false,
+  });
+  await app.init();
+  const db = new Pool({ connectionString: url, max: 4 });
+  return {
+    app,
+    clock,
+    db,
+    async close() {
+      await db.end();
+      await app.close();
+    },
+  };
+}
+
+/** An app row straight in the database (the medium tier has no admin API to call). */
+export async function insertApp(db: Pool, name = 'Medium app'): Promise<number> {
+  const { rows } = await db.query(`INSERT INTO apps (name) VALUES ($1) RETURNING id`, [name]);
+  return Number(rows[0].id);
+}
