@@ -4,12 +4,13 @@ import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { App } from './app.entity';
 import { AppsController } from './apps.controller';
+import { AppsRepository } from './apps.repository';
 import { AppsService } from './apps.service';
 
 @Module({
   imports: [AuthModule, AuditModule, TypeOrmModule.forFeature([App])],
   controllers: [AppsController],
-  providers: [AppsService],
+  providers: [AppsRepository, AppsService],
   exports: [AppsService],
 })
 export class AppsModule {}

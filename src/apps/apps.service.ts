@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { AppCredentialsService, IssuedCredential } from '../auth';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
+import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { App, AppStatus } from './app.entity';
 import { isRedirectAllowed, originOf, parseAllowlist, SETTINGS_BOUNDS } from './app-settings';
+import { AppsRepository } from './apps.repository';
 
 /** The app record other features receive from this service. */
 export type { App } from './app.entity';
@@ -18,36 +18,30 @@ import type { UpdateAppSettingsDto } from './dto/app.dto';
 @Injectable()
 export class AppsService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly apps: AppsRepository,
     private readonly credentials: AppCredentialsService,
     private readonly audit: AuditService,
   ) {}
-
-  private get apps() {
-    return this.txHost.tx.getRepository(App);
-  }
 
   /** Creates the app with both credential pairs; secrets are returned this once. */
   @Transactional()
   async create(name: string): Promise<{ app: App; credentials: IssuedCredential[] }> {
     const b = SETTINGS_BOUNDS;
-    const app = await this.apps.save(
-      this.apps.create({
-        name,
-        status: 'ACTIVE',
-        logoUrl: null,
-        refundApprovalThresholdMinor: b.refundApprovalThresholdMinor.default,
-        receiptsEnabled: true,
-        dunningEnabled: true,
-        minAmountMinor: b.minAmountMinor.default,
-        maxAmountMinor: b.maxAmountMinor.default,
-        paymentExpiryMinutes: b.paymentExpiryMinutes.default,
-        returnUrlAllowlist: '',
-        defaultSuccessUrl: null,
-        defaultFailUrl: null,
-        defaultCancelUrl: null,
-      }),
-    );
+    const app = await this.apps.insert({
+      name,
+      status: 'ACTIVE',
+      logoUrl: null,
+      refundApprovalThresholdMinor: b.refundApprovalThresholdMinor.default,
+      receiptsEnabled: true,
+      dunningEnabled: true,
+      minAmountMinor: b.minAmountMinor.default,
+      maxAmountMinor: b.maxAmountMinor.default,
+      paymentExpiryMinutes: b.paymentExpiryMinutes.default,
+      returnUrlAllowlist: '',
+      defaultSuccessUrl: null,
+      defaultFailUrl: null,
+      defaultCancelUrl: null,
+    });
     const credentials = await this.credentials.issueAll(app.id);
     await this.audit.record({
       action: 'app.created',
@@ -59,7 +53,7 @@ export class AppsService {
   }
 
   async get(id: number): Promise<App> {
-    const app = await this.apps.findOne({ where: { id } });
+    const app = await this.apps.byId(id);
     if (!app) throw AppError.notFound('App');
     return app;
   }
@@ -67,18 +61,12 @@ export class AppsService {
   /** Names of several apps in one query. */
   async namesOf(ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.apps
-      .createQueryBuilder('a')
-      .select(['a.id', 'a.name'])
-      .where('a.id IN (:...ids)', { ids: [...new Set(ids)] })
-      .getMany();
+    const rows = await this.apps.names(ids);
     return new Map(rows.map((a) => [a.id, a.name]));
   }
 
   list(query: PageQuery, filter: { status?: AppStatus }): Promise<Page<App>> {
-    const qb = this.apps.createQueryBuilder('a');
-    if (filter.status) qb.andWhere('a.status = :status', { status: filter.status });
-    return pageOf(qb, 'a', query);
+    return this.apps.page(query, filter);
   }
 
   keysOf(appId: number) {
@@ -98,7 +86,7 @@ export class AppsService {
 
   @Transactional()
   private async updateInTx(id: number, patch: { status?: AppStatus; name?: string }): Promise<App> {
-    const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    const app = await this.apps.lockById(id);
     if (!app) throw AppError.notFound('App');
     const before = { name: app.name, status: app.status };
     if (patch.name !== undefined) app.name = patch.name;
@@ -117,7 +105,7 @@ export class AppsService {
 
   @Transactional()
   async updateSettings(id: number, patch: UpdateAppSettingsDto): Promise<App> {
-    const app = await this.apps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    const app = await this.apps.lockById(id);
     if (!app) throw AppError.notFound('App');
     const next = { ...app, ...stripUndefined(patch) } as App;
     if (next.minAmountMinor > next.maxAmountMinor) {
