@@ -6,8 +6,9 @@ import type { GatewayMode, PaymentGateway } from './payment-gateway.types';
 
 /**
  * The adapters this deployment offers, by name, found at start-up from their
- * @GatewayAdapter() marks. Chosen per payment; a mode's default is the first
- * adapter (by name) that serves it.
+ * @GatewayAdapter() marks. Chosen per payment; a mode's default is an adapter
+ * made for that mode alone (the sandbox for TEST), else the first by name
+ * that serves it.
  */
 @Injectable()
 export class GatewayRegistry implements OnModuleInit {
@@ -58,7 +59,8 @@ export class GatewayRegistry implements OnModuleInit {
       }
       return gateway;
     }
-    const fallback = [...this.gateways.values()].find((g) => g.modes.includes(mode));
+    const serving = [...this.gateways.values()].filter((g) => g.modes.includes(mode));
+    const fallback = serving.find((g) => g.modes.length === 1) ?? serving[0];
     if (!fallback)
       throw AppError.validation(
         'gateway',

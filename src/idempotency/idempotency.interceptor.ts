@@ -27,7 +27,6 @@ import { ClaimedKey, IdempotencyService } from './idempotency.service';
 
 const IDEMPOTENT = 'joma:idempotent';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export { IDEMPOTENCY_TTL_MS } from './idempotency.service';
 
 export interface IdempotentOptions {
   /**

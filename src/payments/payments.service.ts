@@ -244,7 +244,7 @@ export class PaymentsService {
   }
 
   /** What the invoice's PENDING payments hold: money that may still arrive. */
-  async openOfInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
+  openOfInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
     return this.payments.openOfInvoice(scope, invoiceId);
   }
 
