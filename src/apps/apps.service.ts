@@ -42,7 +42,7 @@ export class AppsService {
       defaultFailUrl: null,
       defaultCancelUrl: null,
     });
-    const credentials = await this.credentials.issueAll(app.id);
+    const credentials = await this.credentials.issueAll(app.id, app);
     await this.audit.record({
       action: 'app.created',
       targetType: 'app',
@@ -92,7 +92,7 @@ export class AppsService {
     if (patch.name !== undefined) app.name = patch.name;
     if (patch.status !== undefined) app.status = patch.status;
     const saved = await this.apps.save(app);
-    await this.credentials.announceChange(id);
+    await this.credentials.appChanged(id, saved);
     await this.audit.record({
       action: 'app.updated',
       targetType: 'app',

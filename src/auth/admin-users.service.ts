@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { hashPassword } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { PageQuery, pageOf } from '../common/http/pagination';
+import type { PageQuery } from '../common/http/pagination';
 import { Page } from '../common/http/envelope';
 import { isUniqueViolation } from '../database/transaction';
-import { AdminSession, AdminUser, AdminUserStatus } from './admin-user.entity';
+import type { AdminUser, AdminUserStatus } from './admin-user.entity';
+import { AdminSessionsRepository } from './admin-sessions.repository';
+import { AdminUsersRepository } from './admin-users.repository';
 import { normalizeEmail } from './email';
 import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { Permission } from './permissions';
@@ -34,14 +35,11 @@ export const USER_SORT_FIELDS = [
 @Injectable()
 export class AdminUsersService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly users: AdminUsersRepository,
+    private readonly sessions: AdminSessionsRepository,
     private readonly clock: Clock,
     private readonly audit: AuditService,
   ) {}
-
-  private get users() {
-    return this.txHost.tx.getRepository(AdminUser);
-  }
 
   /**
    * Creates an admin user. `actor` is the admin doing it (the HTTP route);
@@ -55,7 +53,7 @@ export class AdminUsersService {
         permissions: input.permissions ?? [],
       });
     }
-    const user = this.users.create({
+    const fields: Omit<AdminUser, 'id' | 'createdAt' | 'updatedAt'> = {
       email: input.email.trim(),
       name: input.name.trim(),
       passwordHash: await hashPassword(input.password),
@@ -63,9 +61,9 @@ export class AdminUsersService {
       superAdmin: input.superAdmin ?? false,
       permissions: [...new Set(input.permissions ?? [])],
       lastLoginAt: null,
-    });
+    };
     try {
-      const saved = await this.users.save(user);
+      const saved = await this.users.insert(fields);
       await this.audit.record({
         action: 'admin_user.created',
         targetType: 'admin_user',
@@ -87,10 +85,7 @@ export class AdminUsersService {
    */
   async findByEmail(email: string): Promise<AdminUser | null> {
     const wanted = normalizeEmail(email);
-    const candidates = await this.users
-      .createQueryBuilder('u')
-      .where('lower(u.email) = lower(:email)', { email: email.normalize('NFKC').trim() })
-      .getMany();
+    const candidates = await this.users.byEmailIgnoringCase(email.normalize('NFKC').trim());
     return candidates.find((u) => normalizeEmail(u.email) === wanted) ?? null;
   }
 
@@ -110,30 +105,19 @@ export class AdminUsersService {
   @Transactional()
   private async storePassword(id: number, passwordHash: string, keepSessionId?: number) {
     const user = await this.get(id);
-    await this.users.update({ id: user.id }, { passwordHash });
+    await this.users.setPasswordHash(user.id, passwordHash);
     await this.audit.record({
       action: 'admin_user.password_set',
       targetType: 'admin_user',
       targetId: id,
     });
-    const revoke = this.txHost.tx
-      .getRepository(AdminSession)
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: this.clock.now() })
-      .where('user_id = :id AND revoked_at IS NULL', { id });
-    if (keepSessionId !== undefined) revoke.andWhere('id <> :keep', { keep: keepSessionId });
-    await revoke.execute();
+    await this.sessions.revokeAllOf(id, this.clock.now(), keepSessionId);
   }
 
   /** Retention: sessions that expired (or were revoked) more than a day ago. */
   async purgeEndedSessions(): Promise<number> {
     const before = new Date(this.clock.nowMs() - 24 * 3600_000);
-    const res: [unknown[], number] = await this.txHost.tx.query(
-      'DELETE FROM admin_sessions WHERE expires_at < $1 OR revoked_at < $1',
-      [before],
-    );
-    return res[1] ?? 0;
+    return this.sessions.purgeEndedBefore(before);
   }
 
   /** By email (the CLI's admin:set-password). */
@@ -144,7 +128,7 @@ export class AdminUsersService {
   }
 
   findById(id: number): Promise<AdminUser | null> {
-    return this.users.findOne({ where: { id } });
+    return this.users.byId(id);
   }
 
   async get(id: number): Promise<AdminUser> {
@@ -158,20 +142,14 @@ export class AdminUsersService {
   }
 
   async markLoggedIn(id: number): Promise<void> {
-    await this.users.update({ id }, { lastLoginAt: this.clock.now() });
+    await this.users.setLastLoginAt(id, this.clock.now());
   }
 
   async list(
     query: PageQuery<(typeof USER_SORT_FIELDS)[number]>,
     filter: { search?: string; status?: AdminUserStatus },
   ): Promise<Page<AdminUser>> {
-    const qb = this.users.createQueryBuilder('u');
-    if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
-    if (filter.search) {
-      const term = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      qb.andWhere('(u.email ILIKE :term OR u.name ILIKE :term)', { term });
-    }
-    return pageOf(qb, 'u', query);
+    return this.users.page(query, filter);
   }
 
   /**
@@ -192,12 +170,8 @@ export class AdminUsersService {
   ): Promise<AdminUser> {
     // The active super admins are locked first (in id order, as every update
     // does), so two demotions racing each other cannot both see "another one left".
-    const supers = await this.users.find({
-      where: { superAdmin: true, status: 'ACTIVE' },
-      order: { id: 'ASC' },
-      lock: { mode: 'pessimistic_write' },
-    });
-    const user = await this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    const supers = await this.users.lockActiveSuperAdmins();
+    const user = await this.users.lockById(id);
     if (!user) throw AppError.notFound('Admin user');
     assertMayChangeAdmin(actor, user, patch);
     const others = supers.filter((u) => u.id !== user.id).length;
@@ -218,13 +192,7 @@ export class AdminUsersService {
       after: auditView(saved),
     });
     if (patch.status === 'DISABLED') {
-      await this.txHost.tx
-        .getRepository(AdminSession)
-        .createQueryBuilder()
-        .update()
-        .set({ revokedAt: this.clock.now() })
-        .where('user_id = :id AND revoked_at IS NULL', { id })
-        .execute();
+      await this.sessions.revokeAllOf(id, this.clock.now());
     }
     return saved;
   }

@@ -10,6 +10,9 @@ export class AppCredential {
   @ModeColumn() mode: Mode;
   @Column({ type: 'text' }) apiKey: string;
   @Column({ type: 'text' }) secretHash: string;
+  /** The app's name and status, kept in step by the apps feature (one-table key check). */
+  @Column({ type: 'text' }) appName: string;
+  @Column({ type: 'text' }) appStatus: string;
   @CreatedAtColumn() createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) rotatedAt: Date | null;
 }

@@ -3,29 +3,29 @@ import { sha256Hex } from '../common/crypto/crypto';
 import { AppCredentialsService } from './app-credentials.service';
 
 const SECRET = 'sk_test_secret';
-const row = (status: string) => ({
-  app_id: '7',
+const row = (appStatus: string) => ({
+  appId: 7,
   mode: 'TEST',
-  secret_hash: sha256Hex(SECRET),
-  name: 'Shop',
-  status,
+  secretHash: sha256Hex(SECRET),
+  appName: 'Shop',
+  appStatus,
 });
 
 /** The service over a fake database whose answers the test releases one by one. */
 function setup() {
-  const answers: ((rows: unknown[]) => void)[] = [];
+  const answers: ((row: unknown) => void)[] = [];
   const query = jest.fn(
-    () => new Promise<unknown[]>((resolve) => answers.push(resolve as (rows: unknown[]) => void)),
+    () => new Promise<unknown>((resolve) => answers.push(resolve as (row: unknown) => void)),
   );
   const service = new AppCredentialsService(
-    { tx: { query } } as never,
+    { byApiKey: query } as never,
     new ManualClock(),
     {} as never,
   );
-  const answer = async (rows: unknown[]) => {
+  const answer = async (row: unknown) => {
     for (let i = 0; answers.length === 0 && i < 100; i++) await new Promise((r) => setImmediate(r));
     // No read to answer: the call was served from the cache.
-    answers.shift()?.(rows);
+    answers.shift()?.(row);
   };
   return { service, query, answer };
 }
@@ -34,7 +34,7 @@ describe('AppCredentialsService key cache', () => {
   it('serves a repeated key from the cache', async () => {
     const { service, query, answer } = setup();
     const first = service.authenticate('pk_test_k', SECRET);
-    await answer([row('ACTIVE')]);
+    await answer(row('ACTIVE'));
     await first;
     await service.authenticate('pk_test_k', SECRET);
     expect(query).toHaveBeenCalledTimes(1);
@@ -45,11 +45,11 @@ describe('AppCredentialsService key cache', () => {
     // The read starts, then the suspension commits and its notification arrives.
     const inFlight = service.authenticate('pk_test_k', SECRET);
     service.invalidateApp(7);
-    await answer([row('ACTIVE')]);
+    await answer(row('ACTIVE'));
     await inFlight;
     // The next call must read again (and see the suspension), not trust the stale row for 10 s.
     const next = service.authenticate('pk_test_k', SECRET);
-    await answer([row('SUSPENDED')]);
+    await answer(row('SUSPENDED'));
     await expect(next).rejects.toMatchObject({ code: 'APP_SUSPENDED' });
     expect(query).toHaveBeenCalledTimes(2);
   });

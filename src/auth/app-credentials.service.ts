@@ -1,14 +1,12 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { PgListener } from '../database/pg-listener';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Clock } from '../common/clock/clock';
 import { randomToken, safeEqual, sha256Hex } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { AppPrincipal, Mode } from '../common/http/request-context';
-import { AppCredential } from './app-credential.entity';
+import { AppCredentialsRepository, AppProfile } from './app-credentials.repository';
 
 export interface IssuedCredential {
   mode: Mode;
@@ -48,7 +46,7 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
   private listener: PgListener | null = null;
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly credentials: AppCredentialsRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -59,15 +57,16 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** Creates both pairs of a new app (inside the caller's transaction). */
-  async issueAll(appId: number): Promise<IssuedCredential[]> {
-    const repo = this.txHost.tx.getRepository(AppCredential);
+  async issueAll(appId: number, profile: AppProfile): Promise<IssuedCredential[]> {
     const issued = (['TEST', 'LIVE'] as Mode[]).map((m) => AppCredentialsService.mint(m));
-    await repo.insert(
+    await this.credentials.insertMany(
       issued.map((c) => ({
         appId,
         mode: c.mode,
         apiKey: c.apiKey,
         secretHash: sha256Hex(c.apiSecret),
+        appName: profile.name,
+        appStatus: profile.status,
       })),
     );
     return issued;
@@ -75,15 +74,25 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
 
   /** Replaces one mode's pair; the old key and secret stop working at once, on every replica. */
   async rotate(appId: number, mode: Mode): Promise<IssuedCredential> {
-    const repo = this.txHost.tx.getRepository(AppCredential);
     const fresh = AppCredentialsService.mint(mode);
-    const result = await repo.update(
-      { appId, mode },
-      { apiKey: fresh.apiKey, secretHash: sha256Hex(fresh.apiSecret), rotatedAt: this.clock.now() },
-    );
-    if (!result.affected) throw AppError.notFound('App');
+    const replaced = await this.credentials.replacePair(appId, mode, {
+      apiKey: fresh.apiKey,
+      secretHash: sha256Hex(fresh.apiSecret),
+      rotatedAt: this.clock.now(),
+    });
+    if (!replaced) throw AppError.notFound('App');
     await this.announceChange(appId);
     return fresh;
+  }
+
+  /**
+   * The app was renamed, suspended or reactivated: its key check sees the
+   * new name and status from the commit on, on every replica. Call inside
+   * the transaction of the change.
+   */
+  async appChanged(appId: number, profile: AppProfile): Promise<void> {
+    await this.credentials.setAppProfile(appId, profile);
+    await this.announceChange(appId);
   }
 
   /**
@@ -91,8 +100,8 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
    * app. Call inside the transaction of the change: PostgreSQL delivers the
    * notification only when it commits, so nobody re-reads the old row.
    */
-  async announceChange(appId: number): Promise<void> {
-    await this.txHost.tx.query('SELECT pg_notify($1, $2)', [CREDENTIALS_CHANNEL, String(appId)]);
+  private async announceChange(appId: number): Promise<void> {
+    await this.credentials.notifyOnCommit(CREDENTIALS_CHANNEL, String(appId));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -116,9 +125,7 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
   }
 
   async keysOf(appId: number): Promise<{ mode: Mode; apiKey: string }[]> {
-    const rows = await this.txHost.tx
-      .getRepository(AppCredential)
-      .find({ where: { appId }, order: { mode: 'ASC' } });
+    const rows = await this.credentials.ofApp(appId);
     return rows.map((r) => ({ mode: r.mode, apiKey: r.apiKey }));
   }
 
@@ -153,30 +160,17 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
     if (hit && hit.cachedUntil > now) return hit;
     if (apiKey.length > 200) return null;
     const generation = this.generation;
-    // Read model over apps: the app's name and status travel with its credential.
-    const rows: {
-      app_id: string;
-      mode: Mode;
-      secret_hash: string;
-      name: string;
-      status: string;
-    }[] = await this.txHost.tx.query(
-      `SELECT c.app_id, c.mode, c.secret_hash, a.name, a.status
-           FROM app_credentials c JOIN apps a ON a.id = c.app_id
-          WHERE c.api_key = $1`,
-      [apiKey],
-    );
-    const row = rows[0];
+    const row = await this.credentials.byApiKey(apiKey);
     if (!row) {
       this.cache.delete(apiKey);
       return null;
     }
     const entry: CachedCredential = {
-      appId: Number(row.app_id),
-      appName: row.name,
-      appStatus: row.status,
+      appId: row.appId,
+      appName: row.appName,
+      appStatus: row.appStatus,
       mode: row.mode,
-      secretHash: row.secret_hash,
+      secretHash: row.secretHash,
       cachedUntil: now + CREDENTIAL_CACHE_MS,
     };
     if (generation !== this.generation) return entry;

@@ -3,6 +3,10 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { AdminSessionsRepository } from './admin-sessions.repository';
+import { AdminUsersRepository } from './admin-users.repository';
+import { AppCredentialsRepository } from './app-credentials.repository';
+import { LoginThrottleRepository } from './login-throttle.repository';
 import { AdminJwtStrategy } from './admin-jwt.strategy';
 import { AdminSession, AdminUser } from './admin-user.entity';
 import { AdminUsersController } from './admin-users.controller';
@@ -30,6 +34,10 @@ import { LoginThrottleService } from './login-throttle.service';
   ],
   controllers: [AuthController, AdminUsersController, AuditEventsController],
   providers: [
+    AdminUsersRepository,
+    AdminSessionsRepository,
+    AppCredentialsRepository,
+    LoginThrottleRepository,
     AdminUsersService,
     AuthService,
     LoginThrottleService,

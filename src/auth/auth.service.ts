@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock/clock';
 import { DUMMY_PASSWORD_HASH, randomToken, verifyPassword } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { AdminPrincipal } from '../common/http/request-context';
-import { AdminSession, AdminUser } from './admin-user.entity';
+import type { AdminUser } from './admin-user.entity';
+import { AdminSessionsRepository } from './admin-sessions.repository';
 import { AdminUsersService } from './admin-users.service';
 import { LoginThrottleService } from './login-throttle.service';
 
@@ -28,7 +28,7 @@ export interface JwtClaims {
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly sessions: AdminSessionsRepository,
     private readonly users: AdminUsersService,
     private readonly throttle: LoginThrottleService,
     private readonly jwt: JwtService,
@@ -80,9 +80,7 @@ export class AuthService {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.jwtTtlMinutes * 60_000);
     const tokenId = randomToken(24);
-    await this.txHost.tx
-      .getRepository(AdminSession)
-      .insert({ userId: user.id, tokenId, expiresAt, revokedAt: null });
+    await this.sessions.insert({ userId: user.id, tokenId, expiresAt });
     const claims: JwtClaims = { sub: String(user.id), sid: tokenId };
     const token = await this.jwt.signAsync(claims, {
       secret: this.config.jwtSecret,
@@ -94,27 +92,22 @@ export class AuthService {
 
   /** Resolves a verified token's claims to a live session, or refuses. */
   async principalFor(claims: JwtClaims): Promise<AdminPrincipal> {
-    const rows: { id: number; user_id: number; expires_at: Date; revoked_at: Date | null }[] =
-      await this.txHost.tx.query(
-        'SELECT id, user_id, expires_at, revoked_at FROM admin_sessions WHERE token_id = $1',
-        [claims.sid],
-      );
-    const session = rows[0];
+    const session = await this.sessions.byTokenId(claims.sid);
     const now = this.clock.nowMs();
     if (
       !session ||
-      session.revoked_at ||
-      new Date(session.expires_at).getTime() <= now ||
-      String(session.user_id) !== claims.sub
+      session.revokedAt ||
+      session.expiresAt.getTime() <= now ||
+      String(session.userId) !== claims.sub
     ) {
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
     }
-    const user = await this.users.findById(Number(session.user_id));
+    const user = await this.users.findById(session.userId);
     if (!user || user.status !== 'ACTIVE')
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Session is expired or revoked');
     return {
       userId: user.id,
-      sessionId: Number(session.id),
+      sessionId: session.id,
       email: user.email,
       name: user.name,
       superAdmin: user.superAdmin,
@@ -123,8 +116,6 @@ export class AuthService {
   }
 
   async logout(principal: AdminPrincipal): Promise<void> {
-    await this.txHost.tx
-      .getRepository(AdminSession)
-      .update({ id: principal.sessionId }, { revokedAt: this.clock.now() });
+    await this.sessions.revoke(principal.sessionId, this.clock.now());
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';
@@ -8,6 +7,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';
 import { normalizeEmail } from './email';
+import { LoginThrottleRepository } from './login-throttle.repository';
 
 /** One attempt's counters: which keys it was counted against. */
 export interface LoginAttempt {
@@ -36,7 +36,7 @@ export class LoginThrottleService {
   private hashing = 0;
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly throttles: LoginThrottleRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -122,44 +122,22 @@ export class LoginThrottleService {
     const now = this.clock.now();
     const windowMs = this.config.loginLockMinutes * 60_000;
     const since = new Date(now.getTime() - windowMs);
-    const rows: unknown[] = await this.txHost.tx.query(
-      `INSERT INTO login_throttles AS t (key, window_start, last_at, failures)
-       VALUES ($1, $2, $2, 1)
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN t.window_start <= $3 THEN 1 ELSE t.failures + 1 END,
-         window_start = CASE WHEN t.window_start <= $3 THEN $2 ELSE t.window_start END,
-         last_at = $2
-       WHERE t.failures < $4 OR t.last_at <= $3
-       RETURNING t.failures`,
-      [key, now, since, limit],
-    );
-    if (rows.length > 0) return { failures: (rows[0] as { failures: number }).failures };
-    const [held] = (await this.txHost.tx.query(
-      'SELECT last_at FROM login_throttles WHERE key = $1',
-      [key],
-    )) as { last_at: Date }[];
-    return {
-      waitS: Math.ceil((new Date(held.last_at).getTime() + windowMs - now.getTime()) / 1000),
-    };
+    const failures = await this.throttles.addFailure(key, now, since, limit);
+    if (failures !== null) return { failures };
+    const lastAt = await this.throttles.lastFailureAt(key);
+    return { waitS: Math.ceil((lastAt.getTime() + windowMs - now.getTime()) / 1000) };
   }
 
   /** A successful login: it was no failure after all; its pair starts over. */
   @Transactional()
   async succeeded(attempt: LoginAttempt): Promise<void> {
-    await this.txHost.tx.query('DELETE FROM login_throttles WHERE key = $1', [attempt.pairKey]);
-    await this.txHost.tx.query(
-      'UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ANY($1)',
-      [[attempt.emailKey, attempt.addressKey]],
-    );
+    await this.throttles.remove(attempt.pairKey);
+    await this.throttles.takeBackOne([attempt.emailKey, attempt.addressKey]);
   }
 
   /** Retention: counters whose window and lock are both over. */
   async purgeStale(): Promise<number> {
     const before = new Date(this.clock.nowMs() - this.config.loginLockMinutes * 60_000);
-    const res: [unknown[], number] = await this.txHost.tx.query(
-      'DELETE FROM login_throttles WHERE last_at < $1',
-      [before],
-    );
-    return res[1] ?? 0;
+    return this.throttles.purgeOlderThan(before);
   }
 }

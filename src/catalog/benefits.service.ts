@@ -1,25 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
-import { TenantRepo, TenantScope } from '../database/tenant';
+import type { PageQuery } from '../common/http/pagination';
+import type { TenantScope } from '../database/tenant';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/transaction';
-import { Benefit } from './benefit.entity';
+import type { Benefit } from './benefit.entity';
+import { CatalogRepository } from './catalog.repository';
 
 @Injectable()
 export class BenefitsService {
-  private readonly benefits: TenantRepo<Benefit>;
-
   constructor(
-    txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly catalog: CatalogRepository,
     private readonly audit: AuditService,
-  ) {
-    this.benefits = new TenantRepo(txHost, Benefit, 'Benefit');
-  }
+  ) {}
 
   @Transactional()
   async create(
@@ -27,15 +23,13 @@ export class BenefitsService {
     input: { lookupKey: string; name: string; metadata?: string },
   ): Promise<Benefit> {
     try {
-      const benefit = await this.benefits.repo.save(
-        this.benefits.repo.create({
-          ...scope,
-          lookupKey: input.lookupKey,
-          name: input.name,
-          metadata: input.metadata ?? null,
-          active: false,
-        }),
-      );
+      const benefit = await this.catalog.insertBenefit({
+        ...scope,
+        lookupKey: input.lookupKey,
+        name: input.name,
+        metadata: input.metadata ?? null,
+        active: false,
+      });
       await this.audit.record({
         adminOnly: true,
         action: 'benefit.created',
@@ -56,24 +50,20 @@ export class BenefitsService {
   }
 
   get(scope: TenantScope, id: number): Promise<Benefit> {
-    return this.benefits.get(scope, id);
+    return this.catalog.getBenefit(scope, id);
   }
 
   list(scope: TenantScope, query: PageQuery): Promise<Page<Benefit>> {
-    return pageOf(
-      this.benefits.repo.createQueryBuilder('b').where(this.benefits.where(scope)),
-      'b',
-      query,
-    );
+    return this.catalog.pageOfBenefits(scope, query);
   }
 
   /** Makes a benefit grantable; activating an active benefit is a no-op. */
   @Transactional()
   async activate(scope: TenantScope, id: number): Promise<Benefit> {
-    const benefit = await this.benefits.getForUpdate(scope, id);
+    const benefit = await this.catalog.lockBenefit(scope, id);
     if (benefit.active) return benefit;
     benefit.active = true;
-    const saved = await this.benefits.repo.save(benefit);
+    const saved = await this.catalog.saveBenefit(benefit);
     await this.audit.record({
       adminOnly: true,
       action: 'benefit.activated',
@@ -87,11 +77,8 @@ export class BenefitsService {
 
   /** For admin routes: the benefit's own partition, found by id alone. */
   async scopeOf(id: number): Promise<TenantScope> {
-    const b = await this.benefits.repo.findOne({
-      where: { id },
-      select: { id: true, appId: true, mode: true },
-    });
-    if (!b) throw AppError.notFound('Benefit');
-    return { appId: b.appId, mode: b.mode };
+    const scope = await this.catalog.benefitScope(id);
+    if (!scope) throw AppError.notFound('Benefit');
+    return scope;
   }
 }

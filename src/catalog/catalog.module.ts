@@ -5,6 +5,7 @@ import { AuthModule } from '../auth';
 import { Benefit } from './benefit.entity';
 import { AdminBenefitsController, BenefitsController } from './benefits.controller';
 import { BenefitsService } from './benefits.service';
+import { CatalogRepository } from './catalog.repository';
 import { CatalogService } from './catalog.service';
 import { Price } from './price.entity';
 import { PricesController } from './prices.controller';
@@ -28,7 +29,7 @@ import { ProductsService } from './products.service';
     AdminProductsController,
     PricesController,
   ],
-  providers: [BenefitsService, ProductsService, PricesService, CatalogService],
+  providers: [CatalogRepository, BenefitsService, ProductsService, PricesService, CatalogService],
   exports: [BenefitsService, CatalogService],
 })
 export class CatalogModule {}

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors/app-error';
 import { assertCurrency } from '../common/money/money';
-import { TenantRepo, TenantScope } from '../database/tenant';
-import { Price } from './price.entity';
+import type { TenantScope } from '../database/tenant';
+import { CatalogRepository } from './catalog.repository';
+import type { Price } from './price.entity';
 import { priceTerms, PriceTermsInput } from './price-terms';
-import { Product } from './product.entity';
 import { nextProductStatus } from './product-state';
 
 export interface CreatePriceInput extends PriceTermsInput {
@@ -16,13 +15,7 @@ export interface CreatePriceInput extends PriceTermsInput {
 
 @Injectable()
 export class PricesService {
-  private readonly products: TenantRepo<Product>;
-  private readonly prices: TenantRepo<Price>;
-
-  constructor(txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
-    this.products = new TenantRepo(txHost, Product, 'Product');
-    this.prices = new TenantRepo(txHost, Price, 'Price');
-  }
+  constructor(private readonly catalog: CatalogRepository) {}
 
   /**
    * Creates an active price. The product row is locked, so the DRAFT -> ACTIVE
@@ -33,20 +26,18 @@ export class PricesService {
   async create(scope: TenantScope, productId: number, input: CreatePriceInput): Promise<Price> {
     const currency = assertCurrency(input.currency);
     const terms = priceTerms(input);
-    const product = await this.products.getForUpdate(scope, productId);
+    const product = await this.catalog.lockProduct(scope, productId);
     const next = nextProductStatus(product.status, 'price_added');
-    const price = await this.prices.repo.save(
-      this.prices.repo.create({
-        ...scope,
-        productId,
-        amountMinor: input.amountMinor,
-        currency,
-        ...terms,
-        active: true,
-      }),
-    );
+    const price = await this.catalog.insertPrice({
+      ...scope,
+      productId,
+      amountMinor: input.amountMinor,
+      currency,
+      ...terms,
+      active: true,
+    });
     if (next !== product.status)
-      await this.products.repo.save(Object.assign(product, { status: next }));
+      await this.catalog.saveProduct(Object.assign(product, { status: next }));
     return price;
   }
 
@@ -57,10 +48,10 @@ export class PricesService {
    */
   @Transactional()
   async deactivate(scope: TenantScope, productId: number, priceId: number): Promise<Price> {
-    const price = await this.prices.getForUpdate(scope, priceId);
+    const price = await this.catalog.lockPrice(scope, priceId);
     if (price.productId !== productId) throw AppError.notFound('Price');
     if (!price.active) return price;
     price.active = false;
-    return this.prices.repo.save(price);
+    return this.catalog.savePrice(price);
   }
 }

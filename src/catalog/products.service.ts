@@ -1,18 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
-import { TenantRepo, TenantScope } from '../database/tenant';
+import type { PageQuery } from '../common/http/pagination';
+import type { TenantScope } from '../database/tenant';
 import { isForeignKeyViolation } from '../database/transaction';
 import type { Benefit } from './benefit.entity';
 import { BenefitsService } from './benefits.service';
-import { Price } from './price.entity';
-import { ProductBenefit } from './product-benefit.entity';
-import { Product } from './product.entity';
+import { CatalogRepository } from './catalog.repository';
+import type { Price } from './price.entity';
+import type { Product } from './product.entity';
 import { nextProductStatus, ProductStatus } from './product-state';
 
 /** A product with everything its response shows. */
@@ -24,19 +22,11 @@ export interface ProductDetails {
 
 @Injectable()
 export class ProductsService {
-  private readonly products: TenantRepo<Product>;
-  private readonly prices: TenantRepo<Price>;
-  private readonly links: TenantRepo<ProductBenefit>;
-
   constructor(
-    txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly catalog: CatalogRepository,
     private readonly benefits: BenefitsService,
     private readonly audit: AuditService,
-  ) {
-    this.products = new TenantRepo(txHost, Product, 'Product');
-    this.prices = new TenantRepo(txHost, Price, 'Price');
-    this.links = new TenantRepo(txHost, ProductBenefit, 'Product benefit');
-  }
+  ) {}
 
   /** New products are DRAFT: they become ACTIVE with their first price. */
   @Transactional()
@@ -45,14 +35,12 @@ export class ProductsService {
     input: { name: string; description?: string | null },
   ): Promise<ProductDetails> {
     try {
-      const product = await this.products.repo.save(
-        this.products.repo.create({
-          ...scope,
-          name: input.name,
-          description: input.description ?? null,
-          status: 'DRAFT',
-        }),
-      );
+      const product = await this.catalog.insertProduct({
+        ...scope,
+        name: input.name,
+        description: input.description ?? null,
+        status: 'DRAFT',
+      });
       await this.audit.record({
         adminOnly: true,
         action: 'product.created',
@@ -68,7 +56,7 @@ export class ProductsService {
   }
 
   async get(scope: TenantScope, id: number): Promise<ProductDetails> {
-    const [details] = await this.withDetails(scope, [await this.products.get(scope, id)]);
+    const [details] = await this.withDetails(scope, [await this.catalog.getProduct(scope, id)]);
     return details;
   }
 
@@ -77,21 +65,19 @@ export class ProductsService {
     scope: TenantScope,
     query: PageQuery & { status?: ProductStatus },
   ): Promise<Page<ProductDetails>> {
-    const qb = this.products.repo.createQueryBuilder('p').where(this.products.where(scope));
-    if (query.status) qb.andWhere('p.status = :status', { status: query.status });
-    const page = await pageOf(qb, 'p', query);
+    const page = await this.catalog.pageOfProducts(scope, query, { status: query.status });
     return new Page(await this.withDetails(scope, page.items), page.pagination);
   }
 
   /** ARCHIVED: no new purchases and no new prices. Archiving again is a no-op. */
   @Transactional()
   async archive(scope: TenantScope, id: number): Promise<ProductDetails> {
-    const product = await this.products.getForUpdate(scope, id);
+    const product = await this.catalog.lockProduct(scope, id);
     const next = nextProductStatus(product.status, 'archive');
     const saved =
       next === product.status
         ? product
-        : await this.products.repo.save(Object.assign(product, { status: next }));
+        : await this.catalog.saveProduct(Object.assign(product, { status: next }));
     await this.audit.record({
       adminOnly: true,
       action: 'product.archived',
@@ -114,15 +100,9 @@ export class ProductsService {
     productId: number,
     benefitId: number,
   ): Promise<ProductDetails> {
-    const product = await this.products.get(scope, productId);
+    const product = await this.catalog.getProduct(scope, productId);
     await this.benefits.get(scope, benefitId);
-    await this.links.repo
-      .createQueryBuilder()
-      .insert()
-      .into(ProductBenefit)
-      .values({ appId: scope.appId, mode: scope.mode, productId, benefitId })
-      .orIgnore()
-      .execute();
+    await this.catalog.link(scope, productId, benefitId);
     await this.audit.record({
       adminOnly: true,
       action: 'product.benefit_attached',
@@ -136,15 +116,9 @@ export class ProductsService {
 
   /** For admin routes: the product's own partition, found by id alone. */
   async scopeOf(id: number): Promise<TenantScope> {
-    const p =
-      Number.isSafeInteger(id) && id > 0
-        ? await this.products.repo.findOne({
-            where: { id },
-            select: { id: true, appId: true, mode: true },
-          })
-        : null;
-    if (!p) throw AppError.notFound('Product');
-    return { appId: p.appId, mode: p.mode };
+    const scope = await this.catalog.productScope(id);
+    if (!scope) throw AppError.notFound('Product');
+    return scope;
   }
 
   /** Prices and benefits of many products in two queries, whatever their number. */
@@ -152,15 +126,8 @@ export class ProductsService {
     if (products.length === 0) return [];
     const ids = products.map((p) => p.id);
     // Sequential on purpose: inside a transaction both run on one connection.
-    const prices = await this.prices.repo.find({
-      where: this.prices.where(scope, { productId: In(ids) }),
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    const links = await this.links.repo.find({
-      where: this.links.where(scope, { productId: In(ids) }),
-      relations: { benefit: true },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const prices = await this.catalog.pricesOfProducts(scope, ids);
+    const links = await this.catalog.linksOfProducts(scope, ids);
     const details = new Map<number, ProductDetails>(
       products.map((product) => [product.id, { product, prices: [], benefits: [] }]),
     );

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Mode } from '../common/http/request-context';
+import { AppCredential } from './app-credential.entity';
+
+/** What an app key check needs to know about the app: kept on the credential rows by the apps feature. */
+export interface AppProfile {
+  name: string;
+  status: string;
+}
+
+/** Every query of the app_credentials table. */
+@Injectable()
+export class AppCredentialsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  private get credentials() {
+    return this.txHost.tx.getRepository(AppCredential);
+  }
+
+  async insertMany(
+    rows: Pick<
+      AppCredential,
+      'appId' | 'mode' | 'apiKey' | 'secretHash' | 'appName' | 'appStatus'
+    >[],
+  ): Promise<void> {
+    await this.credentials.insert(rows);
+  }
+
+  /** Replaces one mode's pair; whether the app has one. */
+  async replacePair(
+    appId: number,
+    mode: Mode,
+    pair: { apiKey: string; secretHash: string; rotatedAt: Date },
+  ): Promise<boolean> {
+    const result = await this.credentials.update({ appId, mode }, pair);
+    return !!result.affected;
+  }
+
+  /** Copies the app's name and status onto its credential rows. */
+  async setAppProfile(appId: number, profile: AppProfile): Promise<void> {
+    await this.credentials.update({ appId }, { appName: profile.name, appStatus: profile.status });
+  }
+
+  byApiKey(apiKey: string): Promise<AppCredential | null> {
+    return this.credentials.findOne({ where: { apiKey } });
+  }
+
+  ofApp(appId: number): Promise<AppCredential[]> {
+    return this.credentials.find({ where: { appId }, order: { mode: 'ASC' } });
+  }
+
+  /** Sends a NOTIFY on `channel`, delivered when the current transaction commits. */
+  async notifyOnCommit(channel: string, payload: string): Promise<void> {
+    await this.txHost.tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
+/** Every query of the login_throttles table (failure counters keyed by hashes). */
+@Injectable()
+export class LoginThrottleRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /**
+   * Adds one failure to `key` under its row lock: a window that started
+   * before `windowStart` starts over at `now`. Refuses (null, nothing
+   * counted) while the key holds `limit` failures and its last one is after
+   * `windowStart`, i.e. while it is locked.
+   */
+  async addFailure(
+    key: string,
+    now: Date,
+    windowStart: Date,
+    limit: number,
+  ): Promise<number | null> {
+    const rows = (await this.txHost.tx.query(
+      `INSERT INTO login_throttles AS t (key, window_start, last_at, failures)
+       VALUES ($1, $2, $2, 1)
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN t.window_start <= $3 THEN 1 ELSE t.failures + 1 END,
+         window_start = CASE WHEN t.window_start <= $3 THEN $2 ELSE t.window_start END,
+         last_at = $2
+       WHERE t.failures < $4 OR t.last_at <= $3
+       RETURNING t.failures`,
+      [key, now, windowStart, limit],
+    )) as { failures: number }[];
+    return rows.length > 0 ? rows[0].failures : null;
+  }
+
+  /** When the key's last failure was counted. */
+  async lastFailureAt(key: string): Promise<Date> {
+    const [held] = (await this.txHost.tx.query(
+      'SELECT last_at FROM login_throttles WHERE key = $1',
+      [key],
+    )) as { last_at: Date }[];
+    return new Date(held.last_at);
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.txHost.tx.query('DELETE FROM login_throttles WHERE key = $1', [key]);
+  }
+
+  /** Takes one failure back from each key (never below zero). */
+  async takeBackOne(keys: string[]): Promise<void> {
+    await this.txHost.tx.query(
+      'UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ANY($1)',
+      [keys],
+    );
+  }
+
+  /** Deletes counters whose last failure is before `before`; how many. */
+  async purgeOlderThan(before: Date): Promise<number> {
+    const res = (await this.txHost.tx.query('DELETE FROM login_throttles WHERE last_at < $1', [
+      before,
+    ])) as [unknown[], number];
+    return res[1] ?? 0;
+  }
+}
