@@ -28,7 +28,7 @@ import { AppsService } from '../src/apps/apps.service';
 import { AppConfig } from '../src/config/app-config';
 import { databaseLabel, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
-import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service';
+import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 200);
 const BURST_EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);

@@ -3,7 +3,9 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
+import type { EventType } from './event-catalogue';
 import { EventRecord } from './event.entity';
 
 /** Every query of the events table (the outbox). */
@@ -29,5 +31,65 @@ export class EventsRepository {
       .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
     if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
     return pageOf(qb, 'ev', query);
+  }
+
+  /**
+   * Up to `limit` events not yet fanned out, oldest first, row-locked FOR
+   * UPDATE SKIP LOCKED: each is claimed by one relay at a time.
+   */
+  async lockPendingFanout(limit: number): Promise<EventRecord[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT id, app_id, mode, type, data, created_at FROM events
+        WHERE fanned_out_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    )) as {
+      id: number;
+      app_id: number;
+      mode: Mode;
+      type: string;
+      data: Record<string, unknown>;
+      created_at: Date;
+    }[];
+    return rows.map((r) =>
+      this.events.create({
+        id: r.id,
+        appId: r.app_id,
+        mode: r.mode,
+        type: r.type as EventType,
+        data: r.data,
+        createdAt: r.created_at,
+      }),
+    );
+  }
+
+  async markFannedOut(ids: number[], at: Date): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE events SET fanned_out_at = $2 WHERE id = ANY($1::bigint[])`,
+      [ids, at],
+    );
+  }
+
+  /** Ids of fanned-out events of `mode` created before `before`, above `afterId`, in id order. */
+  async fannedOutBefore(
+    mode: Mode,
+    before: Date,
+    afterId: number,
+    limit: number,
+  ): Promise<number[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT id FROM events
+        WHERE mode = $1 AND created_at < $2 AND fanned_out_at IS NOT NULL AND id > $3
+        ORDER BY id LIMIT $4`,
+      [mode, before, afterId, limit],
+    )) as { id: number }[];
+    return rows.map((r) => Number(r.id));
+  }
+
+  async deleteByIds(ids: number[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const res = (await this.txHost.tx.query(`DELETE FROM events WHERE id = ANY($1::bigint[])`, [
+      ids,
+    ])) as [unknown[], number];
+    return res[1] ?? 0;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Clock } from '../common/clock/clock';
+import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import { EventType, isEventType, statusOfType } from './event-catalogue';
 import { Page } from '../common/http/envelope';
@@ -52,5 +53,45 @@ export class EventsService {
     filter: { type?: string } = {},
   ): Promise<Page<EventRecord>> {
     return this.events.page(scope, query, filter);
+  }
+
+  /**
+   * For the outbox relay, inside its transaction: up to `limit` committed
+   * events not yet fanned out, oldest first, each claimed by one relay
+   * (FOR UPDATE SKIP LOCKED) until the transaction that marks them ends.
+   */
+  claimForFanout(limit: number): Promise<EventRecord[]> {
+    if (!this.txHost.isTransactionActive()) {
+      throw new Error('EventsService.claimForFanout must run inside the relay transaction');
+    }
+    return this.events.lockPendingFanout(limit);
+  }
+
+  /** The relay wrote these events' deliveries (same transaction as the claim). */
+  markFannedOut(ids: number[], at: Date): Promise<void> {
+    return this.events.markFannedOut(ids, at);
+  }
+
+  /**
+   * Retention: deletes the fanned-out events of `mode` created before
+   * `before`, a batch at a time, except those `stillNeeded` keeps (the
+   * relay's consumer knows which events it still refers to). How many went.
+   */
+  async purgeBefore(
+    mode: Mode,
+    before: Date,
+    stillNeeded: (ids: number[]) => Promise<Set<number>>,
+    batch = 5000,
+  ): Promise<number> {
+    let total = 0;
+    let afterId = 0;
+    for (;;) {
+      const ids = await this.events.fannedOutBefore(mode, before, afterId, batch);
+      if (ids.length === 0) return total;
+      const keep = await stillNeeded(ids);
+      total += await this.events.deleteByIds(ids.filter((id) => !keep.has(id)));
+      if (ids.length < batch) return total;
+      afterId = ids[ids.length - 1];
+    }
   }
 }

@@ -1,3 +1,3 @@
 /** The webhooks feature's public door. */
 export { WebhooksModule } from './webhooks.module';
-export { WebhookDeliveriesService } from './webhook-deliveries.service';
+export { WebhookDeliveriesService } from './delivery/webhook-deliveries.service';

@@ -3,19 +3,22 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { EventsModule } from '../events';
-import { AdminWebhooksController } from './admin-webhooks.controller';
-import { EventsController } from './events.controller';
-import { WebhookAttempt } from './webhook-attempt.entity';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookDispatcher } from './webhook-dispatcher';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { WebhookEndpointsController } from './webhook-endpoints.controller';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhookEventsService } from './webhook-events.service';
-import { WebhookFanout } from './webhook-fanout';
-import { WebhookMetrics } from './webhook-metrics';
-import { WebhookWorkers } from './webhook-workers';
+import { AdminWebhooksController } from './api/admin-webhooks.controller';
+import { EventsController } from './api/events.controller';
+import { WebhookAttempt } from './delivery/webhook-attempt.entity';
+import { ParkDeletedEndpointSubscriber } from './delivery/park-deleted-endpoint.subscriber';
+import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository';
+import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service';
+import { WebhookDelivery } from './delivery/webhook-delivery.entity';
+import { WebhookDispatcher } from './delivery/webhook-dispatcher';
+import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
+import { WebhookEndpointsController } from './api/webhook-endpoints.controller';
+import { WebhookEndpointsRepository } from './endpoints/webhook-endpoints.repository';
+import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
+import { WebhookEventsService } from './api/webhook-events.service';
+import { WebhookFanout } from './delivery/webhook-fanout';
+import { WebhookMetrics } from './delivery/webhook-metrics';
+import { WebhookWorkers } from './delivery/webhook-workers';
 
 /**
  * Outbound webhooks: endpoint management, the outbox relay (fan-out), the
@@ -32,6 +35,9 @@ import { WebhookWorkers } from './webhook-workers';
   ],
   controllers: [WebhookEndpointsController, EventsController, AdminWebhooksController],
   providers: [
+    WebhookEndpointsRepository,
+    WebhookDeliveriesRepository,
+    ParkDeletedEndpointSubscriber,
     WebhookEndpointsService,
     WebhookDeliveriesService,
     WebhookEventsService,

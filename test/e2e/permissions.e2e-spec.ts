@@ -3,7 +3,7 @@ import { PERMISSIONS, Permission } from '../../src/auth/permissions';
 import { adminWith, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createEndpoint, deliveriesOfEvent, recordEvent } from '../support/webhooks';
-import { WebhookFanout } from '../../src/webhooks/webhook-fanout';
+import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
 
 interface Route {
   /** Method and path as /docs-json lists them. */

@@ -1,5 +1,5 @@
 import { RetentionJob } from '../../src/retention/retention.job';
-import { WebhookFanout } from '../../src/webhooks/webhook-fanout';
+import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
 import { createApp } from '../support/factories';
 import { createInvoice } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';

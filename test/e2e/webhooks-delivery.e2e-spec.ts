@@ -1,6 +1,6 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { EventsService } from '../../src/events/events.service';
-import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
+import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery/retry-schedule';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { Metrics } from '../../src/common/metrics/metrics';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,4 +1,4 @@
-import { WebhookFanout } from '../../src/webhooks/webhook-fanout';
+import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
 import { asApp, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createEndpoint, recordEvent } from '../support/webhooks';

@@ -1,4 +1,4 @@
-import * as resolver from '../../src/webhooks/target-resolver';
+import * as resolver from '../../src/webhooks/security/target-resolver';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { SilentDnsServer } from '../support/dns-stub';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -2,8 +2,8 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Mode } from '../../src/common/http/request-context';
 import { EventsService } from '../../src/events/events.service';
 import type { EventType } from '../../src/events/event-catalogue';
-import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
-import { WebhookWorkers } from '../../src/webhooks/webhook-workers';
+import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher';
+import { WebhookWorkers } from '../../src/webhooks/delivery/webhook-workers';
 import { asApp, Credentials } from './factories';
 import type { TestApp } from './test-app';
 

@@ -1,5 +1,5 @@
-import type { Mode } from '../common/http/request-context';
-import { SCHEMA_VERSION } from '../events/event-catalogue';
+import type { Mode } from '../../common/http/request-context';
+import { SCHEMA_VERSION } from '../../events/event-catalogue';
 
 export interface EnvelopeInput {
   deliveryId: number;

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../events';
+import type { EventRecord } from '../../events';
 import type { EventDeliverySummaryDto, EventDto } from './dto/event.dto';
 import type {
   WebhookAttemptDto,
@@ -6,9 +6,9 @@ import type {
   WebhookDeliveryDto,
 } from './dto/webhook-delivery.dto';
 import type { WebhookEndpointDto } from './dto/webhook-endpoint.dto';
-import type { WebhookAttempt } from './webhook-attempt.entity';
-import type { WebhookDelivery } from './webhook-delivery.entity';
-import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import type { WebhookAttempt } from '../delivery/webhook-attempt.entity';
+import type { WebhookDelivery } from '../delivery/webhook-delivery.entity';
+import type { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { IsNull } from 'typeorm';
-import { Clock } from '../common/clock/clock';
-import { AppError } from '../common/errors/app-error';
-import { ErrorCode } from '../common/errors/error-code';
-import { Page } from '../common/http/envelope';
-import { pageOf, PageQuery } from '../common/http/pagination';
-import type { Mode } from '../common/http/request-context';
-import { AppConfig } from '../config/app-config';
-import type { TenantScope } from '../database/tenant';
-import { DeliveryError } from './delivery-status';
-import { newEndpointSecret, sealSecret } from './endpoint-secret';
-import { checkEndpointUrl } from './url-policy';
+import { Transactional } from '@nestjs-cls/transactional';
+import { Clock } from '../../common/clock/clock';
+import { DomainEventBus } from '../../common/domain-events';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { Page } from '../../common/http/envelope';
+import type { PageQuery } from '../../common/http/pagination';
+import type { Mode } from '../../common/http/request-context';
+import { AppConfig } from '../../config/app-config';
+import type { TenantScope } from '../../database/tenant';
+import { newEndpointSecret, openSecret, sealSecret } from './endpoint-secret';
+import { WebhookEndpointDeleted } from './webhook-endpoint-events';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { checkEndpointUrl } from '../security/url-policy';
 import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** At most this many webhook endpoints per app per mode. */
@@ -35,14 +35,11 @@ export interface EndpointWithSecret {
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly bus: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
-
-  private get repo() {
-    return this.txHost.tx.getRepository(WebhookEndpoint);
-  }
 
   async create(scope: TenantScope, input: EndpointInput): Promise<EndpointWithSecret> {
     const url = await this.checkUrl(input.url, scope.mode);
@@ -51,12 +48,8 @@ export class WebhookEndpointsService {
 
   @Transactional()
   private async insert(scope: TenantScope, input: EndpointInput): Promise<EndpointWithSecret> {
-    await this.txHost.tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-      `webhook-endpoints:${scope.appId}:${scope.mode}`,
-    ]);
-    const count = await this.repo.count({
-      where: { appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
-    });
+    await this.endpoints.lockPartition(scope);
+    const count = await this.endpoints.countLive(scope);
     if (count >= MAX_ENDPOINTS_PER_MODE) {
       throw new AppError(
         ErrorCode.WEBHOOK_ENDPOINT_LIMIT_REACHED,
@@ -65,41 +58,29 @@ export class WebhookEndpointsService {
     }
     const secret = newEndpointSecret();
     const now = this.clock.now();
-    const saved = await this.repo.save(
-      this.repo.create({
-        appId: scope.appId,
-        mode: scope.mode,
-        url: input.url,
-        description: blankToNull(input.description),
-        events: input.events,
-        enabled: input.enabled ?? true,
-        secretCiphertext: sealSecret(this.config.encryptionKey, secret),
-        secretRotatedAt: null,
-        legacy: false,
-        createdAt: now,
-        updatedAt: now,
-        deletedAt: null,
-      }),
-    );
+    const saved = await this.endpoints.insert({
+      appId: scope.appId,
+      mode: scope.mode,
+      url: input.url,
+      description: blankToNull(input.description),
+      events: input.events,
+      enabled: input.enabled ?? true,
+      secretCiphertext: sealSecret(this.config.encryptionKey, secret),
+      secretRotatedAt: null,
+      legacy: false,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    });
     return { endpoint: await this.get(scope, saved.id), secret };
   }
 
   list(scope: TenantScope, query: PageQuery): Promise<Page<WebhookEndpoint>> {
-    const qb = this.repo
-      .createQueryBuilder('e')
-      .where('e.appId = :appId AND e.mode = :mode AND e.deletedAt IS NULL', {
-        appId: scope.appId,
-        mode: scope.mode,
-      });
-    return pageOf(qb, 'e', query);
+    return this.endpoints.pageIn(scope, query);
   }
 
   async get(scope: TenantScope, id: number): Promise<WebhookEndpoint> {
-    const found = Number.isSafeInteger(id)
-      ? await this.repo.findOne({
-          where: { id, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
-        })
-      : null;
+    const found = await this.endpoints.liveIn(scope, id);
     if (!found) throw AppError.notFound('Webhook endpoint');
     return found;
   }
@@ -129,7 +110,7 @@ export class WebhookEndpointsService {
     if (patch.events !== undefined) changes.events = patch.events;
     if (patch.description !== undefined) changes.description = blankToNull(patch.description);
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
-    await this.repo.update({ id: endpoint.id }, changes);
+    await this.endpoints.update(endpoint.id, changes);
     return this.get(scope, id);
   }
 
@@ -138,12 +119,8 @@ export class WebhookEndpointsService {
   async remove(scope: TenantScope, id: number): Promise<void> {
     const endpoint = await this.lock(scope, id);
     const now = this.clock.now();
-    await this.repo.update({ id: endpoint.id }, { deletedAt: now, enabled: false, updatedAt: now });
-    await this.txHost.tx.query(
-      `UPDATE webhook_deliveries SET status = 'PARKED', next_attempt_at = NULL, last_error = $2, updated_at = $3
-        WHERE endpoint_id = $1 AND status IN ('PENDING', 'RETRYING') AND (locked_until IS NULL OR locked_until <= $3)`,
-      [endpoint.id, DeliveryError.ENDPOINT_DELETED, now],
-    );
+    await this.endpoints.update(endpoint.id, { deletedAt: now, enabled: false, updatedAt: now });
+    await this.bus.publish(new WebhookEndpointDeleted(scope, endpoint.id, now));
   }
 
   /** A new secret, effective at once: the old one stops verifying now (no grace period). */
@@ -152,14 +129,11 @@ export class WebhookEndpointsService {
     const endpoint = await this.lock(scope, id);
     const secret = newEndpointSecret();
     const now = this.clock.now();
-    await this.repo.update(
-      { id: endpoint.id },
-      {
-        secretCiphertext: sealSecret(this.config.encryptionKey, secret),
-        secretRotatedAt: now,
-        updatedAt: now,
-      },
-    );
+    await this.endpoints.update(endpoint.id, {
+      secretCiphertext: sealSecret(this.config.encryptionKey, secret),
+      secretRotatedAt: now,
+      updatedAt: now,
+    });
     return { endpoint: await this.get(scope, id), secret };
   }
 
@@ -168,27 +142,32 @@ export class WebhookEndpointsService {
     query: PageQuery,
     filter: { applicationId?: number; mode?: Mode },
   ): Promise<Page<WebhookEndpoint>> {
-    const qb = this.repo.createQueryBuilder('e').where('e.deletedAt IS NULL');
-    if (filter.applicationId) qb.andWhere('e.appId = :appId', { appId: filter.applicationId });
-    if (filter.mode) qb.andWhere('e.mode = :mode', { mode: filter.mode });
-    return pageOf(qb, 'e', query);
+    return this.endpoints.pageAll(query, filter);
   }
 
   /** The partition an endpoint lives in (operators address endpoints by id alone). */
   async scopeOf(id: number): Promise<TenantScope> {
-    const e = await this.repo.findOne({
-      where: { id, deletedAt: IsNull() },
-      select: { id: true, appId: true, mode: true },
-    });
-    if (!e) throw AppError.notFound('Webhook endpoint');
-    return { appId: e.appId, mode: e.mode };
+    const scope = await this.endpoints.scopeOfLive(id);
+    if (!scope) throw AppError.notFound('Webhook endpoint');
+    return scope;
+  }
+
+  /**
+   * The endpoint's signing secret as it is now (read when an attempt is
+   * signed, not when it was claimed: a rotation while the host was resolving
+   * already applies, no grace period). A legacy endpoint without one gets
+   * one sealed now, so nothing goes out unsigned.
+   */
+  async signingSecret(id: number): Promise<string> {
+    const key = this.config.encryptionKey;
+    const current = await this.endpoints.sealedSecret(id);
+    if (current) return openSecret(key, current);
+    await this.endpoints.fillMissingSecret(id, sealSecret(key, newEndpointSecret()));
+    return openSecret(key, (await this.endpoints.sealedSecret(id))!);
   }
 
   private async lock(scope: TenantScope, id: number): Promise<WebhookEndpoint> {
-    const found = await this.repo.findOne({
-      where: { id, appId: scope.appId, mode: scope.mode, deletedAt: IsNull() },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const found = await this.endpoints.lockLiveIn(scope, id);
     if (!found) throw AppError.notFound('Webhook endpoint');
     return found;
   }

@@ -1,4 +1,4 @@
-import { decryptSecret, encryptSecret, randomToken } from '../common/crypto/crypto';
+import { decryptSecret, encryptSecret, randomToken } from '../../common/crypto/crypto';
 
 /** A new signing secret: `whsec_` + 32 random bytes, base64url. */
 export function newEndpointSecret(): string {

@@ -1,9 +1,9 @@
-import { OptionalField } from '../../common/http/validation';
+import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
-import { PageQueryDto } from '../../common/http/pagination';
-import { EVENT_TYPES } from '../../events/event-catalogue';
-import { DELIVERY_STATUSES } from '../delivery-status';
+import { PageQueryDto } from '../../../common/http/pagination';
+import { EVENT_TYPES } from '../../../events/event-catalogue';
+import { DELIVERY_STATUSES } from '../../delivery/delivery-status';
 
 export class EventDeliverySummaryDto {
   @ApiProperty({

@@ -1,10 +1,10 @@
-import { OptionalField } from '../../common/http/validation';
+import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, Min } from 'class-validator';
-import { PageQueryDto, toInt } from '../../common/http/pagination';
-import { EVENT_TYPES } from '../../events/event-catalogue';
-import { DELIVERY_STATUSES } from '../delivery-status';
+import { PageQueryDto, toInt } from '../../../common/http/pagination';
+import { EVENT_TYPES } from '../../../events/event-catalogue';
+import { DELIVERY_STATUSES } from '../../delivery/delivery-status';
 
 export class WebhookDeliveryDto {
   @ApiProperty({

@@ -1,12 +1,12 @@
 import { Column, Entity } from 'typeorm';
-import type { Mode } from '../common/http/request-context';
+import type { Mode } from '../../common/http/request-context';
 import {
   BigIntColumn,
   CreatedAtColumn,
   IdColumn,
   ModeColumn,
   UpdatedAtColumn,
-} from '../database/columns';
+} from '../../database/columns';
 
 /** `events` value that subscribes to every catalogued type, present and future. */
 export const ALL_EVENTS = '*';

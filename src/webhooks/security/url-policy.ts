@@ -1,6 +1,6 @@
-import { AppError } from '../common/errors/app-error';
-import { ErrorCode } from '../common/errors/error-code';
-import type { Mode } from '../common/http/request-context';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import type { Mode } from '../../common/http/request-context';
 
 export const MAX_URL_LENGTH = 2048;
 

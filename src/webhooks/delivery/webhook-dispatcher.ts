@@ -1,21 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Clock } from '../common/clock/clock';
-import type { Mode } from '../common/http/request-context';
-import { AppConfig } from '../config/app-config';
+import { Clock } from '../../common/clock/clock';
+import { AppConfig } from '../../config/app-config';
 import { DeliveryError, DeliveryStatus } from './delivery-status';
-import { newEndpointSecret, openSecret, sealSecret } from './endpoint-secret';
+import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { sendWebhook, SendOutcome } from './http-sender';
 import { nextRetryDelayMs } from './retry-schedule';
 import { deliveryHeaders } from './signer';
-import { returningRows } from './sql';
+import {
+  ClaimedDelivery as Claimed,
+  WebhookDeliveriesRepository,
+} from './webhook-deliveries.repository';
 import { WebhookMetrics } from './webhook-metrics';
-import { resolveTarget, ResolvedAddress, TargetRefused, withDeadline } from './target-resolver';
-import { deliveryUrlProblem, hostOf } from './url-policy';
+import {
+  resolveTarget,
+  ResolvedAddress,
+  TargetRefused,
+  withDeadline,
+} from '../security/target-resolver';
+import { deliveryUrlProblem, hostOf } from '../security/url-policy';
 
 /** At most this many requests in flight to one endpoint from one replica. */
 export const PER_ENDPOINT_CONCURRENCY = 4;
@@ -27,21 +32,6 @@ export const PER_ENDPOINT_CONCURRENCY = 4;
 export const MAX_IN_FLIGHT = 256;
 /** A claim holds a delivery this long beyond the request deadline; then another replica may take it. */
 export const LEASE_MARGIN_MS = 50_000;
-
-interface Claimed {
-  id: number;
-  event_id: number;
-  endpoint_id: number;
-  app_id: number;
-  mode: Mode;
-  event_type: string;
-  body: string;
-  attempts: number;
-  cycle_attempts: number;
-  url: string;
-  enabled: boolean;
-  deleted_at: Date | null;
-}
 
 interface Result {
   status: DeliveryStatus;
@@ -74,13 +64,14 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<number, InFlight>();
   private readonly perEndpoint = new Map<number, number>();
   private running = false;
-  /** Set by abandon(): results are dropped, as when a process dies. */
-  private crashed = false;
+  /** Whether stopping hands claims back (false: leave them leased, as a killed process does). */
+  private handBack = true;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly endpoints: WebhookEndpointsService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly metrics: WebhookMetrics,
@@ -96,7 +87,7 @@ export class WebhookDispatcher {
 
   start(): void {
     this.running = true;
-    this.crashed = false;
+    this.handBack = true;
   }
 
   /** Claims and launches as much due work as the caps allow. Safe to call often. */
@@ -132,35 +123,27 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Stops claiming, aborts requests in flight and hands their deliveries back
-   * (lease cleared) so another replica retries them at once.
+   * Stops claiming and aborts requests in flight (their results are
+   * dropped). With `handBack` (the default) their deliveries are handed back,
+   * lease cleared, so another replica retries them at once; without it they
+   * stay leased until the lease runs out, which is what a killed process
+   * leaves behind.
    */
-  async stop(): Promise<void> {
+  async stop(opts: { handBack?: boolean } = {}): Promise<void> {
+    this.handBack = opts.handBack ?? true;
     this.running = false;
     await this.pumping;
     const ids = [...this.inFlight.keys()];
     for (const f of this.inFlight.values()) f.abort.abort();
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
-    if (!this.crashed) await this.release(ids);
+    await this.release(ids);
   }
 
   private async release(ids: number[]): Promise<void> {
-    if (ids.length === 0 || this.crashed) return;
-    await this.txHost.tx
-      .query(
-        `UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::bigint[]) AND locked_by = $2`,
-        [ids, this.workerId],
-      )
+    if (ids.length === 0 || !this.handBack) return;
+    await this.deliveries
+      .releaseLeases(ids, this.workerId)
       .catch((err: Error) => this.logger.warn(`releasing leases failed: ${err.message}`));
-  }
-
-  /**
-   * Stops dead, writing nothing back (claims stay leased until the lease
-   * runs out), which is what a killed process leaves behind.
-   */
-  async abandon(): Promise<void> {
-    this.crashed = true;
-    await this.stop();
   }
 
   private async claim(max: number): Promise<Claimed[]> {
@@ -175,50 +158,15 @@ export class WebhookDispatcher {
         busySlots.push(PER_ENDPOINT_CONCURRENCY - n);
       }
     }
-    return returningRows<Claimed>(
-      this.txHost.tx,
-      `WITH candidates AS (
-         SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
-          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= $1
-            AND (locked_until IS NULL OR locked_until <= $1)
-            AND endpoint_id <> ALL($2::bigint[])
-          ORDER BY next_attempt_at, id
-          LIMIT $3
-       ), ranked AS (
-         SELECT c.id, c.endpoint_id,
-                row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn
-           FROM candidates c
-       ), allowed AS (
-         SELECT r.id FROM ranked r
-           LEFT JOIN unnest($4::bigint[], $5::int[]) AS busy (endpoint_id, slots) ON busy.endpoint_id = r.endpoint_id
-          WHERE r.rn <= coalesce(busy.slots, $6)
-       ), picked AS (
-         SELECT d.id FROM webhook_deliveries d
-          WHERE d.id IN (SELECT id FROM allowed)
-            AND d.status IN ('PENDING', 'RETRYING') AND d.next_attempt_at <= $1
-            AND (d.locked_until IS NULL OR d.locked_until <= $1)
-          ORDER BY d.next_attempt_at, d.id
-          LIMIT $7
-          FOR UPDATE OF d SKIP LOCKED
-       )
-       UPDATE webhook_deliveries d
-          SET locked_until = $8, locked_by = $9
-         FROM picked, webhook_endpoints e
-        WHERE d.id = picked.id AND e.id = d.endpoint_id
-       RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
-                 e.url, e.enabled, e.deleted_at`,
-      [
-        now,
-        full,
-        Math.max(max * 4, 200),
-        busyIds,
-        busySlots,
-        PER_ENDPOINT_CONCURRENCY,
-        max,
-        new Date(now.getTime() + this.leaseMs),
-        this.workerId,
-      ],
-    );
+    return this.deliveries.claimDue({
+      now,
+      max,
+      fullEndpoints: full,
+      busy: { endpointIds: busyIds, slots: busySlots },
+      perEndpoint: PER_ENDPOINT_CONCURRENCY,
+      lockedUntil: new Date(now.getTime() + this.leaseMs),
+      workerId: this.workerId,
+    });
   }
 
   private launch(c: Claimed): void {
@@ -242,7 +190,7 @@ export class WebhookDispatcher {
     const startedAt = this.clock.now();
     const t0 = performance.now();
     const result = await this.execute(c, signal);
-    if (signal.aborted || this.crashed) return;
+    if (signal.aborted) return;
     const durationMs = Math.round(performance.now() - t0);
     await this.record(c, result, startedAt, durationMs);
     this.metrics.attempts.inc({ outcome: result.status });
@@ -290,7 +238,7 @@ export class WebhookDispatcher {
     }
     let secret: string;
     try {
-      secret = await this.secretOf(c);
+      secret = await this.endpoints.signingSecret(c.endpoint_id);
     } catch (err) {
       this.logger.error(
         `endpoint ${c.endpoint_id}: signing secret unreadable (${(err as Error).message})`,
@@ -361,62 +309,22 @@ export class WebhookDispatcher {
     };
   }
 
-  /**
-   * The endpoint's secret as it is when the attempt is signed, not when it was
-   * claimed: a rotation while the host was resolving must already apply (no
-   * grace period). A legacy endpoint without one gets one sealed now (nothing
-   * goes out unsigned).
-   */
-  private async secretOf(c: Claimed): Promise<string> {
-    const [current] = (await this.txHost.tx.query(
-      `SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`,
-      [c.endpoint_id],
-    )) as { secret_ciphertext: string | null }[];
-    if (current?.secret_ciphertext)
-      return openSecret(this.config.encryptionKey, current.secret_ciphertext);
-    const sealed = sealSecret(this.config.encryptionKey, newEndpointSecret());
-    await this.txHost.tx.query(
-      `UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1 AND secret_ciphertext IS NULL`,
-      [c.endpoint_id, sealed],
-    );
-    const [row] = (await this.txHost.tx.query(
-      `SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`,
-      [c.endpoint_id],
-    )) as { secret_ciphertext: string }[];
-    return openSecret(this.config.encryptionKey, row.secret_ciphertext);
-  }
-
   private async record(c: Claimed, r: Result, startedAt: Date, durationMs: number): Promise<void> {
-    const now = this.clock.now();
-    await this.txHost.tx.query(
-      `WITH attempt AS (
-         INSERT INTO webhook_delivery_attempts
-           (delivery_id, endpoint_id, attempt_number, url, target_address, signed_timestamp, started_at, duration_ms, status_code, response_excerpt, error, worker)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       )
-       UPDATE webhook_deliveries
-          SET status = $13, attempts = attempts + 1, cycle_attempts = cycle_attempts + 1,
-              next_attempt_at = $14, last_attempt_at = $7, last_status_code = $9, last_error = $11,
-              delivered_at = CASE WHEN $13 = 'DELIVERED' THEN $15::timestamptz ELSE delivered_at END,
-              locked_until = NULL, locked_by = NULL, updated_at = $15
-        WHERE id = $1 AND locked_by = $12`,
-      [
-        c.id,
-        c.endpoint_id,
-        c.attempts + 1,
-        c.url,
-        r.target?.address ?? null,
-        r.signedTimestamp,
+    await this.deliveries.recordAttempt(
+      c,
+      {
+        status: r.status,
+        statusCode: r.statusCode,
+        error: r.error,
+        excerpt: r.excerpt,
+        nextAttemptAt: r.nextAttemptAt,
+        targetAddress: r.target?.address ?? null,
+        signedTimestamp: r.signedTimestamp,
         startedAt,
         durationMs,
-        r.statusCode,
-        r.excerpt === null ? null : r.excerpt.replace(/\u0000/g, ''),
-        r.error,
-        this.workerId,
-        r.status,
-        r.nextAttemptAt,
-        now,
-      ],
+      },
+      this.workerId,
+      this.clock.now(),
     );
   }
 }

@@ -1,7 +1,7 @@
 import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
-import type { ResolvedAddress } from './target-resolver';
+import type { ResolvedAddress } from '../security/target-resolver';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { PgListener } from '../database/pg-listener';
+import { AppConfig } from '../../config/app-config';
+import { PgListener } from '../../database/pg-listener';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, WebhookFanout } from './webhook-fanout';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookMetrics } from './webhook-metrics';
@@ -61,10 +61,13 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
     await this.dispatcher.stop();
   }
 
-  /** Simulates a crash of this replica's workers (tests of lease recovery). */
+  /**
+   * Stops like a killed process: claims in flight stay leased until their
+   * lease runs out (drills and tests of lease recovery).
+   */
   async crash(): Promise<void> {
     await this.halt();
-    await this.dispatcher.abandon();
+    await this.dispatcher.stop({ handBack: false });
   }
 
   /** Stops waking up and listening, and lets a fan-out in progress finish. */

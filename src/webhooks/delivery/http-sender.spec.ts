@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendWebhook } from './http-sender';
-import { resolveTarget } from './target-resolver';
+import { resolveTarget } from '../security/target-resolver';
 
 describe('webhook HTTP sender', () => {
   let server: Server;

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { AppError } from '../common/errors/app-error';
-import { ErrorCode } from '../common/errors/error-code';
-import type { JomaRequest, Mode } from '../common/http/request-context';
-import { AppConfig } from '../config/app-config';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import type { JomaRequest, Mode } from '../../common/http/request-context';
+import { AppConfig } from '../../config/app-config';
 import { resolveTarget, TargetRefused, withDeadline } from './target-resolver';
 import { hostOf } from './url-policy';
 

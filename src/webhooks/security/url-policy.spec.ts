@@ -1,4 +1,4 @@
-import { AppError } from '../common/errors/app-error';
+import { AppError } from '../../common/errors/app-error';
 import { checkEndpointUrl, deliveryUrlProblem } from './url-policy';
 
 function codeOf(fn: () => unknown): string | null {

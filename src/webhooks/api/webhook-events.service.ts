@@ -1,18 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
-import { Page } from '../common/http/envelope';
-import { PageQuery } from '../common/http/pagination';
-import type { TenantScope } from '../database/tenant';
-import { EventRecord, EventsService } from '../events';
-import { WebhookDelivery } from './webhook-delivery.entity';
+import { Page } from '../../common/http/envelope';
+import { PageQuery } from '../../common/http/pagination';
+import type { TenantScope } from '../../database/tenant';
+import { EventRecord, EventsService } from '../../events';
+import { WebhookDeliveriesRepository } from '../delivery/webhook-deliveries.repository';
+import type { WebhookDelivery } from '../delivery/webhook-delivery.entity';
 
 /** GET /events: an app's recorded events of its key's mode, with what became of each. */
 @Injectable()
 export class WebhookEventsService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly events: EventsService,
   ) {}
 
@@ -23,11 +21,7 @@ export class WebhookEventsService {
   ): Promise<Page<{ event: EventRecord; deliveries: WebhookDelivery[] }>> {
     const page = await this.events.list(scope, query, filter);
     const ids = page.items.map((e) => e.id);
-    const deliveries = ids.length
-      ? await this.txHost.tx
-          .getRepository(WebhookDelivery)
-          .find({ where: { eventId: In(ids) }, order: { id: 'ASC' } })
-      : [];
+    const deliveries = await this.deliveries.ofEvents(ids);
     const byEvent = new Map<number, WebhookDelivery[]>();
     for (const d of deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
     return new Page(

@@ -1,4 +1,4 @@
-import { OptionalField } from '../../common/http/validation';
+import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -9,10 +9,10 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/http/pagination';
-import { EVENT_TYPES } from '../../events/event-catalogue';
-import { ALL_EVENTS } from '../webhook-endpoint.entity';
-import { MAX_URL_LENGTH } from '../url-policy';
+import { PageQueryDto } from '../../../common/http/pagination';
+import { EVENT_TYPES } from '../../../events/event-catalogue';
+import { ALL_EVENTS } from '../../endpoints/webhook-endpoint.entity';
+import { MAX_URL_LENGTH } from '../../security/url-policy';
 
 const EVENT_CHOICES = [ALL_EVENTS, ...EVENT_TYPES];
 const EVENTS_DOC =

@@ -1,0 +1,345 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { In } from 'typeorm';
+import type { Page } from '../../common/http/envelope';
+import { pageOf, PageQuery } from '../../common/http/pagination';
+import type { Mode } from '../../common/http/request-context';
+import { returningRows } from '../../database/returning-rows';
+import type { TenantScope } from '../../database/tenant';
+import type { DeliveryStatus } from './delivery-status';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
+
+/** Dispatchers are woken on this channel when deliveries become due (created or re-sent). */
+export const DELIVERIES_CHANNEL = 'joma_deliveries';
+
+export interface DeliveryFilter {
+  applicationId?: number;
+  mode?: Mode;
+  endpointId?: number;
+  status?: string;
+  eventType?: string;
+}
+
+/** A delivery the outbox relay is about to write (endpointId null: UNDELIVERABLE). */
+export interface PlannedDelivery {
+  id: number;
+  eventId: number;
+  endpointId: number | null;
+  appId: number;
+  mode: Mode;
+  eventType: string;
+  body: string;
+  status: 'PENDING' | 'UNDELIVERABLE';
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+}
+
+/** A delivery claimed by a dispatcher, with its endpoint's routing facts. */
+export interface ClaimedDelivery {
+  id: number;
+  event_id: number;
+  endpoint_id: number;
+  app_id: number;
+  mode: Mode;
+  event_type: string;
+  body: string;
+  attempts: number;
+  cycle_attempts: number;
+  url: string;
+  enabled: boolean;
+  deleted_at: Date | null;
+}
+
+/** One attempt's outcome, written with the delivery's new state. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+  nextAttemptAt: Date | null;
+  targetAddress: string | null;
+  signedTimestamp: number | null;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** Every query of webhook_deliveries and webhook_delivery_attempts. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  private get deliveries() {
+    return this.txHost.tx.getRepository(WebhookDelivery);
+  }
+
+  /** Wakes every replica's dispatcher when the current transaction commits. */
+  async notifyDue(): Promise<void> {
+    await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+  }
+
+  // The outbox relay
+
+  /** `n` fresh delivery ids (the body names its delivery, so ids come before the insert). */
+  async nextIds(n: number): Promise<number[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) AS id FROM generate_series(1, $1)`,
+      [n],
+    )) as { id: number }[];
+    return rows.map((r) => r.id);
+  }
+
+  async insertMany(rows: PlannedDelivery[], now: Date): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO webhook_deliveries
+         (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, created_at, updated_at)
+       SELECT d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.status, d.next_attempt_at, d.last_error, $11, $11
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::mode[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
+           AS d (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error)`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.eventId),
+        rows.map((r) => r.endpointId),
+        rows.map((r) => r.appId),
+        rows.map((r) => r.mode),
+        rows.map((r) => r.eventType),
+        rows.map((r) => r.body),
+        rows.map((r) => r.status),
+        rows.map((r) => r.nextAttemptAt),
+        rows.map((r) => r.lastError),
+        now,
+      ],
+    );
+  }
+
+  // Dispatchers
+
+  /**
+   * Leases up to `max` due deliveries to `workerId` until `lockedUntil`
+   * (FOR UPDATE SKIP LOCKED: replicas never claim the same one), in due
+   * order, skipping `fullEndpoints` and giving each endpoint in `busy` at
+   * most its free slots (others at most `perEndpoint`).
+   */
+  claimDue(opts: {
+    now: Date;
+    max: number;
+    fullEndpoints: number[];
+    busy: { endpointIds: number[]; slots: number[] };
+    perEndpoint: number;
+    lockedUntil: Date;
+    workerId: string;
+  }): Promise<ClaimedDelivery[]> {
+    return returningRows<ClaimedDelivery>(
+      this.txHost.tx,
+      `WITH candidates AS (
+         SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
+          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= $1
+            AND (locked_until IS NULL OR locked_until <= $1)
+            AND endpoint_id <> ALL($2::bigint[])
+          ORDER BY next_attempt_at, id
+          LIMIT $3
+       ), ranked AS (
+         SELECT c.id, c.endpoint_id,
+                row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn
+           FROM candidates c
+       ), allowed AS (
+         SELECT r.id FROM ranked r
+           LEFT JOIN unnest($4::bigint[], $5::int[]) AS busy (endpoint_id, slots) ON busy.endpoint_id = r.endpoint_id
+          WHERE r.rn <= coalesce(busy.slots, $6)
+       ), picked AS (
+         SELECT d.id FROM webhook_deliveries d
+          WHERE d.id IN (SELECT id FROM allowed)
+            AND d.status IN ('PENDING', 'RETRYING') AND d.next_attempt_at <= $1
+            AND (d.locked_until IS NULL OR d.locked_until <= $1)
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $7
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+          SET locked_until = $8, locked_by = $9
+         FROM picked, webhook_endpoints e
+        WHERE d.id = picked.id AND e.id = d.endpoint_id
+       RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
+                 e.url, e.enabled, e.deleted_at`,
+      [
+        opts.now,
+        opts.fullEndpoints,
+        Math.max(opts.max * 4, 200),
+        opts.busy.endpointIds,
+        opts.busy.slots,
+        opts.perEndpoint,
+        opts.max,
+        opts.lockedUntil,
+        opts.workerId,
+      ],
+    );
+  }
+
+  /** Hands leases of `workerId` back, so another replica may claim them at once. */
+  async releaseLeases(ids: number[], workerId: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::bigint[]) AND locked_by = $2`,
+      [ids, workerId],
+    );
+  }
+
+  /** Logs the attempt and applies its outcome, if `workerId` still holds the lease. */
+  async recordAttempt(
+    c: ClaimedDelivery,
+    r: AttemptRecord,
+    workerId: string,
+    now: Date,
+  ): Promise<void> {
+    await this.txHost.tx.query(
+      `WITH attempt AS (
+         INSERT INTO webhook_delivery_attempts
+           (delivery_id, endpoint_id, attempt_number, url, target_address, signed_timestamp, started_at, duration_ms, status_code, response_excerpt, error, worker)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       )
+       UPDATE webhook_deliveries
+          SET status = $13, attempts = attempts + 1, cycle_attempts = cycle_attempts + 1,
+              next_attempt_at = $14, last_attempt_at = $7, last_status_code = $9, last_error = $11,
+              delivered_at = CASE WHEN $13 = 'DELIVERED' THEN $15::timestamptz ELSE delivered_at END,
+              locked_until = NULL, locked_by = NULL, updated_at = $15
+        WHERE id = $1 AND locked_by = $12`,
+      [
+        c.id,
+        c.endpoint_id,
+        c.attempts + 1,
+        c.url,
+        r.targetAddress,
+        r.signedTimestamp,
+        r.startedAt,
+        r.durationMs,
+        r.statusCode,
+        r.excerpt === null ? null : r.excerpt.replace(/\u0000/g, ''),
+        r.error,
+        workerId,
+        r.status,
+        r.nextAttemptAt,
+        now,
+      ],
+    );
+  }
+
+  // History and re-sends
+
+  page(query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
+    const qb = this.deliveries.createQueryBuilder('d');
+    if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });
+    if (filter.mode) qb.andWhere('d.mode = :mode', { mode: filter.mode });
+    if (filter.endpointId)
+      qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
+    if (filter.status) qb.andWhere('d.status = :status', { status: filter.status });
+    if (filter.eventType) qb.andWhere('d.eventType = :eventType', { eventType: filter.eventType });
+    return pageOf(qb, 'd', query);
+  }
+
+  /** The delivery with its body (optionally only within one endpoint of a partition). */
+  withBody(
+    id: number,
+    within?: TenantScope & { endpointId: number },
+  ): Promise<WebhookDelivery | null> {
+    const qb = this.deliveries
+      .createQueryBuilder('d')
+      .addSelect('d.body')
+      .where('d.id = :id', { id });
+    if (within) {
+      qb.andWhere('d.appId = :appId AND d.mode = :mode AND d.endpointId = :endpointId', within);
+    }
+    return qb.getOne();
+  }
+
+  attemptsOf(deliveryId: number): Promise<WebhookAttempt[]> {
+    return this.txHost.tx
+      .getRepository(WebhookAttempt)
+      .find({ where: { deliveryId }, order: { id: 'ASC' } });
+  }
+
+  byId(id: number): Promise<WebhookDelivery | null> {
+    return this.deliveries.findOne({ where: { id } });
+  }
+
+  /** Row-locked (FOR UPDATE) until the transaction ends, optionally only within one endpoint. */
+  lock(id: number, within?: TenantScope & { endpointId: number }): Promise<WebhookDelivery | null> {
+    return this.deliveries.findOne({
+      where: within
+        ? { id, appId: within.appId, mode: within.mode, endpointId: within.endpointId }
+        : { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** Back to PENDING now, the retry schedule starting over. */
+  async requeue(id: number, now: Date): Promise<void> {
+    await this.deliveries.update(
+      { id },
+      {
+        status: 'PENDING',
+        nextAttemptAt: now,
+        cycleAttempts: 0,
+        lockedUntil: null,
+        lockedBy: null,
+        updatedAt: now,
+      },
+    );
+  }
+
+  /** Every PARKED delivery of the endpoint back to PENDING now; how many. */
+  async requeueParked(endpointId: number, now: Date): Promise<number> {
+    const rows = await returningRows<{ id: number }>(
+      this.txHost.tx,
+      `UPDATE webhook_deliveries
+          SET status = 'PENDING', next_attempt_at = $2, cycle_attempts = 0, locked_until = NULL, locked_by = NULL, updated_at = $2
+        WHERE endpoint_id = $1 AND status = 'PARKED'
+       RETURNING id`,
+      [endpointId, now],
+    );
+    return rows.length;
+  }
+
+  /** Parks the endpoint's waiting deliveries (not one being attempted right now). */
+  async parkWaitingOf(endpointId: number, error: string, now: Date): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE webhook_deliveries SET status = 'PARKED', next_attempt_at = NULL, last_error = $2, updated_at = $3
+        WHERE endpoint_id = $1 AND status IN ('PENDING', 'RETRYING') AND (locked_until IS NULL OR locked_until <= $3)`,
+      [endpointId, error, now],
+    );
+  }
+
+  /** Deliveries of these events, in id order. */
+  ofEvents(eventIds: number[]): Promise<WebhookDelivery[]> {
+    if (eventIds.length === 0) return Promise.resolve([]);
+    return this.deliveries.find({ where: { eventId: In(eventIds) }, order: { id: 'ASC' } });
+  }
+
+  // Retention
+
+  /**
+   * Deletes up to `batch` finished deliveries of `mode` created before
+   * `before`, with their attempt logs; how many deliveries went.
+   */
+  async purgeFinished(mode: Mode, before: Date, batch: number): Promise<number> {
+    const res = (await this.txHost.tx.query(
+      `WITH doomed AS (
+         SELECT id FROM webhook_deliveries
+          WHERE mode = $1 AND created_at < $2 AND status NOT IN ('PENDING', 'RETRYING')
+          LIMIT $3),
+       gone_attempts AS (
+         DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM doomed))
+       DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING id`,
+      [mode, before, batch],
+    )) as [unknown[], number];
+    return res[1] ?? 0;
+  }
+
+  /** Which of these events some delivery still refers to. */
+  async eventIdsReferenced(eventIds: number[]): Promise<Set<number>> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT DISTINCT event_id FROM webhook_deliveries WHERE event_id = ANY($1::bigint[])`,
+      [eventIds],
+    )) as { event_id: number }[];
+    return new Set(rows.map((r) => Number(r.event_id)));
+  }
+}
