@@ -23,6 +23,8 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PurchasesModule } from './purchases/purchases.module';
+import { EntitlementsModule } from './entitlements';
+import { SubscriptionsModule } from './subscriptions';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -52,6 +54,8 @@ export class AppModule {
         CatalogModule,
         SandboxGatewayModule,
         PaymentsModule,
+        EntitlementsModule,
+        SubscriptionsModule,
         InvoicesModule,
         BillingModule,
         PurchasesModule,

@@ -45,6 +45,7 @@ export function payPage({ view, template, canPay }: PayPageInput, notice?: strin
 <p>${invoiceLine(view)}
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${statusWord(i.status)}</span></p>
 <p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)} · Due ${i.dueDate}${i.mode === 'TEST' ? ' · TEST MODE' : ''}</p>
+${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">Subscription #${i.subscriptionId}</p>` : ''}
 ${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">Online payment is not available for this invoice. Please contact ${company} to pay it another way.</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
 ${attempt && canPay ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}

@@ -86,6 +86,10 @@ export class CatalogRepository {
     return this.readShared(this.prices, scope, id);
   }
 
+  findPrice(scope: TenantScope, id: number): Promise<Price | null> {
+    return this.prices.findOne(scope, id);
+  }
+
   /** Prices of many products, oldest first. */
   pricesOfProducts(scope: TenantScope, productIds: number[]): Promise<Price[]> {
     return this.prices.repo.find({
@@ -120,6 +124,10 @@ export class CatalogRepository {
       'b',
       query,
     );
+  }
+
+  benefitsByIds(scope: TenantScope, ids: number[]): Promise<Benefit[]> {
+    return this.benefits.repo.find({ where: this.benefits.where(scope, { id: In(ids) }) });
   }
 
   /** The benefit's own partition, found by id alone (admin routes). */

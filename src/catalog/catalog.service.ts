@@ -46,4 +46,14 @@ export class CatalogService {
     const links = await this.catalog.linksOfProducts(scope, [productId], { activeOnly: true });
     return links.map((l) => l.benefit!);
   }
+
+  /** A price of the scope, or null (any status: for grants of what was already bought). */
+  priceOf(scope: TenantScope, id: number): Promise<Price | null> {
+    return this.catalog.findPrice(scope, id);
+  }
+
+  /** Benefits of the scope by id (any status). */
+  benefitsByIds(scope: TenantScope, ids: number[]): Promise<Benefit[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.catalog.benefitsByIds(scope, ids);
+  }
 }

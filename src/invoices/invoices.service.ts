@@ -187,8 +187,13 @@ export class InvoicesService {
     return view;
   }
 
+  /**
+   * Voids inside the caller's transaction (or its own). The caller closes
+   * the returned payments' checkouts once it has committed
+   * (PaymentsService.closeCheckouts): no gateway call inside a transaction.
+   */
   @Transactional()
-  private async voidLocked(
+  async voidLocked(
     scope: TenantScope,
     id: number,
   ): Promise<{ view: InvoiceView; cancelled: Payment[] }> {

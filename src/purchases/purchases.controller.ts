@@ -18,7 +18,7 @@ export class PurchasesController {
   @ApiOperation({
     summary: 'Buy a price: issues an invoice with one line and returns its payable link',
     description:
-      "404 for a price outside the key's app and mode; 409 INVALID_STATE for an inactive price, an archived product, or (for now) a RECURRING price.",
+      "A RECURRING price also starts a subscription (subscriptionId): TRIALING with benefits at once when the price has a trial (the invoice is due when the trial ends), else INCOMPLETE until this first invoice is paid. 404 for a price outside the key's app and mode; 409 INVALID_STATE for an inactive price or an archived product.",
   })
   @ApiEnvelope(PurchaseDto, { status: 201 })
   @ApiErrors(404, 409)

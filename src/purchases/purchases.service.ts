@@ -1,32 +1,46 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { CatalogService } from '../catalog';
-import { AppError } from '../common/errors/app-error';
 import type { TenantScope } from '../database/tenant';
 import { InvoicesService } from '../invoices';
+import { SubscriptionsService } from '../subscriptions';
 import type { CreatePurchaseDto, PurchaseDto } from './dto/purchase.dto';
 
 /**
  * Buying a price. ONE_TIME: an ISSUED invoice with one line (product name,
- * qty 1, price amount), paid through its payable link. RECURRING prices get
- * a subscription and its first invoice once the subscriptions feature lands;
- * until then they answer 409 INVALID_STATE. Each price type is one method of
- * `purchase`, so subscriptions slot in as one more branch.
+ * qty 1, price amount), paid through its payable link; paid, it grants the
+ * product's benefits for good. RECURRING: a subscription and its first
+ * invoice (TRIALING or INCOMPLETE; see SubscriptionsService.start).
  */
 @Injectable()
 export class PurchasesService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly invoices: InvoicesService,
+    private readonly subscriptions: SubscriptionsService,
   ) {}
 
   @Transactional()
   async purchase(scope: TenantScope, input: CreatePurchaseDto): Promise<PurchaseDto> {
     const { price, product } = await this.catalog.priceForPurchase(scope, input.priceId);
-    if (price.type !== 'ONE_TIME') {
-      throw AppError.invalidState(
-        'Recurring prices are sold through subscriptions, which are not available yet',
+    if (price.type === 'RECURRING') {
+      const { subscription, invoice: view } = await this.subscriptions.start(
+        scope,
+        price,
+        product,
+        input,
       );
+      return {
+        invoiceId: view.invoice.id,
+        invoiceNumber: view.invoice.number,
+        status: view.invoice.status,
+        totalMinor: view.invoice.totalMinor,
+        currency: view.invoice.currency,
+        priceId: price.id,
+        productId: product.id,
+        payableLink: { payableUrl: view.payableUrl },
+        subscriptionId: subscription.id,
+      };
     }
     const { invoice, payableUrl } = await this.invoices.create(
       scope,

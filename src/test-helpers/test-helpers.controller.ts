@@ -6,6 +6,7 @@ import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { PaymentDto, toPaymentDto } from '../payments';
+import { SubscriptionDto, SubscriptionsService, toSubscriptionDto } from '../subscriptions';
 import { TestHelpersService } from './test-helpers.service';
 import { TestModeOnlyGuard } from './test-mode-only.guard';
 
@@ -23,7 +24,10 @@ export class SettleDto {
 @UseGuards(TestModeOnlyGuard)
 @AppAuth()
 export class TestHelpersController {
-  constructor(private readonly helpers: TestHelpersService) {}
+  constructor(
+    private readonly helpers: TestHelpersService,
+    private readonly subscriptions: SubscriptionsService,
+  ) {}
 
   @Post('payments/:id/settle')
   @HttpCode(200)
@@ -57,5 +61,27 @@ export class TestHelpersController {
     @Param('id', ParseIdPipe) id: number,
   ): Promise<PaymentDto> {
     return toPaymentDto(await this.helpers.expirePayment(app, id));
+  }
+
+  @Post('subscriptions/:id/advance')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "The subscription's own clock jumps to its next scheduled moment, and what is due runs",
+    description:
+      'The next of: trial-end warning, trial end, period end (renewal or cancel at period end), its open invoice becoming overdue, the 14-day dunning cancellation. Runs exactly what the scheduler would, with its events. Other subscriptions and the wall clock are untouched. Nothing scheduled (PAUSED, CANCELED): 409. LIVE keys: 403 TEST_MODE_ONLY.',
+  })
+  @ApiParam({
+    name: 'id',
+    schema: { type: 'integer', minimum: 1 },
+    description: 'The subscription',
+  })
+  @ApiEnvelope(SubscriptionDto)
+  @ApiErrors(404, 409)
+  async advance(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<SubscriptionDto> {
+    return toSubscriptionDto(await this.subscriptions.advance(app, id));
   }
 }

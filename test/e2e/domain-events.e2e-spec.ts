@@ -77,9 +77,13 @@ describe('domain events: subscribers run inside the transaction of the change', 
     ]);
     // Subscribers of the same order run in discovery order; the outbox always runs last.
     expect(order.at(-1)).toBe('OutboxSubscriber.record');
-    expect(t.app.get(DomainEventBus).subscribersOf(InvoicePaid)).toEqual([
+    const onPaid = t.app.get(DomainEventBus).subscribersOf(InvoicePaid);
+    expect([...onPaid].sort()).toEqual([
+      'OneTimeGrantsSubscriber.onInvoicePaid',
       'OutboxSubscriber.record',
+      'SubscriptionBillingSubscriber.onInvoicePaid',
     ]);
+    expect(onPaid.at(-1)).toBe('OutboxSubscriber.record');
   });
 
   it('a subscriber sees the change uncommitted (inside its transaction), and facts reach the outbox in causal order', async () => {

@@ -227,6 +227,13 @@ describe('admin permissions, route by route', () => {
       call: (auth) =>
         t.http().get(`/api/v1/admin/payments?excess=true&applicationId=${targets.appId}`).set(auth),
     },
+    {
+      route: 'GET /api/v1/admin/subscriptions',
+      permission: 'invoices:read',
+      success: 200,
+      call: (auth) =>
+        t.http().get(`/api/v1/admin/subscriptions?applicationId=${targets.appId}`).set(auth),
+    },
   ];
 
   /** An admin holding exactly `perms` (cached per set). */

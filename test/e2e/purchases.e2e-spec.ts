@@ -1,5 +1,5 @@
 import { bearer, asApp, createApp, CreatedApp, superAdminToken } from '../support/factories';
-import { createPrice, createProduct, MONTHLY, ONE_TIME } from '../support/catalog-factories';
+import { createPrice, createProduct, ONE_TIME } from '../support/catalog-factories';
 import { eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -70,9 +70,8 @@ describe('purchases', () => {
     ).toBe('PAID');
   });
 
-  it('refuses inactive prices, archived products and (for now) recurring prices with 409 and writes nothing', async () => {
+  it('refuses inactive prices and archived products with 409 and writes nothing', async () => {
     const product = await createProduct(t, app);
-    const recurring = await createPrice(t, app, product.id, MONTHLY);
     const inactive = await createPrice(t, app, product.id, ONE_TIME);
     await t
       .http()
@@ -88,7 +87,7 @@ describe('purchases', () => {
     const before = (
       await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [app.id])
     ).rows[0].n;
-    for (const priceId of [recurring.id, inactive.id, archivedPrice.id]) {
+    for (const priceId of [inactive.id, archivedPrice.id]) {
       const res = await buy(app.TEST, { priceId });
       expect(res.status).toBe(409);
       expect(res.body.meta.errorCode).toBe('INVALID_STATE');

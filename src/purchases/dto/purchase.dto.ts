@@ -24,7 +24,7 @@ export class PurchaseDto {
   @ApiPropertyOptional({
     type: 'integer',
     nullable: true,
-    description: 'Set for RECURRING prices (once subscriptions exist)',
+    description: 'The subscription a RECURRING price started; null for ONE_TIME',
   })
   subscriptionId?: number | null;
 }

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth';
+import { CustomersModule } from '../customers';
+import { EntitlementsModule } from '../entitlements';
+import { InvoicesModule } from '../invoices';
+import { PaymentsModule } from '../payments';
+import { Subscription } from './subscription.entity';
+import { SubscriptionBillingSubscriber } from './subscription-billing.subscriber';
+import { SubscriptionLifecycle } from './subscription-lifecycle';
+import { SubscriptionRenewalJob } from './subscription-renewal.job';
+import { AdminSubscriptionsController, SubscriptionsController } from './subscriptions.controller';
+import { SubscriptionsRepository } from './subscriptions.repository';
+import { SubscriptionsService } from './subscriptions.service';
+
+/** Subscriptions: lifecycle, renewals and dunning, following their invoices. */
+@Module({
+  imports: [
+    AuthModule,
+    CustomersModule,
+    EntitlementsModule,
+    InvoicesModule,
+    PaymentsModule,
+    TypeOrmModule.forFeature([Subscription]),
+  ],
+  controllers: [SubscriptionsController, AdminSubscriptionsController],
+  providers: [
+    SubscriptionsRepository,
+    SubscriptionLifecycle,
+    SubscriptionsService,
+    SubscriptionBillingSubscriber,
+    SubscriptionRenewalJob,
+  ],
+  exports: [SubscriptionsService, SubscriptionRenewalJob],
+})
+export class SubscriptionsModule {}

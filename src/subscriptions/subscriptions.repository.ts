@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { Subscription } from './subscription.entity';
+import type { SubscriptionStatus } from './subscription-state';
+
+export interface SubscriptionFilter {
+  status?: SubscriptionStatus;
+  customerId?: number;
+  applicationId?: number;
+  mode?: Mode;
+}
+
+/** Every query of the subscriptions table. */
+@Injectable()
+export class SubscriptionsRepository {
+  private readonly subscriptions: TenantRepo<Subscription>;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.subscriptions = new TenantRepo(txHost, Subscription, 'Subscription');
+  }
+
+  insert(fields: Omit<Subscription, 'id' | 'createdAt' | 'updatedAt'>): Promise<Subscription> {
+    return this.subscriptions.repo.save(this.subscriptions.repo.create(fields));
+  }
+
+  save(sub: Subscription): Promise<Subscription> {
+    return this.subscriptions.repo.save(sub);
+  }
+
+  /** 404 if not in the scope. */
+  get(scope: TenantScope, id: number): Promise<Subscription> {
+    return this.subscriptions.get(scope, id);
+  }
+
+  /** Row-locked (FOR UPDATE) until the transaction ends; 404 if not in the scope. */
+  lock(scope: TenantScope, id: number): Promise<Subscription> {
+    return this.subscriptions.getForUpdate(scope, id);
+  }
+
+  page(
+    scope: TenantScope | null,
+    query: PageQuery,
+    filter: SubscriptionFilter,
+  ): Promise<Page<Subscription>> {
+    const qb = this.subscriptions.repo.createQueryBuilder('s');
+    if (scope) qb.where('s.appId = :appId AND s.mode = :mode', scope);
+    if (filter.applicationId) qb.andWhere('s.appId = :fAppId', { fAppId: filter.applicationId });
+    if (filter.mode) qb.andWhere('s.mode = :fMode', { fMode: filter.mode });
+    if (filter.status) qb.andWhere('s.status = :status', { status: filter.status });
+    if (filter.customerId)
+      qb.andWhere('s.customerId = :customerId', { customerId: filter.customerId });
+    return pageOf(qb, 's', query);
+  }
+
+  /** Ids whose next scheduled moment is at or before `now` (index subscriptions_due), soonest first. */
+  async dueIds(now: Date, limit: number): Promise<number[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT id FROM subscriptions WHERE next_action_at <= $1 ORDER BY next_action_at, id LIMIT $2`,
+      [now, limit],
+    )) as { id: number }[];
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * The subscription, row-locked, if it is still due at `now` and no other
+   * worker holds it (FOR UPDATE SKIP LOCKED): replicas never process one twice.
+   */
+  lockIfDue(id: number, now: Date): Promise<Subscription | null> {
+    return this.subscriptions.repo
+      .createQueryBuilder('s')
+      .where('s.id = :id AND s.nextActionAt <= :now', { id, now })
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getOne();
+  }
+}

@@ -1,0 +1,401 @@
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import {
+  attachBenefit,
+  createBenefit,
+  createPrice,
+  createProduct,
+  MONTHLY,
+} from '../support/catalog-factories';
+import { createPayment, eventsOf, settle } from '../support/payments';
+import { createTestApp, TestApp } from '../support/test-app';
+import { SubscriptionsService } from '../../src/subscriptions';
+
+/** Dhaka calendar date of the test clock plus `days`. */
+const dhaka = (ms: number, days = 0) =>
+  new Date(ms + 6 * 3600_000 + days * 86_400_000).toISOString().slice(0, 10);
+
+describe('subscriptions and entitlements', () => {
+  let t: TestApp;
+  let app: CreatedApp;
+  let seq = 0;
+  beforeAll(async () => {
+    t = await createTestApp();
+    app = await createApp(t);
+  });
+  afterAll(() => t.close());
+
+  const http = () => t.http();
+  const as = (creds = app.TEST) => asApp(creds);
+
+  /** A product with one active benefit and a RECURRING price. */
+  async function plan(price: Record<string, unknown> = MONTHLY, a = app) {
+    const product = await createProduct(t, a, 'TEST', { name: `Plan ${++seq}` });
+    const benefit = await createBenefit(t, a, `perk-${seq}`, { activate: true });
+    expect((await attachBenefit(t, product.id, benefit.id)).status).toBe(200);
+    const p = await createPrice(t, a, product.id, price);
+    return { product, benefit, price: p };
+  }
+
+  async function buy(priceId: number, customerReference: string, creds = app.TEST) {
+    const res = await http()
+      .post('/api/v1/purchases')
+      .set(asApp(creds))
+      .send({ priceId, customerReference });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  async function pay(invoiceId: number, customerReference: string, amountMinor: number) {
+    const payment = await createPayment(t, app.TEST, {
+      amountMinor,
+      invoiceId,
+      customerReference,
+    });
+    expect((await settle(t, app.TEST, payment.id)).status).toBe(200);
+    return payment;
+  }
+
+  const getSub = async (id: number) =>
+    (await http().get(`/api/v1/subscriptions/${id}`).set(as())).body.data;
+  const advance = (id: number, creds = app.TEST) =>
+    http().post(`/api/v1/test-helpers/subscriptions/${id}/advance`).set(asApp(creds)).send();
+  const entitlements = async (ref: string) =>
+    (await http().get(`/api/v1/customers/${ref}/entitlements`).set(as())).body.data as {
+      lookupKey: string;
+      subscriptionId: number | null;
+      invoiceId: number | null;
+    }[];
+  const subEvents = async (subscriptionId: number) =>
+    (await eventsOf(t, app.id, 'subscription.')).filter(
+      (e) => e.data.subscription_id === subscriptionId,
+    );
+
+  it('a purchase without a trial is INCOMPLETE with no benefits until its first invoice is paid, then ACTIVE', async () => {
+    const { product, benefit, price } = await plan();
+    const bought = await buy(price.id, 'sub-a');
+    expect(bought).toMatchObject({
+      status: 'ISSUED',
+      totalMinor: 50000,
+      priceId: price.id,
+      productId: product.id,
+      subscriptionId: expect.any(Number),
+    });
+    const id = bought.subscriptionId;
+    const today = dhaka(t.clock.nowMs());
+    expect(await getSub(id)).toMatchObject({
+      status: 'INCOMPLETE',
+      productId: product.id,
+      priceId: price.id,
+      customerReference: 'sub-a',
+      startDate: today,
+      currentPeriodStart: null,
+      nextBillingDate: null,
+      trialEndDate: null,
+      cancelAtPeriodEnd: false,
+      openInvoiceId: bought.invoiceId,
+      mode: 'TEST',
+    });
+    const invoice = (await http().get(`/api/v1/invoices/${bought.invoiceId}`).set(as())).body.data;
+    expect(invoice).toMatchObject({ subscriptionId: id, dueDate: dhaka(t.clock.nowMs(), 7) });
+    const page = await http().get(new URL(bought.payableLink.payableUrl).pathname);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Subscription #${id}`);
+    expect(await entitlements('sub-a')).toEqual([]);
+
+    const payment = await pay(bought.invoiceId, 'sub-a', 50000);
+    const active = await getSub(id);
+    expect(active).toMatchObject({
+      status: 'ACTIVE',
+      currentPeriodStart: today,
+      openInvoiceId: null,
+    });
+    expect(active.nextBillingDate > today).toBe(true);
+    expect(await entitlements('sub-a')).toEqual([
+      {
+        benefitId: benefit.id,
+        lookupKey: benefit.lookupKey,
+        name: benefit.lookupKey,
+        grantedAt: expect.any(String),
+        subscriptionId: id,
+        invoiceId: null,
+      },
+    ]);
+    const events = await subEvents(id);
+    expect(events.map((e) => e.type)).toEqual([
+      'subscription.created',
+      'subscription.payment_succeeded',
+      'subscription.activated',
+      'subscription.entitlements_updated',
+    ]);
+    expect(events[2].data).toMatchObject({
+      subscription_id: id,
+      status: 'activated',
+      previous_status: 'incomplete',
+      subscription_status: 'ACTIVE',
+      price_id: price.id,
+      product_id: product.id,
+      customer_reference: 'sub-a',
+      current_period_start: today,
+      next_billing_date: active.nextBillingDate,
+      invoice_id: bought.invoiceId,
+      payment_id: payment.id,
+    });
+    expect(events[3].data).toEqual({
+      subscription_id: id,
+      customer_reference: 'sub-a',
+      granted: [benefit.lookupKey],
+      revoked: [],
+      entitlements: [benefit.lookupKey],
+    });
+    // The subscription changed in the transaction that paid the invoice: one commit, in order.
+    const all = (await eventsOf(t, app.id)).map((e) => e.type);
+    const paidAt = all.lastIndexOf('invoice.paid');
+    expect(all.slice(paidAt - 1, paidAt + 4)).toEqual([
+      'payment.succeeded',
+      'invoice.paid',
+      'subscription.payment_succeeded',
+      'subscription.activated',
+      'subscription.entitlements_updated',
+    ]);
+  });
+
+  it('trial: TRIALING with benefits at once, warned 3 days ahead, ACTIVE at trial end when paid; renewal; unpaid renewal -> PAST_DUE (benefits revoked); paid -> ACTIVE', async () => {
+    const { benefit, price } = await plan({ ...MONTHLY, trialDays: 7 });
+    const bought = await buy(price.id, 'sub-b');
+    const id = bought.subscriptionId;
+    const start = t.clock.nowMs();
+    const trialEnd = dhaka(start, 7);
+    expect(await getSub(id)).toMatchObject({ status: 'TRIALING', trialEndDate: trialEnd });
+    expect((await entitlements('sub-b')).map((e) => e.lookupKey)).toEqual([benefit.lookupKey]);
+    const first = (await http().get(`/api/v1/invoices/${bought.invoiceId}`).set(as())).body.data;
+    expect(first.dueDate).toBe(trialEnd);
+
+    // 1: the trial-end warning.
+    expect((await advance(id)).status).toBe(200);
+    expect((await subEvents(id)).map((e) => e.type)).toContain('subscription.trial_will_end');
+
+    // Paid during the trial: still TRIALING until the trial ends, then ACTIVE from trial end.
+    await pay(bought.invoiceId, 'sub-b', 50000);
+    expect((await getSub(id)).status).toBe('TRIALING');
+    const ended = (await advance(id)).body.data;
+    expect(ended).toMatchObject({
+      status: 'ACTIVE',
+      currentPeriodStart: trialEnd,
+      openInvoiceId: null,
+    });
+    const nextBilling = ended.nextBillingDate;
+
+    // Period end: a renewal invoice for the next period, due 3 days later, naming product and period.
+    const renewed = (await advance(id)).body.data;
+    expect(renewed).toMatchObject({ status: 'ACTIVE', currentPeriodStart: nextBilling });
+    expect(renewed.openInvoiceId).toEqual(expect.any(Number));
+    const renewal = (await http().get(`/api/v1/invoices/${renewed.openInvoiceId}`).set(as())).body
+      .data;
+    expect(renewal).toMatchObject({ subscriptionId: id, totalMinor: 50000, status: 'ISSUED' });
+    expect(renewal.lineItems[0].description).toContain(`(${nextBilling} to `);
+    const due = new Date(Date.parse(`${nextBilling}T00:00:00Z`) + 3 * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    expect(renewal.dueDate).toBe(due);
+
+    // Unpaid past its due date: PAST_DUE, benefits revoked.
+    const pastDue = (await advance(id)).body.data;
+    expect(pastDue.status).toBe('PAST_DUE');
+    expect(await entitlements('sub-b')).toEqual([]);
+
+    // Paid while PAST_DUE: ACTIVE again, benefits granted again, renewed.
+    await pay(renewed.openInvoiceId, 'sub-b', 50000);
+    expect((await getSub(id)).status).toBe('ACTIVE');
+    expect((await entitlements('sub-b')).map((e) => e.lookupKey)).toEqual([benefit.lookupKey]);
+    const types = (await subEvents(id)).map((e) => e.type);
+    expect(types.slice(-5)).toEqual([
+      'subscription.entitlements_updated',
+      'subscription.payment_succeeded',
+      'subscription.activated',
+      'subscription.entitlements_updated',
+      'subscription.renewed',
+    ]);
+    expect(types.filter((x) => x === 'subscription.past_due')).toHaveLength(1);
+    const revoked = (await subEvents(id)).filter(
+      (e) => e.type === 'subscription.entitlements_updated',
+    )[1];
+    expect(revoked.data).toMatchObject({
+      granted: [],
+      revoked: [benefit.lookupKey],
+      entitlements: [],
+    });
+  });
+
+  it('14 days past due: CANCELED with its open invoice voided; an unpaid trial ends PAST_DUE', async () => {
+    const { price } = await plan({ ...MONTHLY, trialDays: 2 });
+    const bought = await buy(price.id, 'sub-c');
+    const id = bought.subscriptionId;
+    // A 2-day trial is warned at once.
+    expect((await subEvents(id)).map((e) => e.type)).toContain('subscription.trial_will_end');
+    expect((await advance(id)).body.data.status).toBe('PAST_DUE');
+    const canceled = (await advance(id)).body.data;
+    expect(canceled).toMatchObject({ status: 'CANCELED', openInvoiceId: null });
+    expect(canceled.canceledAt).toEqual(expect.any(String));
+    const invoice = (await http().get(`/api/v1/invoices/${bought.invoiceId}`).set(as())).body.data;
+    expect(invoice.status).toBe('VOID');
+    const last = (await subEvents(id)).filter((e) => e.type === 'subscription.canceled');
+    expect(last[0].data).toMatchObject({
+      status: 'canceled',
+      previous_status: 'past_due',
+      invoice_id: bought.invoiceId,
+    });
+    // Nothing left to advance.
+    const again = await advance(id);
+    expect(again.status).toBe(409);
+    expect(again.body.meta.errorCode).toBe('INVALID_STATE');
+  });
+
+  it('INCOMPLETE unpaid 14 days after its due date is CANCELED', async () => {
+    const { price } = await plan();
+    const bought = await buy(price.id, 'sub-d');
+    const res = (await advance(bought.subscriptionId)).body.data;
+    expect(res.status).toBe('CANCELED');
+  });
+
+  it('pause, resume and cancel (now and at period end); illegal moves are 409', async () => {
+    const { benefit, price } = await plan();
+    const bought = await buy(price.id, 'sub-e');
+    const id = bought.subscriptionId;
+    const post = (path: string, body: Record<string, unknown> = {}) =>
+      http().post(`/api/v1/subscriptions/${id}/${path}`).set(as()).send(body);
+    // INCOMPLETE cannot pause or resume.
+    expect((await post('pause')).status).toBe(409);
+    expect((await post('resume')).status).toBe(409);
+    await pay(bought.invoiceId, 'sub-e', 50000);
+
+    const paused = await post('pause');
+    expect(paused.status).toBe(200);
+    expect(paused.body.data.status).toBe('PAUSED');
+    expect(await entitlements('sub-e')).toEqual([]);
+    expect((await post('pause')).status).toBe(409);
+    expect((await advance(id)).status).toBe(409);
+    const resumed = await post('resume');
+    expect(resumed.body.data.status).toBe('ACTIVE');
+    expect((await entitlements('sub-e')).map((e) => e.lookupKey)).toEqual([benefit.lookupKey]);
+
+    const flagged = await post('cancel', { atPeriodEnd: true });
+    expect(flagged.body.data).toMatchObject({ status: 'ACTIVE', cancelAtPeriodEnd: true });
+    const ended = (await advance(id)).body.data;
+    expect(ended).toMatchObject({ status: 'CANCELED', openInvoiceId: null });
+    // No renewal was issued for a period that was never to come.
+    const invoices = await t.db.query(
+      'SELECT count(*)::int AS n FROM invoices WHERE subscription_id = $1',
+      [id],
+    );
+    expect(invoices.rows[0].n).toBe(1);
+    expect((await post('cancel')).status).toBe(409);
+    expect((await post('cancel', { atPeriodEnd: 'yes' })).status).toBe(400);
+
+    const other = await buy(price.id, 'sub-f');
+    const now = await http()
+      .post(`/api/v1/subscriptions/${other.subscriptionId}/cancel`)
+      .set(as())
+      .send({ atPeriodEnd: false });
+    expect(now.body.data.status).toBe('CANCELED');
+    const inv = (await http().get(`/api/v1/invoices/${other.invoiceId}`).set(as())).body.data;
+    expect(inv.status).toBe('VOID');
+  });
+
+  it('lists with filters and Spring sort; other apps and the other mode see nothing; LIVE keys cannot advance', async () => {
+    const { price } = await plan();
+    const a = await buy(price.id, 'list-1');
+    const b = await buy(price.id, 'list-2');
+    const list = await http()
+      .get('/api/v1/subscriptions?customerReference=list-1&sort=createdAt,desc')
+      .set(as());
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((s: { id: number }) => s.id)).toEqual([a.subscriptionId]);
+    expect(Object.keys(list.body.data[0]).sort()).toEqual(
+      [
+        'id',
+        'status',
+        'productId',
+        'priceId',
+        'startDate',
+        'nextBillingDate',
+        'cancelAtPeriodEnd',
+        'mode',
+        'createdAt',
+      ].sort(),
+    );
+    const asc = await http().get('/api/v1/subscriptions?sort=id,asc&size=100').set(as());
+    const ids = asc.body.data.map((s: { id: number }) => s.id);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(ids).toEqual(expect.arrayContaining([a.subscriptionId, b.subscriptionId]));
+    expect((await http().get('/api/v1/subscriptions?sort=secret,asc').set(as())).status).toBe(400);
+    expect(
+      (
+        await http()
+          .get('/api/v1/subscriptions?status=INCOMPLETE&customerReference=nobody')
+          .set(as())
+      ).body.data,
+    ).toEqual([]);
+
+    const other = await createApp(t);
+    for (const creds of [app.LIVE, other.TEST]) {
+      const res = await http().get(`/api/v1/subscriptions/${a.subscriptionId}`).set(asApp(creds));
+      expect(res.status).toBe(404);
+      expect(
+        (await http().get('/api/v1/subscriptions').set(asApp(creds))).body.data.map(
+          (s: { id: number }) => s.id,
+        ),
+      ).not.toContain(a.subscriptionId);
+    }
+    const live = await advance(a.subscriptionId, app.LIVE);
+    expect(live.status).toBe(403);
+    expect(live.body.meta.errorCode).toBe('TEST_MODE_ONLY');
+
+    const admin = await http()
+      .get(`/api/v1/admin/subscriptions?applicationId=${app.id}&mode=TEST&status=INCOMPLETE`)
+      .set(bearer(await superAdminToken(t)));
+    expect(admin.status).toBe(200);
+    expect(admin.body.data.map((s: { id: number }) => s.id)).toEqual(
+      expect.arrayContaining([a.subscriptionId, b.subscriptionId]),
+    );
+  });
+
+  it('a paid one-time purchase grants its benefits for good', async () => {
+    const product = await createProduct(t, app, 'TEST', { name: 'Lifetime' });
+    const benefit = await createBenefit(t, app, 'lifetime-perk', { activate: true });
+    await attachBenefit(t, product.id, benefit.id);
+    const price = await createPrice(t, app, product.id, { type: 'ONE_TIME', amountMinor: 20000 });
+    const bought = await buy(price.id, 'one-time-buyer');
+    expect(bought.subscriptionId).toBeNull();
+    expect(await entitlements('one-time-buyer')).toEqual([]);
+    await pay(bought.invoiceId, 'one-time-buyer', 20000);
+    expect(await entitlements('one-time-buyer')).toMatchObject([
+      { lookupKey: 'lifetime-perk', invoiceId: bought.invoiceId, subscriptionId: null },
+    ]);
+    expect((await http().get('/api/v1/customers/nobody-here/entitlements').set(as())).status).toBe(
+      404,
+    );
+  });
+
+  it('two scheduler runs at once issue exactly one renewal invoice per period', async () => {
+    const { price } = await plan();
+    const subs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const bought = await buy(price.id, `race-${i}`);
+      await pay(bought.invoiceId, `race-${i}`, 50000);
+      subs.push(bought.subscriptionId);
+    }
+    // The wall clock moves past every period end; two workers run the job at once.
+    t.clock.advance(32 * 86_400_000);
+    const service = t.app.get(SubscriptionsService);
+    const [x, y] = await Promise.all([service.runDueBatch(), service.runDueBatch()]);
+    expect(x + y).toBeGreaterThanOrEqual(subs.length);
+    const counts = await t.db.query(
+      'SELECT subscription_id, count(*)::int AS n FROM invoices WHERE subscription_id = ANY($1) GROUP BY 1',
+      [subs],
+    );
+    expect(counts.rows.map((r) => r.n)).toEqual(subs.map(() => 2));
+    // Running again changes nothing: the next moment is ahead.
+    expect(await service.runDueBatch()).toBe(0);
+    t.clock.advance(-32 * 86_400_000);
+  });
+});
