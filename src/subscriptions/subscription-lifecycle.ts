@@ -129,7 +129,8 @@ export class SubscriptionLifecycle {
   async save(sub: Subscription): Promise<Subscription> {
     const next = this.nextMoment(sub);
     sub.nextActionAt = next ? new Date(next.at - sub.clockOffsetMs) : null;
-    return this.subscriptions.save(sub);
+    sub.updatedAt = this.clock.now();
+    return this.subscriptions.update(sub);
   }
 
   private async applyMoment(

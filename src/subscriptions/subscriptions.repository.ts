@@ -28,8 +28,11 @@ export class SubscriptionsRepository {
     return this.subscriptions.repo.save(this.subscriptions.repo.create(fields));
   }
 
-  save(sub: Subscription): Promise<Subscription> {
-    return this.subscriptions.repo.save(sub);
+  /** Writes every column of an existing subscription (one UPDATE, no read first). */
+  async update(sub: Subscription): Promise<Subscription> {
+    const { id, createdAt: _created, ...fields } = sub;
+    await this.subscriptions.repo.update({ id }, fields);
+    return sub;
   }
 
   /** 404 if not in the scope. */

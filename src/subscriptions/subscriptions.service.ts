@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { ClsService } from 'nestjs-cls';
 import type { Price, Product } from '../catalog';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
@@ -19,6 +20,9 @@ import {
 } from './subscription-lifecycle';
 import type { SubscriptionStatus } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
+
+/** Subscriptions processed at once by one replica's scheduler (each holds one connection). */
+export const RENEWAL_WORKERS = 4;
 
 /** A subscription and its customer's reference, as responses show it. */
 export interface SubscriptionView {
@@ -40,6 +44,7 @@ export class SubscriptionsService {
     private readonly customers: CustomersService,
     private readonly payments: PaymentsService,
     private readonly clock: Clock,
+    private readonly cls: ClsService,
   ) {}
 
   /**
@@ -209,13 +214,19 @@ export class SubscriptionsService {
    */
   async runDueBatch(limit = 500): Promise<number> {
     const now = this.clock.now();
+    const queue = await this.subscriptions.dueIds(now, limit);
     let processed = 0;
-    for (const id of await this.subscriptions.dueIds(now, limit)) {
-      const cancelled = await this.processIfDue(id, now);
-      if (cancelled === null) continue;
-      processed++;
-      await this.payments.closeCheckouts(cancelled);
-    }
+    // A few at a time, each worker in its own context (its own transaction).
+    const worker = () =>
+      this.cls.run(async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          const cancelled = await this.processIfDue(id, now);
+          if (cancelled === null) continue;
+          processed++;
+          await this.payments.closeCheckouts(cancelled);
+        }
+      });
+    await Promise.all(Array.from({ length: Math.min(RENEWAL_WORKERS, queue.length) }, worker));
     return processed;
   }
 

@@ -3,6 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { asApp, createApp, CreatedApp } from '../support/factories';
+import {
+  attachBenefit,
+  createBenefit,
+  createPrice,
+  createProduct,
+  MONTHLY,
+} from '../support/catalog-factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -172,6 +179,53 @@ describe('hosted pay page in a browser (Chromium)', () => {
       gateway: 'sandbox',
     });
     expect(await events(app.id)).toEqual(['invoice.issued', 'payment.succeeded', 'invoice.paid']);
+  });
+
+  it("pays a subscription's first invoice: the subscription turns ACTIVE and the customer holds its benefit", async () => {
+    const app = await createApp(t);
+    const product = await createProduct(t, app, 'TEST', { name: 'Pro plan' });
+    const benefit = await createBenefit(t, app, 'pro', { activate: true });
+    expect((await attachBenefit(t, product.id, benefit.id)).status).toBe(200);
+    const price = await createPrice(t, app, product.id, MONTHLY);
+    const bought = await t
+      .http()
+      .post('/api/v1/purchases')
+      .set(asApp(app.TEST))
+      .send({ priceId: price.id, customerReference: 'cust-sub' });
+    expect(bought.status).toBe(201);
+    const { invoiceId, subscriptionId, payableLink } = bought.body.data;
+    const payPath = new URL(payableLink.payableUrl).pathname;
+
+    const { page, problems } = await openPage();
+    await page.goto(payableLink.payableUrl);
+    expect(await page.textContent('[data-testid=subscription]')).toBe(
+      `Subscription #${subscriptionId}`,
+    );
+    expect(await page.locator('tbody tr td').first().innerText()).toBe('Pro plan');
+    expect((await page.textContent('#pay-button'))?.trim()).toBe('Pay ৳500.00');
+    await Promise.all([
+      page.waitForURL(/\/sandbox\/checkout\/sbx_[A-Za-z0-9_-]+$/),
+      page.click('#pay-button'),
+    ]);
+    await Promise.all([page.waitForURL((u) => u.pathname === payPath), page.click('#sandbox-pay')]);
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('Paid');
+    expect(problems).toEqual([]);
+    await page.context().close();
+
+    const sub = await t.http().get(`/api/v1/subscriptions/${subscriptionId}`).set(asApp(app.TEST));
+    expect(sub.body.data).toMatchObject({ status: 'ACTIVE', openInvoiceId: null });
+    expect((await invoiceOf(app, invoiceId)).status).toBe('PAID');
+    const held = await t.http().get('/api/v1/customers/cust-sub/entitlements').set(asApp(app.TEST));
+    expect(held.body.data.map((e: { lookupKey: string }) => e.lookupKey)).toEqual(['pro']);
+    expect(await events(app.id)).toEqual([
+      'subscription.created',
+      'invoice.issued',
+      'payment.succeeded',
+      'invoice.paid',
+      'subscription.payment_succeeded',
+      'subscription.activated',
+      'subscription.entitlements_updated',
+    ]);
   });
 
   it('a failed checkout leaves the invoice ISSUED with a FAILED payment and the page still offers Pay', async () => {

@@ -301,6 +301,45 @@ describe('subscriptions and entitlements', () => {
     expect(inv.status).toBe('VOID');
   });
 
+  it('a failed payment of its invoice says subscription.payment_failed; resuming says subscription.resumed', async () => {
+    const { price } = await plan({ ...MONTHLY, trialDays: 10 });
+    const bought = await buy(price.id, 'sub-g');
+    const id = bought.subscriptionId;
+    const payment = await createPayment(t, app.TEST, {
+      amountMinor: 50000,
+      invoiceId: bought.invoiceId,
+      customerReference: 'sub-g',
+    });
+    expect((await settle(t, app.TEST, payment.id, 'failed')).status).toBe(200);
+    const failed = (await subEvents(id)).filter((e) => e.type === 'subscription.payment_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0].data).toMatchObject({
+      subscription_id: id,
+      status: 'payment_failed',
+      previous_status: 'trialing',
+      subscription_status: 'TRIALING',
+      invoice_id: bought.invoiceId,
+      payment_id: payment.id,
+      customer_reference: 'sub-g',
+    });
+    await http().post(`/api/v1/subscriptions/${id}/pause`).set(as()).send();
+    const resumed = await http().post(`/api/v1/subscriptions/${id}/resume`).set(as()).send();
+    expect(resumed.body.data.status).toBe('TRIALING');
+    const types = (await subEvents(id)).map((e) => e.type);
+    expect(types.slice(-4)).toEqual([
+      'subscription.paused',
+      'subscription.entitlements_updated',
+      'subscription.resumed',
+      'subscription.entitlements_updated',
+    ]);
+    const last = (await subEvents(id)).filter((e) => e.type === 'subscription.resumed')[0];
+    expect(last.data).toMatchObject({
+      status: 'resumed',
+      previous_status: 'paused',
+      subscription_status: 'TRIALING',
+    });
+  });
+
   it('lists with filters and Spring sort; other apps and the other mode see nothing; LIVE keys cannot advance', async () => {
     const { price } = await plan();
     const a = await buy(price.id, 'list-1');
@@ -376,7 +415,7 @@ describe('subscriptions and entitlements', () => {
     );
   });
 
-  it('two scheduler runs at once issue exactly one renewal invoice per period', async () => {
+  it('two app instances running the scheduler at once issue exactly one renewal invoice per period', async () => {
     const { price } = await plan();
     const subs: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -384,10 +423,16 @@ describe('subscriptions and entitlements', () => {
       await pay(bought.invoiceId, `race-${i}`, 50000);
       subs.push(bought.subscriptionId);
     }
-    // The wall clock moves past every period end; two workers run the job at once.
+    // The wall clock moves past every period end; two replicas run the job at once.
+    const replica = await createTestApp({ databaseUrl: t.databaseUrl });
     t.clock.advance(32 * 86_400_000);
+    replica.clock.advance(32 * 86_400_000);
     const service = t.app.get(SubscriptionsService);
-    const [x, y] = await Promise.all([service.runDueBatch(), service.runDueBatch()]);
+    const [x, y] = await Promise.all([
+      service.runDueBatch(),
+      replica.app.get(SubscriptionsService).runDueBatch(),
+    ]);
+    await replica.close();
     expect(x + y).toBeGreaterThanOrEqual(subs.length);
     const counts = await t.db.query(
       'SELECT subscription_id, count(*)::int AS n FROM invoices WHERE subscription_id = ANY($1) GROUP BY 1',
@@ -397,5 +442,52 @@ describe('subscriptions and entitlements', () => {
     // Running again changes nothing: the next moment is ahead.
     expect(await service.runDueBatch()).toBe(0);
     t.clock.advance(-32 * 86_400_000);
+  });
+
+  it('month ends follow the anchor: 31 Jan -> 28 Feb -> 31 Mar (Asia/Dhaka dates)', async () => {
+    const m = await createTestApp();
+    try {
+      const a = await createApp(m);
+      const product = await createProduct(m, a, 'TEST', { name: 'Monthly' });
+      const price = await createPrice(m, a, product.id, MONTHLY);
+      // Noon in Dhaka on 31 January 2027.
+      m.clock.advance(Date.parse('2027-01-31T06:00:00Z') - m.clock.nowMs());
+      const bought = (
+        await m
+          .http()
+          .post('/api/v1/purchases')
+          .set(asApp(a.TEST))
+          .send({ priceId: price.id, customerReference: 'month-end' })
+      ).body.data;
+      const payment = await createPayment(m, a.TEST, {
+        amountMinor: 50000,
+        invoiceId: bought.invoiceId,
+        customerReference: 'month-end',
+      });
+      await settle(m, a.TEST, payment.id);
+      const adv = () =>
+        m
+          .http()
+          .post(`/api/v1/test-helpers/subscriptions/${bought.subscriptionId}/advance`)
+          .set(asApp(a.TEST))
+          .send();
+      const get = async () =>
+        (await m.http().get(`/api/v1/subscriptions/${bought.subscriptionId}`).set(asApp(a.TEST)))
+          .body.data;
+      expect(await get()).toMatchObject({
+        currentPeriodStart: '2027-01-31',
+        nextBillingDate: '2027-02-28',
+      });
+      expect((await adv()).body.data).toMatchObject({
+        currentPeriodStart: '2027-02-28',
+        nextBillingDate: '2027-03-31',
+      });
+      const renewal = (await get()).openInvoiceId;
+      const inv = (await m.http().get(`/api/v1/invoices/${renewal}`).set(asApp(a.TEST))).body.data;
+      expect(inv.lineItems[0].description).toBe('Monthly (2027-02-28 to 2027-03-30)');
+      expect(inv.dueDate).toBe('2027-03-03');
+    } finally {
+      await m.close();
+    }
   });
 });
