@@ -72,6 +72,22 @@ export class CustomersRepository {
     return this.customers.get(scope, id);
   }
 
+  /** Ids of the customers with this reference in any partition (optionally one app and/or mode). */
+  async idsByExternalId(
+    externalId: string,
+    filter: { appId?: number; mode?: TenantScope['mode'] },
+  ): Promise<number[]> {
+    const rows = await this.customers.repo.find({
+      select: { id: true },
+      where: {
+        externalId,
+        ...(filter.appId ? { appId: filter.appId } : {}),
+        ...(filter.mode ? { mode: filter.mode } : {}),
+      },
+    });
+    return rows.map((c) => c.id);
+  }
+
   byIds(ids: number[]): Promise<Customer[]> {
     return this.customers.repo.find({ where: { id: In([...new Set(ids)]) } });
   }

@@ -40,6 +40,14 @@ export class CustomersService {
     return this.customers.get(scope, id);
   }
 
+  /** Operators: the customers with this reference across apps and modes (optionally narrowed). */
+  idsByExternalId(
+    externalId: string,
+    filter: { appId?: number; mode?: TenantScope['mode'] } = {},
+  ): Promise<number[]> {
+    return this.customers.idsByExternalId(externalId, filter);
+  }
+
   async byIds(ids: number[]): Promise<Map<number, Customer>> {
     if (ids.length === 0) return new Map();
     const rows = await this.customers.byIds(ids);

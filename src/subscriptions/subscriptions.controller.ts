@@ -116,7 +116,8 @@ export class AdminSubscriptionsController {
   @Get()
   @AdminAuth('invoices:read')
   @ApiOperation({
-    summary: 'Subscriptions across apps and modes (filters: status, applicationId, mode)',
+    summary:
+      'Subscriptions across apps and modes (filters: status, customerReference, applicationId, mode)',
   })
   @ApiEnvelope(SubscriptionDto, { isArray: true })
   @ApiErrors(400)

@@ -10,7 +10,7 @@ import type { SubscriptionStatus } from './subscription-state';
 
 export interface SubscriptionFilter {
   status?: SubscriptionStatus;
-  customerId?: number;
+  customerIds?: number[];
   applicationId?: number;
   mode?: Mode;
 }
@@ -55,8 +55,8 @@ export class SubscriptionsRepository {
     if (filter.applicationId) qb.andWhere('s.appId = :fAppId', { fAppId: filter.applicationId });
     if (filter.mode) qb.andWhere('s.mode = :fMode', { fMode: filter.mode });
     if (filter.status) qb.andWhere('s.status = :status', { status: filter.status });
-    if (filter.customerId)
-      qb.andWhere('s.customerId = :customerId', { customerId: filter.customerId });
+    if (filter.customerIds)
+      qb.andWhere('s.customerId IN (:...customerIds)', { customerIds: filter.customerIds });
     return pageOf(qb, 's', query);
   }
 

@@ -95,12 +95,14 @@ export class SubscriptionsService {
       clockOffsetMs: 0,
       nextActionAt: null,
     });
-    await this.lifecycle.publish(scope, sub, 'subscription.created', sub.status);
     const invoice = await this.lifecycle.issueInvoice(
       scope,
       sub,
       trialEndDate ?? addDays(today, FIRST_INVOICE_DUE_DAYS),
     );
+    await this.lifecycle.publish(scope, sub, 'subscription.created', sub.status, {
+      invoice_id: invoice.invoice.id,
+    });
     if (trialEndDate) await this.lifecycle.syncBenefits(scope, sub, this.clock.now());
     // A trial of 3 days or less warns at once.
     await this.lifecycle.runDue(scope, sub);
@@ -116,24 +118,36 @@ export class SubscriptionsService {
     query: PageQuery,
     filter: { status?: SubscriptionStatus; customerReference?: string },
   ): Promise<Page<SubscriptionView>> {
-    let customerId: number | undefined;
+    let customerIds: number[] | undefined;
     if (filter.customerReference) {
       const customer = await this.customers.findByExternalId(scope, filter.customerReference);
-      if (!customer)
-        return new Page([], paginationMeta(query.page ?? 0, query.size ?? DEFAULT_PAGE_SIZE, 0));
-      customerId = customer.id;
+      if (!customer) return emptyPage(query);
+      customerIds = [customer.id];
     }
     return this.views(
-      await this.subscriptions.page(scope, query, { status: filter.status, customerId }),
+      await this.subscriptions.page(scope, query, { status: filter.status, customerIds }),
     );
   }
 
   /** Operators: across apps and modes. */
   async adminList(
     query: PageQuery,
-    filter: { status?: SubscriptionStatus; applicationId?: number; mode?: Mode },
+    filter: {
+      status?: SubscriptionStatus;
+      applicationId?: number;
+      mode?: Mode;
+      customerReference?: string;
+    },
   ): Promise<Page<SubscriptionView>> {
-    return this.views(await this.subscriptions.page(null, query, filter));
+    let customerIds: number[] | undefined;
+    if (filter.customerReference) {
+      customerIds = await this.customers.idsByExternalId(filter.customerReference, {
+        appId: filter.applicationId,
+        mode: filter.mode,
+      });
+      if (customerIds.length === 0) return emptyPage(query);
+    }
+    return this.views(await this.subscriptions.page(null, query, { ...filter, customerIds }));
   }
 
   /** TRIALING, ACTIVE or PAST_DUE -> PAUSED: no renewals, benefits revoked. */
@@ -279,4 +293,8 @@ export class SubscriptionsService {
       page.pagination,
     );
   }
+}
+
+function emptyPage<T>(query: PageQuery): Page<T> {
+  return new Page<T>([], paginationMeta(query.page ?? 0, query.size ?? DEFAULT_PAGE_SIZE, 0));
 }

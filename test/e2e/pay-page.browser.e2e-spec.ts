@@ -218,8 +218,8 @@ describe('hosted pay page in a browser (Chromium)', () => {
     const held = await t.http().get('/api/v1/customers/cust-sub/entitlements').set(asApp(app.TEST));
     expect(held.body.data.map((e: { lookupKey: string }) => e.lookupKey)).toEqual(['pro']);
     expect(await events(app.id)).toEqual([
-      'subscription.created',
       'invoice.issued',
+      'subscription.created',
       'payment.succeeded',
       'invoice.paid',
       'subscription.payment_succeeded',

@@ -46,10 +46,39 @@ describe('the subscriptions guide walk, as a script', () => {
     );
     const { stdout } = await run('bash', [join(dir, 'walk.sh')], { cwd: dir });
     expect(stdout.trim().split('\n')).toEqual(expected);
-    const types = await t.db.query(
-      `SELECT type FROM events WHERE type LIKE 'subscription.%' ORDER BY id`,
+    const rows = await t.db.query(
+      `SELECT type, data FROM events WHERE type LIKE 'subscription.%' ORDER BY id`,
     );
-    expect(types.rows.map((r) => r.type)).toEqual([
+    // Every event says what it is about without a call back.
+    for (const { type, data } of rows.rows as { type: string; data: Record<string, unknown> }[]) {
+      expect(data).toMatchObject({
+        subscription_id: expect.any(Number),
+        customer_reference: 'cust_42',
+      });
+      if (type === 'subscription.entitlements_updated') {
+        expect(Object.keys(data).sort()).toEqual(
+          ['customer_reference', 'entitlements', 'granted', 'revoked', 'subscription_id'].sort(),
+        );
+        continue;
+      }
+      expect(data).toMatchObject({
+        status: type.slice('subscription.'.length),
+        previous_status: expect.stringMatching(/^[a-z_]+$/),
+        subscription_status: expect.stringMatching(/^[A-Z_]+$/),
+        price_id: expect.any(Number),
+        product_id: expect.any(Number),
+        amount_minor: 50000,
+        currency: 'BDT',
+        cancel_at_period_end: false,
+      });
+      for (const date of ['current_period_start', 'next_billing_date', 'trial_end_date'])
+        expect(data[date] === null || /^\d{4}-\d{2}-\d{2}$/.test(String(data[date]))).toBe(true);
+      if (/created|payment_succeeded|renewed|past_due/.test(type))
+        expect(data.invoice_id).toEqual(expect.any(Number));
+      if (/payment_succeeded|renewed/.test(type))
+        expect(data.payment_id).toEqual(expect.any(Number));
+    }
+    expect(rows.rows.map((r) => r.type)).toEqual([
       'subscription.created',
       'subscription.entitlements_updated',
       'subscription.trial_will_end',

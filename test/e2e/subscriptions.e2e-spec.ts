@@ -396,6 +396,11 @@ describe('subscriptions and entitlements', () => {
     expect(admin.body.data.map((s: { id: number }) => s.id)).toEqual(
       expect.arrayContaining([a.subscriptionId, b.subscriptionId]),
     );
+    const byCustomer = await http()
+      .get(`/api/v1/admin/subscriptions?customerReference=list-2&applicationId=${app.id}`)
+      .set(bearer(await superAdminToken(t)));
+    expect(byCustomer.body.data.map((s: { id: number }) => s.id)).toEqual([b.subscriptionId]);
+    expect(byCustomer.body.data[0].customerReference).toBe('list-2');
   });
 
   it('a paid one-time purchase grants its benefits for good', async () => {
