@@ -25,6 +25,8 @@ import { PaymentsModule } from './payments/payments.module';
 import { PurchasesModule } from './purchases/purchases.module';
 import { EntitlementsModule } from './entitlements';
 import { SubscriptionsModule } from './subscriptions';
+import { RefundsModule } from './refunds';
+import { LedgerModule } from './ledger';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -56,6 +58,8 @@ export class AppModule {
         PaymentsModule,
         EntitlementsModule,
         SubscriptionsModule,
+        RefundsModule,
+        LedgerModule,
         InvoicesModule,
         BillingModule,
         PurchasesModule,

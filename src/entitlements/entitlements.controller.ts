@@ -2,7 +2,6 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
-import { paginationMeta } from '../common/http/pagination';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { CustomersService } from '../customers';
@@ -45,6 +44,6 @@ export class EntitlementsController {
       subscriptionId: e.subscriptionId,
       invoiceId: e.invoiceId,
     }));
-    return new Page(items, paginationMeta(0, items.length, items.length));
+    return Page.all(items);
   }
 }

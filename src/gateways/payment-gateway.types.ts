@@ -90,12 +90,21 @@ export interface StatusQueryCapability {
 }
 
 export interface RefundCapability {
+  /**
+   * Asks the gateway to refund part or all of a capture. `reference` is
+   * Joma's refund reference: sending the same one again must not refund
+   * twice. `pending` (the gateway is processing it) leaves the refund
+   * PENDING until `queryRefund` says otherwise.
+   */
   refund(
     sessionId: string,
     txnId: string,
     amountMinor: number,
-    reason?: string,
+    reference: string,
+    reason?: string | null,
   ): Promise<GatewayRefund>;
+  /** What became of a refund the gateway answered `pending` to. */
+  queryRefund?(gatewayRefundId: string): Promise<GatewayRefund>;
 }
 
 export interface SettlementCapability {

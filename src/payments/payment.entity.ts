@@ -19,6 +19,8 @@ export class Payment {
   @BigIntColumn() amountMinor: number;
   /** What a capture brought beyond what its invoice still needed (0 when none); to be refunded. */
   @BigIntColumn() excessMinor: number;
+  /** What succeeded refunds gave back (never more than amountMinor). */
+  @BigIntColumn() amountRefundedMinor: number;
   @Column({ type: 'text' }) currency: string;
   @Column({ type: 'text' }) gateway: string;
   @Column({ type: 'text', nullable: true }) gatewaySessionId: string | null;

@@ -10,6 +10,7 @@ export function toPaymentDto(p: Payment): PaymentDto {
     mode: p.mode,
     amountMinor: p.amountMinor,
     excessMinor: p.excessMinor,
+    amountRefundedMinor: p.amountRefundedMinor,
     currency: p.currency,
     gateway: p.gateway,
     gatewayTxnId: p.gatewayTxnId,

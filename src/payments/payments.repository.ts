@@ -54,6 +54,11 @@ export class PaymentsRepository {
     return this.repo.findOne({ where: { id } });
   }
 
+  /** Adds a succeeded refund to the payment's refunded total. */
+  async addRefunded(id: number, amountMinor: number): Promise<void> {
+    await this.repo.increment({ id }, 'amountRefundedMinor', amountMinor);
+  }
+
   lockById(id: number): Promise<Payment | null> {
     return this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }

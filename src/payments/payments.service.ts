@@ -117,6 +117,7 @@ export class PaymentsService {
       status: 'PENDING',
       amountMinor: input.amountMinor,
       excessMinor: 0,
+      amountRefundedMinor: 0,
       currency,
       gateway: gateway.name,
       gatewaySessionId: null,
@@ -141,6 +142,25 @@ export class PaymentsService {
     });
     await this.idempotency.checkpoint(PAYMENT_CREATED, { paymentId: payment.id });
     return payment;
+  }
+
+  /**
+   * For refunds: the payment, row-locked until the caller's transaction ends
+   * (so concurrent refunds of it queue up and each sees the others), 404
+   * outside the scope, 409 unless it SUCCEEDED.
+   */
+  async lockForRefund(scope: TenantScope, id: number): Promise<Payment> {
+    const payment = await this.payments.getForUpdate(scope, id);
+    if (payment.status !== 'SUCCEEDED')
+      throw AppError.invalidState(
+        `Only a succeeded payment can be refunded; this one is ${payment.status.toLowerCase()}`,
+      );
+    return payment;
+  }
+
+  /** A refund of the payment succeeded at the gateway (in the refund's transaction). */
+  recordRefunded(paymentId: number, amountMinor: number): Promise<void> {
+    return this.payments.addRefunded(paymentId, amountMinor);
   }
 
   /** The invoice's customer pays its invoice; naming another is a mistake (400). */

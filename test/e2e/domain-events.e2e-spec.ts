@@ -73,6 +73,7 @@ describe('domain events: subscribers run inside the transaction of the change', 
     expect([...order].sort()).toEqual([
       'InvoiceSettlementSubscriber.onPaymentSucceeded',
       'LedgerLikeSubscriber.onCapture',
+      'LedgerPostingsSubscriber.onCapture',
       'OutboxSubscriber.record',
     ]);
     // Subscribers of the same order run in discovery order; the outbox always runs last.

@@ -3,6 +3,7 @@ import { asApp, createApp, CreatedApp } from '../support/factories';
 import { holdLock, untilWaiting } from '../support/locks';
 import { createInvoice, createPayment, eventsOf } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 /**
  * Races on one invoice, made deterministic by holding a row lock from the
@@ -15,6 +16,7 @@ describe('invoice and payment races', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   const paymentsOf = async (invoiceId: number) =>

@@ -1,5 +1,6 @@
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 describe('invoice to paid through the hosted pages (HTTP, no browser)', () => {
   let t: TestApp;
@@ -8,6 +9,7 @@ describe('invoice to paid through the hosted pages (HTTP, no browser)', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   it('issues, pays on the sandbox checkout, and records payment.succeeded then invoice.paid', async () => {

@@ -3,6 +3,7 @@ import { MoneyIntegrity1795340000000 } from '../../migrations/1795340000000-Mone
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
 import { createTestApp, createTestDatabase, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 /**
  * Never charge a customer twice, never lose a capture, never count an
@@ -18,6 +19,7 @@ describe('money integrity', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   const payPath = (invoice: Record<string, any>) => new URL(invoice.payableUrl).pathname;

@@ -1,5 +1,6 @@
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 /** The hosted pay page over plain HTTP: escaping of merchant input, void and unknown links. */
 describe('hosted pay page (HTTP)', () => {
@@ -9,6 +10,7 @@ describe('hosted pay page (HTTP)', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   async function issue(body: Record<string, unknown> = {}) {

@@ -1,6 +1,7 @@
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPayment, eventsOf, expire, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 describe('payments', () => {
   let t: TestApp;
@@ -9,6 +10,7 @@ describe('payments', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   it('creates a PENDING payment with a sandbox checkout and expiresAt from the app setting', async () => {

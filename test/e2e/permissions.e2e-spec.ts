@@ -1,6 +1,14 @@
 import request from 'supertest';
 import { PERMISSIONS, Permission } from '../../src/auth/permissions';
-import { adminWith, bearer, createApp, superAdminToken } from '../support/factories';
+import {
+  adminWith,
+  asApp,
+  bearer,
+  createApp,
+  CreatedApp,
+  superAdminToken,
+} from '../support/factories';
+import { createPayment, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createEndpoint, deliveriesOfEvent, recordEvent } from '../support/webhooks';
 import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
@@ -31,6 +39,19 @@ describe('admin permissions, route by route', () => {
   const next = () => ++seq;
   const targets = { appId: 0, userId: 0, benefitId: 0, productId: 0, endpointId: 0, deliveryId: 0 };
   const tokens = new Map<string, string>();
+  /** An app whose every refund waits for approval (threshold 0). */
+  let approvals: CreatedApp;
+  /** A fresh refund awaiting approval (each approve or reject consumes one). */
+  async function awaitingRefund(): Promise<number> {
+    const p = await createPayment(t, approvals.TEST, { amountMinor: 5000 });
+    await settle(t, approvals.TEST, p.id);
+    const r = await t
+      .http()
+      .post(`/api/v1/payments/${p.id}/refunds`)
+      .set(asApp(approvals.TEST))
+      .send({});
+    return r.body.data.id;
+  }
 
   const ROUTES: Route[] = [
     {
@@ -234,6 +255,39 @@ describe('admin permissions, route by route', () => {
       call: (auth) =>
         t.http().get(`/api/v1/admin/subscriptions?applicationId=${targets.appId}`).set(auth),
     },
+    {
+      route: 'GET /api/v1/admin/refunds',
+      permission: 'invoices:read',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/refunds?status=PENDING').set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/ledger/balances',
+      permission: 'invoices:read',
+      success: 200,
+      call: (auth) =>
+        t.http().get(`/api/v1/admin/ledger/balances?applicationId=${targets.appId}`).set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/refunds/{id}/approve',
+      permission: 'refunds:approve',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/refunds/${await awaitingRefund()}/approve`)
+          .set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/refunds/{id}/reject',
+      permission: 'refunds:approve',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/refunds/${await awaitingRefund()}/reject`)
+          .set(auth),
+    },
   ];
 
   /** An admin holding exactly `perms` (cached per set). */
@@ -267,6 +321,12 @@ describe('admin permissions, route by route', () => {
       .set(bearer(root))
       .send({ name: 'Target product' });
     targets.productId = p.body.data.id;
+    approvals = await createApp(t);
+    await t
+      .http()
+      .patch(`/api/v1/admin/apps/${approvals.id}/settings`)
+      .set(bearer(root))
+      .send({ refundApprovalThresholdMinor: 0 });
   });
   afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { bearer, asApp, createApp, CreatedApp, superAdminToken } from '../suppor
 import { createPrice, createProduct, ONE_TIME } from '../support/catalog-factories';
 import { eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
+import { expectBalancedLedger } from '../support/ledger';
 
 describe('purchases', () => {
   let t: TestApp;
@@ -10,6 +11,7 @@ describe('purchases', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   const buy = (creds: CreatedApp['TEST'], body: Record<string, unknown>) =>

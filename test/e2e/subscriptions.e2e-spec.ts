@@ -9,6 +9,7 @@ import {
 import { createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { SubscriptionsService } from '../../src/subscriptions';
+import { expectBalancedLedger } from '../support/ledger';
 
 /** Dhaka calendar date of the test clock plus `days`. */
 const dhaka = (ms: number, days = 0) =>
@@ -22,6 +23,7 @@ describe('subscriptions and entitlements', () => {
     t = await createTestApp();
     app = await createApp(t);
   });
+  afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   const http = () => t.http();

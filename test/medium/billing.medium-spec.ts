@@ -100,7 +100,7 @@ describe('billing use cases (medium tier: services on a real database)', () => {
     const fact = () =>
       new PaymentSucceeded(
         scope,
-        { id: 1, invoiceId: null, reference: 'x' } as never,
+        { id: 1, invoiceId: null, reference: 'x', amountMinor: 1000, succeededAt: null } as never,
         'PENDING',
         'nobody',
       );

@@ -33,6 +33,12 @@ export class Page<T> {
     readonly items: T[],
     readonly pagination: PaginationMeta,
   ) {}
+
+  /** A whole (short, unpaged) list as one page. */
+  static all<T>(items: T[]): Page<T> {
+    const n = items.length;
+    return new Page(items, { page: 0, size: n, totalElements: n, totalPages: n > 0 ? 1 : 0 });
+  }
 }
 
 export function successEnvelope<T>(data: T, message: string, now: Date): Envelope<T> {

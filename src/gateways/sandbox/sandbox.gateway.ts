@@ -65,6 +65,8 @@ export class SandboxGateway
   readonly settlements = this;
   private latency: Promise<void> | null = null;
   private waiting = 0;
+  private refundsHeld = false;
+  private readonly heldRefunds = new Map<string, { sessionId: string; amountMinor: number }>();
 
   constructor(
     private readonly sessions: SandboxSessionsRepository,
@@ -184,13 +186,39 @@ export class SandboxGateway
     };
   }
 
-  async refund(sessionId: string, _txnId: string, amountMinor: number): Promise<GatewayRefund> {
+  /**
+   * Tests: while held, refunds answer "pending" (a gateway still processing
+   * them) and status queries keep saying so; released, the next query
+   * completes them.
+   */
+  holdRefunds(on: boolean): void {
+    this.refundsHeld = on;
+  }
+
+  async refund(
+    sessionId: string,
+    _txnId: string,
+    amountMinor: number,
+    reference: string,
+  ): Promise<GatewayRefund> {
     await this.roundTrip();
+    const refundId = `sbxr_${reference}`;
+    if (this.refundsHeld) {
+      this.heldRefunds.set(refundId, { sessionId, amountMinor });
+      return { refundId, status: 'pending' };
+    }
     const refunded = await this.sessions.addRefund(sessionId, amountMinor);
-    return {
-      refundId: `sbxr_${randomToken(12)}`,
-      status: refunded ? 'succeeded' : 'failed',
-    };
+    return { refundId, status: refunded ? 'succeeded' : 'failed' };
+  }
+
+  async queryRefund(refundId: string): Promise<GatewayRefund> {
+    await this.roundTrip();
+    const held = this.heldRefunds.get(refundId);
+    if (!held) return { refundId, status: 'failed' };
+    if (this.refundsHeld) return { refundId, status: 'pending' };
+    this.heldRefunds.delete(refundId);
+    const refunded = await this.sessions.addRefund(held.sessionId, held.amountMinor);
+    return { refundId, status: refunded ? 'succeeded' : 'failed' };
   }
 
   async settlementLines(day: string): Promise<SettlementLine[]> {

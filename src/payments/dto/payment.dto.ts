@@ -121,6 +121,13 @@ export class PaymentDto {
       'What the capture brought beyond what its invoice still needed (invoice already paid or void, or more than the remainder): counted on no invoice, to be refunded. 0 when none; listed by GET /api/v1/admin/payments?excess=true',
   })
   excessMinor: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    description: 'What succeeded refunds gave back; never more than amountMinor',
+  })
+  amountRefundedMinor: number;
   @ApiProperty({ example: 'BDT' }) currency: string;
   @ApiProperty({ example: 'sandbox' }) gateway: string;
   @ApiProperty({ nullable: true, type: String }) gatewayTxnId: string | null;

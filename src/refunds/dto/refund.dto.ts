@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
+import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { REFUND_STATUSES, type RefundStatus } from '../refund.entity';
+
+export class CreateRefundDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    description: 'Default: all that is still refundable',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  amountMinor?: number;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class RefundDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: 'integer' }) paymentId: number;
+  @ApiProperty({ type: 'integer', nullable: true }) invoiceId: number | null;
+  @ApiProperty({ type: 'integer', format: 'int64' }) amountMinor: number;
+  @ApiProperty({ example: 'BDT' }) currency: string;
+  @ApiProperty({ enum: REFUND_STATUSES }) status: RefundStatus;
+  @ApiProperty({ type: 'string', nullable: true }) reason: string | null;
+  @ApiProperty({
+    description:
+      "Above the app's refundApprovalThresholdMinor: PENDING until an operator approves or rejects it",
+  })
+  approvalRequired: boolean;
+  @ApiProperty({ type: 'string', nullable: true }) gatewayRefundId: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) failureReason: string | null;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: 'TEST' | 'LIVE';
+  @ApiProperty({ type: 'string', format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: 'string', format: 'date-time' }) updatedAt: string;
+}
+
+export const REFUND_SORT_FIELDS = ['createdAt', 'id'] as const;
+
+export class AdminRefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
+  @ApiPropertyOptional({ enum: REFUND_STATUSES })
+  @IsOptional()
+  @IsIn(REFUND_STATUSES as unknown as string[])
+  status?: RefundStatus;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  applicationId?: number;
+
+  @ApiPropertyOptional({ enum: ['TEST', 'LIVE'] })
+  @IsOptional()
+  @IsIn(['TEST', 'LIVE'])
+  mode?: 'TEST' | 'LIVE';
+}

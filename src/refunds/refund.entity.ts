@@ -1,0 +1,37 @@
+import { Column, Entity } from 'typeorm';
+import type { Mode } from '../common/http/request-context';
+import {
+  BigIntColumn,
+  CreatedAtColumn,
+  IdColumn,
+  ModeColumn,
+  UpdatedAtColumn,
+} from '../database/columns';
+
+export const REFUND_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Money given back on a captured payment, all or part of it. */
+@Entity('refunds')
+export class Refund {
+  @IdColumn() id: number;
+  @BigIntColumn() appId: number;
+  @ModeColumn() mode: Mode;
+  @BigIntColumn() paymentId: number;
+  @BigIntColumn({ nullable: true }) invoiceId: number | null;
+  @BigIntColumn() customerId: number;
+  @BigIntColumn() amountMinor: number;
+  @Column({ type: 'text' }) currency: string;
+  @Column({ type: 'text' }) status: RefundStatus;
+  @Column({ type: 'text', nullable: true }) reason: string | null;
+  /** Above the app's refundApprovalThresholdMinor: waits for an operator's approval. */
+  @Column({ type: 'boolean' }) approvalRequired: boolean;
+  @Column({ type: 'timestamptz', nullable: true }) approvedAt: Date | null;
+  @Column({ type: 'text' }) gateway: string;
+  @Column({ type: 'text', nullable: true }) gatewayRefundId: string | null;
+  /** When it was (last) sent to the gateway. */
+  @Column({ type: 'timestamptz', nullable: true }) submittedAt: Date | null;
+  @Column({ type: 'text', nullable: true }) failureReason: string | null;
+  @CreatedAtColumn() createdAt: Date;
+  @UpdatedAtColumn() updatedAt: Date;
+}

@@ -1,0 +1,111 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import { Page } from '../common/http/envelope';
+import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AppPrincipal } from '../common/http/request-context';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { AdminRefundListQuery, CreateRefundDto, RefundDto } from './dto/refund.dto';
+import { toRefundDto } from './refund.mapper';
+import { RefundsService } from './refunds.service';
+
+const id = (what: string) => ({
+  name: 'id',
+  schema: { type: 'integer' as const, minimum: 1 },
+  description: what,
+});
+
+@ApiTags('Refunds')
+@Controller('api/v1')
+@AppAuth()
+export class RefundsController {
+  constructor(private readonly refunds: RefundsService) {}
+
+  @Post('payments/:id/refunds')
+  @Idempotent({ recoveryPoints: true })
+  @ApiOperation({
+    summary: 'Refund all or part of a succeeded payment',
+    description:
+      "Default amount: all that is still refundable. 409 INVALID_STATE unless the payment SUCCEEDED; 422 AMOUNT_OUT_OF_RANGE beyond what is left (refunds that did not fail never exceed the capture). Above the app's refundApprovalThresholdMinor the refund stays PENDING (approvalRequired) until an operator approves it. The sandbox refunds at once.",
+  })
+  @ApiParam(id('The payment'))
+  @ApiEnvelope(RefundDto, { status: 201 })
+  @ApiErrors(404, 409, 422)
+  async create(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) paymentId: number,
+    @Body() body: CreateRefundDto,
+  ): Promise<RefundDto> {
+    return toRefundDto(await this.refunds.create(app, paymentId, body));
+  }
+
+  @Get('payments/:id/refunds')
+  @ApiOperation({ summary: "A payment's refunds, oldest first" })
+  @ApiParam(id('The payment'))
+  @ApiEnvelope(RefundDto, { isArray: true })
+  @ApiErrors(404)
+  async ofPayment(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) paymentId: number,
+  ): Promise<Page<RefundDto>> {
+    const items = (await this.refunds.ofPayment(app, paymentId)).map(toRefundDto);
+    return Page.all(items);
+  }
+
+  @Get('refunds/:id')
+  @ApiOperation({ summary: 'One refund' })
+  @ApiParam(id('The refund'))
+  @ApiEnvelope(RefundDto)
+  @ApiErrors(404)
+  async get(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) refundId: number,
+  ): Promise<RefundDto> {
+    return toRefundDto(await this.refunds.get(app, refundId));
+  }
+}
+
+@ApiTags('Admin refunds')
+@Controller('api/v1/admin/refunds')
+export class AdminRefundsController {
+  constructor(private readonly refunds: RefundsService) {}
+
+  @Get()
+  @AdminAuth('invoices:read')
+  @ApiOperation({ summary: 'Refunds across apps and modes (filters: status, applicationId, mode)' })
+  @ApiEnvelope(RefundDto, { isArray: true })
+  @ApiErrors(400)
+  async list(@Query() query: AdminRefundListQuery): Promise<Page<RefundDto>> {
+    const page = await this.refunds.adminList(query, query);
+    return new Page(page.items.map(toRefundDto), page.pagination);
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  @AdminAuth('refunds:approve')
+  @ApiOperation({
+    summary: 'Approve a refund that waits for approval: it is sent to the gateway',
+    description: '409 unless it is PENDING, approvalRequired and not yet approved.',
+  })
+  @ApiParam(id('The refund'))
+  @ApiEnvelope(RefundDto)
+  @ApiErrors(404, 409)
+  async approve(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+    return toRefundDto(await this.refunds.approve(refundId));
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  @AdminAuth('refunds:approve')
+  @ApiOperation({
+    summary: 'Reject a refund that waits for approval: FAILED, nothing is sent',
+    description: '409 unless it is PENDING, approvalRequired and not yet approved.',
+  })
+  @ApiParam(id('The refund'))
+  @ApiEnvelope(RefundDto)
+  @ApiErrors(404, 409)
+  async reject(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+    return toRefundDto(await this.refunds.reject(refundId));
+  }
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppsModule } from '../apps';
+import { AuditModule } from '../audit';
+import { AuthModule } from '../auth';
+import { CustomersModule } from '../customers';
+import { GatewaysModule } from '../gateways';
+import { IdempotencyModule } from '../idempotency';
+import { PaymentsModule } from '../payments';
+import { Refund } from './refund.entity';
+import { RefundRecheckJob } from './refund-recheck.job';
+import { AdminRefundsController, RefundsController } from './refunds.controller';
+import { RefundsRepository } from './refunds.repository';
+import { RefundsService } from './refunds.service';
+
+/** Refunds of captured payments, through the gateway port, with operator approval above a threshold. */
+@Module({
+  imports: [
+    AppsModule,
+    AuditModule,
+    AuthModule,
+    CustomersModule,
+    GatewaysModule,
+    IdempotencyModule,
+    PaymentsModule,
+    TypeOrmModule.forFeature([Refund]),
+  ],
+  controllers: [RefundsController, AdminRefundsController],
+  providers: [RefundsRepository, RefundsService, RefundRecheckJob],
+  exports: [RefundsService, RefundRecheckJob],
+})
+export class RefundsModule {}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Page } from '../common/http/envelope';
+import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import { TenantRepo, TenantScope } from '../database/tenant';
+import { Refund, RefundStatus } from './refund.entity';
+
+/** Every query of the refunds table. */
+@Injectable()
+export class RefundsRepository {
+  private readonly refunds: TenantRepo<Refund>;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
+    this.refunds = new TenantRepo(txHost, Refund, 'Refund');
+  }
+
+  insert(fields: Omit<Refund, 'id' | 'createdAt' | 'updatedAt'>): Promise<Refund> {
+    return this.refunds.repo.save(this.refunds.repo.create(fields));
+  }
+
+  save(refund: Refund): Promise<Refund> {
+    return this.refunds.repo.save(refund);
+  }
+
+  get(scope: TenantScope, id: number): Promise<Refund> {
+    return this.refunds.get(scope, id);
+  }
+
+  byId(id: number): Promise<Refund | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return Promise.resolve(null);
+    return this.refunds.repo.findOne({ where: { id } });
+  }
+
+  /** Row-locked (FOR UPDATE) until the transaction ends. */
+  lockById(id: number): Promise<Refund | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return Promise.resolve(null);
+    return this.refunds.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  ofPayment(scope: TenantScope, paymentId: number): Promise<Refund[]> {
+    return this.refunds.repo.find({
+      where: this.refunds.where(scope, { paymentId }),
+      order: { id: 'ASC' },
+    });
+  }
+
+  /** What the payment's refunds that did not fail add up to (pending ones included). */
+  async activeTotal(paymentId: number): Promise<number> {
+    const [row] = (await this.txHost.tx.query(
+      `SELECT COALESCE(sum(amount_minor), 0)::bigint AS total FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
+      [paymentId],
+    )) as { total: number }[];
+    return Number(row.total);
+  }
+
+  page(
+    query: PageQuery,
+    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode },
+  ): Promise<Page<Refund>> {
+    const qb = this.refunds.repo.createQueryBuilder('r');
+    if (filter.status) qb.andWhere('r.status = :status', { status: filter.status });
+    if (filter.applicationId) qb.andWhere('r.appId = :appId', { appId: filter.applicationId });
+    if (filter.mode) qb.andWhere('r.mode = :mode', { mode: filter.mode });
+    return pageOf(qb, 'r', query);
+  }
+
+  /** Refunds sent to their gateway before `before` and still PENDING there, oldest first. */
+  async awaitingGateway(before: Date, limit: number): Promise<number[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT id FROM refunds WHERE status = 'PENDING' AND submitted_at IS NOT NULL AND submitted_at < $1
+        ORDER BY submitted_at LIMIT $2`,
+      [before, limit],
+    )) as { id: number }[];
+    return rows.map((r) => Number(r.id));
+  }
+}

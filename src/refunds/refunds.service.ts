@@ -1,0 +1,282 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AppsService } from '../apps';
+import { AuditService } from '../audit';
+import { Clock } from '../common/clock/clock';
+import { DomainEventBus } from '../common/domain-events';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
+import type { Page } from '../common/http/envelope';
+import type { PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import { CustomersService } from '../customers';
+import type { TenantScope } from '../database/tenant';
+import { type GatewayRefund, GatewayRegistry } from '../gateways';
+import { IdempotencyService } from '../idempotency';
+import { PaymentsService } from '../payments';
+import { Refund, RefundStatus } from './refund.entity';
+import { RefundFailed, RefundPending, RefundSucceeded } from './refund-events';
+import { RefundsRepository } from './refunds.repository';
+
+const REFUND_CREATED = 'refund_created';
+/** A refund sent to its gateway this long ago and still PENDING is asked about again. */
+export const REFUND_RECHECK_MS = 60_000;
+
+/**
+ * Refunds. Creating one is three steps, like a payment: a short transaction
+ * that locks the payment, checks what is still refundable and writes the
+ * refund PENDING (with its `refund.pending` event and the ledger's
+ * reservation); the gateway call with no transaction open; a short
+ * transaction that applies the gateway's answer. A gateway that answers
+ * "processing" leaves the refund PENDING for `recheckPending` to settle.
+ */
+@Injectable()
+export class RefundsService {
+  private readonly logger = new Logger('Refunds');
+
+  constructor(
+    private readonly refunds: RefundsRepository,
+    private readonly payments: PaymentsService,
+    private readonly apps: AppsService,
+    private readonly customers: CustomersService,
+    private readonly gateways: GatewayRegistry,
+    private readonly idempotency: IdempotencyService,
+    private readonly bus: DomainEventBus,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Refunds `amountMinor` (default: all that is still refundable) of a
+   * SUCCEEDED payment. 409 for any other payment; 422 beyond what is left
+   * (refunds that did not fail never add up to more than the capture, even
+   * when requests race). Above the app's approval threshold it waits,
+   * PENDING, for an operator.
+   */
+  async create(
+    scope: TenantScope,
+    paymentId: number,
+    input: { amountMinor?: number; reason?: string },
+  ): Promise<Refund> {
+    const point = this.idempotency.recovered<{ refundId: number }>(REFUND_CREATED);
+    const refund = point
+      ? await this.refunds.get(scope, point.refundId)
+      : await this.openPending(scope, paymentId, input);
+    if (refund.status !== 'PENDING' || refund.approvalRequired) return refund;
+    return this.submit(refund);
+  }
+
+  @Transactional()
+  private async openPending(
+    scope: TenantScope,
+    paymentId: number,
+    input: { amountMinor?: number; reason?: string },
+  ): Promise<Refund> {
+    const payment = await this.payments.lockForRefund(scope, paymentId);
+    const refundable = payment.amountMinor - (await this.refunds.activeTotal(payment.id));
+    const amount = input.amountMinor ?? refundable;
+    if (refundable <= 0 || amount > refundable) {
+      throw new AppError(
+        ErrorCode.AMOUNT_OUT_OF_RANGE,
+        refundable <= 0
+          ? `Payment ${payment.id} has nothing left to refund`
+          : `amountMinor ${amount} is more than the ${refundable} still refundable on payment ${payment.id}`,
+        [{ field: 'amountMinor', message: `at most ${Math.max(refundable, 0)}` }],
+      );
+    }
+    const app = await this.apps.get(scope.appId);
+    const refund = await this.refunds.insert({
+      ...scope,
+      paymentId: payment.id,
+      invoiceId: payment.invoiceId,
+      customerId: payment.customerId,
+      amountMinor: amount,
+      currency: payment.currency,
+      status: 'PENDING',
+      reason: input.reason ?? null,
+      approvalRequired: amount > app.refundApprovalThresholdMinor,
+      approvedAt: null,
+      gateway: payment.gateway,
+      gatewayRefundId: null,
+      submittedAt: null,
+      failureReason: null,
+    });
+    await this.publish(new RefundPending(scope, refund, null, await this.referenceOf(refund)));
+    await this.idempotency.checkpoint(REFUND_CREATED, { refundId: refund.id });
+    return refund;
+  }
+
+  /** Operators: sends a refund that waited for approval to its gateway. */
+  async approve(id: number): Promise<Refund> {
+    const refund = await this.approveInTx(id);
+    return this.submit(refund);
+  }
+
+  @Transactional()
+  private async approveInTx(id: number): Promise<Refund> {
+    const refund = await this.lockAwaitingApproval(id);
+    refund.approvedAt = this.clock.now();
+    const saved = await this.refunds.save(refund);
+    await this.audit.record({
+      action: 'refund.approved',
+      targetType: 'refund',
+      targetId: id,
+      after: { amountMinor: refund.amountMinor, paymentId: refund.paymentId },
+    });
+    return saved;
+  }
+
+  /** Operators: refuses a refund that waited for approval (FAILED, reservation released). */
+  @Transactional()
+  async reject(id: number): Promise<Refund> {
+    const refund = await this.lockAwaitingApproval(id);
+    const saved = await this.finish(
+      refund,
+      {
+        refundId: '',
+        status: 'failed',
+      },
+      'Rejected by an operator',
+    );
+    await this.audit.record({
+      action: 'refund.rejected',
+      targetType: 'refund',
+      targetId: id,
+      after: { amountMinor: refund.amountMinor, paymentId: refund.paymentId },
+    });
+    return saved;
+  }
+
+  get(scope: TenantScope, id: number): Promise<Refund> {
+    return this.refunds.get(scope, id);
+  }
+
+  async ofPayment(scope: TenantScope, paymentId: number): Promise<Refund[]> {
+    await this.payments.get(scope, paymentId);
+    return this.refunds.ofPayment(scope, paymentId);
+  }
+
+  adminList(
+    query: PageQuery,
+    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode },
+  ): Promise<Page<Refund>> {
+    return this.refunds.page(query, filter);
+  }
+
+  /**
+   * Refunds sent to their gateway a while ago and still PENDING: asks the
+   * gateway (or sends again: the refund reference makes it idempotent there)
+   * and applies the answer. How many were settled.
+   */
+  async recheckPending(limit = 100): Promise<number> {
+    const before = new Date(this.clock.nowMs() - REFUND_RECHECK_MS);
+    let settled = 0;
+    for (const id of await this.refunds.awaitingGateway(before, limit)) {
+      const refund = await this.refunds.byId(id);
+      if (!refund || refund.status !== 'PENDING') continue;
+      const after = await this.submit(refund);
+      if (after.status !== 'PENDING') settled++;
+    }
+    return settled;
+  }
+
+  /**
+   * Sends the refund to its gateway with no transaction open, then applies
+   * the answer in a short one. A gateway error leaves it PENDING (sent), to
+   * be asked about again later.
+   */
+  private async submit(refund: Refund): Promise<Refund> {
+    const gateway = this.gateways.get(refund.gateway);
+    const payment = await this.payments.get(refund, refund.paymentId);
+    if (!gateway.refunds || !payment.gatewaySessionId) {
+      return this.applyAnswer(
+        refund.id,
+        { refundId: '', status: 'failed' },
+        `The ${refund.gateway} gateway cannot refund`,
+      );
+    }
+    const sent = await this.markSubmitted(refund.id);
+    if (!sent) return (await this.refunds.byId(refund.id))!;
+    let answer: GatewayRefund;
+    try {
+      answer =
+        refund.gatewayRefundId && gateway.refunds.queryRefund
+          ? await gateway.refunds.queryRefund(refund.gatewayRefundId)
+          : await gateway.refunds.refund(
+              payment.gatewaySessionId,
+              payment.gatewayTxnId ?? '',
+              refund.amountMinor,
+              `rfd_${refund.id}`,
+              refund.reason,
+            );
+    } catch (err) {
+      this.logger.warn(
+        `refund ${refund.id}: gateway call failed (${(err as Error).message}); will retry`,
+      );
+      return (await this.refunds.byId(refund.id))!;
+    }
+    return this.applyAnswer(refund.id, answer, 'Refused by the gateway');
+  }
+
+  /** Stamps the send (a re-check waits REFUND_RECHECK_MS from here); false if no longer PENDING. */
+  @Transactional()
+  private async markSubmitted(id: number): Promise<boolean> {
+    const refund = await this.refunds.lockById(id);
+    if (!refund || refund.status !== 'PENDING') return false;
+    refund.submittedAt = this.clock.now();
+    await this.refunds.save(refund);
+    return true;
+  }
+
+  @Transactional()
+  private async applyAnswer(id: number, answer: GatewayRefund, failure: string): Promise<Refund> {
+    const refund = (await this.refunds.lockById(id))!;
+    if (refund.status !== 'PENDING') return refund;
+    if (answer.status === 'pending') {
+      refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;
+      return this.refunds.save(refund);
+    }
+    return this.finish(refund, answer, failure);
+  }
+
+  /** SUCCEEDED (the payment's refunded total grows) or FAILED, with its event. */
+  private async finish(refund: Refund, answer: GatewayRefund, failure: string): Promise<Refund> {
+    const previous = refund.status;
+    refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;
+    const scope = { appId: refund.appId, mode: refund.mode };
+    const reference = await this.referenceOf(refund);
+    if (answer.status === 'succeeded') {
+      refund.status = 'SUCCEEDED';
+      const saved = await this.refunds.save(refund);
+      await this.payments.recordRefunded(refund.paymentId, refund.amountMinor);
+      await this.publish(new RefundSucceeded(scope, saved, previous, reference));
+      return saved;
+    }
+    refund.status = 'FAILED';
+    refund.failureReason = failure;
+    const saved = await this.refunds.save(refund);
+    await this.publish(new RefundFailed(scope, saved, previous, reference));
+    return saved;
+  }
+
+  private async lockAwaitingApproval(id: number): Promise<Refund> {
+    const refund = await this.refunds.lockById(id);
+    if (!refund) throw AppError.notFound('Refund');
+    if (refund.status !== 'PENDING' || !refund.approvalRequired || refund.approvedAt) {
+      throw AppError.invalidState(
+        refund.approvedAt
+          ? 'This refund was already approved'
+          : `A ${refund.status.toLowerCase()} refund is not awaiting approval`,
+      );
+    }
+    return refund;
+  }
+
+  private publish(fact: RefundPending | RefundSucceeded | RefundFailed): Promise<void> {
+    return this.bus.publish(fact);
+  }
+
+  private async referenceOf(refund: Refund): Promise<string> {
+    return (await this.customers.get(refund, refund.customerId)).externalId;
+  }
+}
