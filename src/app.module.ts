@@ -27,6 +27,7 @@ import { EntitlementsModule } from './entitlements';
 import { SubscriptionsModule } from './subscriptions';
 import { RefundsModule } from './refunds';
 import { LedgerModule } from './ledger';
+import { ReconciliationModule } from './reconciliation';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -60,6 +61,7 @@ export class AppModule {
         SubscriptionsModule,
         RefundsModule,
         LedgerModule,
+        ReconciliationModule,
         InvoicesModule,
         BillingModule,
         PurchasesModule,

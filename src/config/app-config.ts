@@ -39,6 +39,8 @@ export class AppConfig {
   /** DNS servers for webhook hosts (ip[:port]); empty = the system's resolvers. */
   readonly webhookDnsServers: string[];
   readonly workersEnabled: boolean;
+  /** Reconcile the previous Dhaka day every night (needs workers). */
+  readonly reconciliationNightly: boolean;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
   readonly webhookTimeoutMs: number;
   /** How often webhook workers poll when no NOTIFY wakes them. */
@@ -71,6 +73,7 @@ export class AppConfig {
     webhookAllowPrivateTargets?: boolean;
     webhookDnsServers?: string[];
     workersEnabled?: boolean;
+    reconciliationNightly?: boolean;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
     logLevel?: string;
@@ -104,6 +107,7 @@ export class AppConfig {
     this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
     this.webhookDnsServers = values.webhookDnsServers ?? [];
     this.workersEnabled = values.workersEnabled ?? true;
+    this.reconciliationNightly = values.reconciliationNightly ?? true;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.logLevel = values.logLevel ?? 'info';
@@ -139,6 +143,7 @@ export class AppConfig {
       webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       webhookDnsServers: env.WEBHOOK_DNS_SERVERS ? env.WEBHOOK_DNS_SERVERS.split(',') : [],
       workersEnabled: env.WORKERS_ENABLED,
+      reconciliationNightly: env.RECONCILIATION_NIGHTLY,
       logLevel: env.LOG_LEVEL,
     });
   }

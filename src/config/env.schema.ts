@@ -181,6 +181,11 @@ export class EnvSchema {
   WORKERS_ENABLED: boolean = true;
 
   @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  RECONCILIATION_NIGHTLY: boolean = true;
+
+  @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

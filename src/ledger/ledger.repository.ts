@@ -17,38 +17,57 @@ export class LedgerRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   /**
-   * One transaction with its entries, or nothing when this movement
-   * (kind + source) is already posted. Whether it was posted now.
+   * Ledger transactions with their entries, in one statement (the database
+   * checks each balances at the end of it). A movement (kind + source)
+   * already posted is skipped. The source ids posted now.
    */
-  async insert(
+  async insertMany(
     scope: TenantScope,
     kind: LedgerKind,
-    sourceId: string,
-    occurredAt: Date,
-    postings: Posting[],
-  ): Promise<boolean> {
+    items: { sourceId: string; occurredAt: Date; postings: Posting[] }[],
+  ): Promise<string[]> {
+    if (items.length === 0) return [];
+    // The entries as flat arrays (item index, account, debit, credit): no JSON to build or parse.
+    const idx: number[] = [];
+    const accounts: string[] = [];
+    const debits: number[] = [];
+    const credits: number[] = [];
+    items.forEach((item, i) => {
+      for (const p of item.postings) {
+        idx.push(i + 1);
+        accounts.push(p.account);
+        debits.push(p.debitMinor);
+        credits.push(p.creditMinor);
+      }
+    });
     const rows = (await this.txHost.tx.query(
-      `WITH t AS (
+      `WITH input AS (
+         SELECT * FROM unnest($4::text[], $5::timestamptz[]) WITH ORDINALITY AS i (source_id, occurred_at, n)),
+       t AS (
          INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at)
-         VALUES ($1, $2, $3, $4, $5)
+         SELECT $1, $2, $3, source_id, occurred_at FROM input
          ON CONFLICT (app_id, mode, kind, source_id) DO NOTHING
-         RETURNING id)
-       INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor, credit_minor)
-       SELECT t.id, $1, $2, e.account, e.debit, e.credit
-         FROM t, unnest($6::text[], $7::bigint[], $8::bigint[]) AS e (account, debit, credit)
-       RETURNING transaction_id`,
+         RETURNING id, source_id),
+       e AS (
+         INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor, credit_minor)
+         SELECT t.id, $1, $2, p.account, p.debit, p.credit
+           FROM t JOIN input i ON i.source_id = t.source_id
+           JOIN unnest($6::int[], $7::text[], $8::bigint[], $9::bigint[]) AS p (n, account, debit, credit)
+             ON p.n = i.n)
+       SELECT source_id FROM t`,
       [
         scope.appId,
         scope.mode,
         kind,
-        sourceId,
-        occurredAt,
-        postings.map((p) => p.account),
-        postings.map((p) => p.debitMinor),
-        postings.map((p) => p.creditMinor),
+        items.map((i) => i.sourceId),
+        items.map((i) => i.occurredAt),
+        idx,
+        accounts,
+        debits,
+        credits,
       ],
-    )) as unknown[];
-    return rows.length > 0;
+    )) as { source_id: string }[];
+    return rows.map((r) => r.source_id);
   }
 
   /** Sums per account, optionally for one app and/or mode. */

@@ -26,13 +26,27 @@ export class LedgerService {
     amountMinor: number,
     feeMinor = 0,
   ): Promise<boolean> {
-    return this.ledger.insert(
+    return this.postMany(scope, kind, [
+      { sourceId: String(sourceId), occurredAt, amountMinor, feeMinor },
+    ]).then((posted) => posted > 0);
+  }
+
+  /** Many movements of one kind in one statement (a settlement file). How many were posted now. */
+  async postMany(
+    scope: TenantScope,
+    kind: LedgerKind,
+    items: { sourceId: string; occurredAt: Date; amountMinor: number; feeMinor?: number }[],
+  ): Promise<number> {
+    const posted = await this.ledger.insertMany(
       scope,
       kind,
-      String(sourceId),
-      occurredAt,
-      postingsFor(kind, amountMinor, feeMinor),
+      items.map((i) => ({
+        sourceId: i.sourceId,
+        occurredAt: i.occurredAt,
+        postings: postingsFor(kind, i.amountMinor, i.feeMinor ?? 0),
+      })),
     );
+    return posted.length;
   }
 
   /** One row per account (every account, zeros included); the rows sum to 0. */

@@ -54,6 +54,18 @@ export class PaymentsRepository {
     return this.repo.findOne({ where: { id } });
   }
 
+  /** Captured payments by their references (settlement reports name payments by reference). */
+  async capturedByReferences(
+    references: string[],
+  ): Promise<Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[]> {
+    if (references.length === 0) return [];
+    return (await this.txHost.tx.query(
+      `SELECT reference, app_id AS "appId", mode, currency FROM payments
+        WHERE reference = ANY($1::text[]) AND status = 'SUCCEEDED'`,
+      [references],
+    )) as Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[];
+  }
+
   /** Adds a succeeded refund to the payment's refunded total. */
   async addRefunded(id: number, amountMinor: number): Promise<void> {
     await this.repo.increment({ id }, 'amountRefundedMinor', amountMinor);

@@ -158,6 +158,14 @@ export class PaymentsService {
     return payment;
   }
 
+  /** For settlement reports: whose captured payment each reference is. */
+  async capturesByReference(
+    references: string[],
+  ): Promise<Map<string, Pick<Payment, 'appId' | 'mode' | 'currency'>>> {
+    const rows = await this.payments.capturedByReferences([...new Set(references)]);
+    return new Map(rows.map((r) => [r.reference, r]));
+  }
+
   /** A refund of the payment succeeded at the gateway (in the refund's transaction). */
   recordRefunded(paymentId: number, amountMinor: number): Promise<void> {
     return this.payments.addRefunded(paymentId, amountMinor);

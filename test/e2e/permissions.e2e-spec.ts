@@ -41,6 +41,18 @@ describe('admin permissions, route by route', () => {
   const tokens = new Map<string, string>();
   /** An app whose every refund waits for approval (threshold 0). */
   let approvals: CreatedApp;
+  let runId = 0;
+  /** A reconciliation run to read. */
+  async function aRun(): Promise<number> {
+    if (!runId) {
+      const r = await t
+        .http()
+        .post(`/api/v1/admin/reconciliation/runs?period=2026-01-01&applicationId=${targets.appId}`)
+        .set(bearer(root));
+      runId = r.body.data.id;
+    }
+    return runId;
+  }
   /** A fresh refund awaiting approval (each approve or reject consumes one). */
   async function awaitingRefund(): Promise<number> {
     const p = await createPayment(t, approvals.TEST, { amountMinor: 5000 });
@@ -267,6 +279,58 @@ describe('admin permissions, route by route', () => {
       success: 200,
       call: (auth) =>
         t.http().get(`/api/v1/admin/ledger/balances?applicationId=${targets.appId}`).set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/settlements/import',
+      permission: 'reconciliation:run',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/settlements/import?applicationId=${targets.appId}&mode=TEST`)
+          .set(auth)
+          .send({
+            gateway: 'sandbox',
+            csv: `gateway_txn_id,amount_minor,currency,transaction_time\nP-${next()},100,BDT,2026-01-01T00:00:00Z`,
+          }),
+    },
+    {
+      route: 'POST /api/v1/admin/reconciliation/runs',
+      permission: 'reconciliation:run',
+      success: 201,
+      call: (auth) =>
+        t
+          .http()
+          .post(
+            `/api/v1/admin/reconciliation/runs?period=2026-01-01&applicationId=${targets.appId}`,
+          )
+          .set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/reconciliation/runs',
+      permission: 'reconciliation:run',
+      success: 200,
+      call: (auth) => t.http().get('/api/v1/admin/reconciliation/runs').set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/reconciliation/runs/{id}',
+      permission: 'reconciliation:run',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .get(`/api/v1/admin/reconciliation/runs/${await aRun()}`)
+          .set(auth),
+    },
+    {
+      route: 'GET /api/v1/admin/reconciliation/runs/{id}/items',
+      permission: 'reconciliation:run',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .get(`/api/v1/admin/reconciliation/runs/${await aRun()}/items`)
+          .set(auth),
     },
     {
       route: 'POST /api/v1/admin/refunds/{id}/approve',

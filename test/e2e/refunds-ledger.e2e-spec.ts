@@ -258,21 +258,22 @@ describe('refunds and the ledger', () => {
     ]) {
       await expect(t.db.query(sql)).rejects.toThrow(/append-only/);
     }
-    const c = await t.db.connect();
-    try {
-      await c.query('BEGIN');
-      const tx = await c.query(
-        `INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at) VALUES ($1, 'TEST', 'capture', 'bogus', now()) RETURNING id`,
+    // A transaction row without entries, and one whose entries do not balance: refused at insert.
+    await expect(
+      t.db.query(
+        `INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at) VALUES ($1, 'TEST', 'capture', 'bogus-1', now())`,
         [app.id],
-      );
-      await c.query(
-        `INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor) VALUES ($1, $2, 'TEST', 'gateway_clearing', 100)`,
-        [tx.rows[0].id, app.id],
-      );
-      await expect(c.query('COMMIT')).rejects.toThrow(/does not balance/);
-    } finally {
-      c.release();
-    }
+      ),
+    ).rejects.toThrow(/does not balance/);
+    await expect(
+      t.db.query(
+        `WITH tx AS (INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at)
+                     VALUES ($1, 'TEST', 'capture', 'bogus-2', now()) RETURNING id)
+         INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor, credit_minor)
+         SELECT id, $1, 'TEST', a, d, c FROM tx, (VALUES ('gateway_clearing', 100, 0), ('merchant_payable', 0, 99)) v (a, d, c)`,
+        [app.id],
+      ),
+    ).rejects.toThrow(/does not balance/);
   });
 
   it('GET /admin/ledger/balances: one row per account for an app and mode, summing to zero', async () => {

@@ -53,7 +53,9 @@ export class SandboxSessionsRepository {
   capturedOn(day: string): Promise<SandboxSession[]> {
     return this.sessions
       .createQueryBuilder('s')
-      .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'UTC')::date = :day`, { day })
+      .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'Asia/Dhaka')::date = :day`, {
+        day,
+      })
       .orderBy('s.id')
       .getMany();
   }

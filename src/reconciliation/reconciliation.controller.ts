@@ -1,0 +1,144 @@
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AdminAuth } from '../auth/decorators';
+import { Page } from '../common/http/envelope';
+import { DEFAULT_PAGE_SIZE } from '../common/http/pagination';
+import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import {
+  ItemListQuery,
+  PartitionQuery,
+  ReconciliationItemDto,
+  ReconciliationRunDto,
+  RunListQuery,
+  RunQuery,
+  SettlementImportDto,
+  SettlementImportResultDto,
+} from './dto/reconciliation.dto';
+import type { ItemRow, RunRow } from './reconciliation.repository';
+import { ReconciliationService } from './reconciliation.service';
+import { SettlementsService } from './settlements.service';
+
+function toRunDto(r: RunRow): ReconciliationRunDto {
+  return {
+    id: r.id,
+    applicationId: r.appId === null ? null : Number(r.appId),
+    mode: r.mode,
+    period: r.period,
+    matched: r.matched,
+    missingInSettlement: r.missingInSettlement,
+    missingInternal: r.missingInternal,
+    amountMismatch: r.amountMismatch,
+    deferred: r.deferred,
+    ledgerBalanced: r.ledgerBalanced,
+    trigger: r.trigger,
+    createdAt: new Date(r.createdAt).toISOString(),
+  };
+}
+
+function toItemDto(i: ItemRow): ReconciliationItemDto {
+  return {
+    class: i.class,
+    paymentId: i.paymentId === null ? null : Number(i.paymentId),
+    gateway: i.gateway,
+    gatewayTxnId: i.gatewayTxnId,
+    internalAmountMinor: i.internalAmountMinor === null ? null : Number(i.internalAmountMinor),
+    settlementAmountMinor:
+      i.settlementAmountMinor === null ? null : Number(i.settlementAmountMinor),
+    applicationId: Number(i.appId),
+    mode: i.mode,
+  };
+}
+
+@ApiTags('Admin reconciliation')
+@Controller('api/v1/admin')
+export class ReconciliationController {
+  constructor(
+    private readonly reconciliation: ReconciliationService,
+    private readonly settlements: SettlementsService,
+  ) {}
+
+  @Post('settlements/import')
+  @AdminAuth('reconciliation:run')
+  @ApiOperation({
+    summary: "Import a gateway's settlement CSV for one app and mode",
+    description:
+      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones.',
+  })
+  @ApiEnvelope(SettlementImportResultDto, { status: 201 })
+  @ApiErrors(400, 404)
+  async import(
+    @Query() query: PartitionQuery,
+    @Body() body: SettlementImportDto,
+  ): Promise<SettlementImportResultDto> {
+    return this.settlements.importCsv(
+      { appId: query.applicationId, mode: query.mode },
+      body.gateway,
+      body.csv,
+    );
+  }
+
+  @Post('reconciliation/runs')
+  @AdminAuth('reconciliation:run')
+  @ApiOperation({
+    summary: 'Reconcile one Asia/Dhaka day: every capture and settlement line, classified once',
+    description:
+      'matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes.',
+  })
+  @ApiEnvelope(ReconciliationRunDto, { status: 201 })
+  @ApiErrors(400)
+  async run(@Query() query: RunQuery): Promise<ReconciliationRunDto> {
+    return toRunDto(
+      await this.reconciliation.run(
+        query.period,
+        { appId: query.applicationId, mode: query.mode },
+        { fetch: query.fetch },
+      ),
+    );
+  }
+
+  @Get('reconciliation/runs')
+  @AdminAuth('reconciliation:run')
+  @ApiOperation({ summary: 'Reconciliation runs, newest first (filter: period)' })
+  @ApiEnvelope(ReconciliationRunDto, { isArray: true })
+  @ApiErrors(400)
+  async runs(@Query() query: RunListQuery): Promise<Page<ReconciliationRunDto>> {
+    const page = await this.reconciliation.list(
+      query.page ?? 0,
+      query.size ?? DEFAULT_PAGE_SIZE,
+      query.period,
+    );
+    return new Page(page.items.map(toRunDto), page.pagination);
+  }
+
+  @Get('reconciliation/runs/:id')
+  @AdminAuth('reconciliation:run')
+  @ApiOperation({ summary: 'One reconciliation run' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiEnvelope(ReconciliationRunDto)
+  @ApiErrors(404)
+  async get(@Param('id', ParseIdPipe) id: number): Promise<ReconciliationRunDto> {
+    return toRunDto(await this.reconciliation.get(id));
+  }
+
+  @Get('reconciliation/runs/:id/items')
+  @AdminAuth('reconciliation:run')
+  @ApiOperation({
+    summary: "A run's exceptions (deferred included; matched ones are only counted)",
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiEnvelope(ReconciliationItemDto, { isArray: true })
+  @ApiErrors(400, 404)
+  async items(
+    @Param('id', ParseIdPipe) id: number,
+    @Query() query: ItemListQuery,
+  ): Promise<Page<ReconciliationItemDto>> {
+    const page = await this.reconciliation.items(
+      id,
+      query.page ?? 0,
+      query.size ?? DEFAULT_PAGE_SIZE,
+      query.class,
+    );
+    return new Page(page.items.map(toItemDto), page.pagination);
+  }
+}

@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Mode } from '../common/http/request-context';
+
+export const EXCEPTION_CLASSES = [
+  'amountMismatch',
+  'missingInternal',
+  'missingInSettlement',
+  'deferred',
+] as const;
+export type ExceptionClass = (typeof EXCEPTION_CLASSES)[number];
+
+export interface RunCounts {
+  matched: number;
+  missingInSettlement: number;
+  missingInternal: number;
+  amountMismatch: number;
+  deferred: number;
+}
+
+export interface RunRow extends RunCounts {
+  id: number;
+  appId: number | null;
+  mode: Mode | null;
+  period: string;
+  trigger: 'api' | 'nightly';
+  ledgerBalanced: boolean;
+  createdAt: Date;
+}
+
+export interface ItemRow {
+  id: number;
+  class: ExceptionClass;
+  paymentId: number | null;
+  gateway: string;
+  gatewayTxnId: string | null;
+  internalAmountMinor: number | null;
+  settlementAmountMinor: number | null;
+  appId: number;
+  mode: Mode;
+}
+
+const RUN_COLUMNS = `id, app_id AS "appId", mode, to_char(period, 'YYYY-MM-DD') AS period, trigger,
+  matched, missing_in_settlement AS "missingInSettlement", missing_internal AS "missingInternal",
+  amount_mismatch AS "amountMismatch", deferred, ledger_balanced AS "ledgerBalanced", created_at AS "createdAt"`;
+
+/**
+ * Every query of reconciliation_runs and reconciliation_items. Captures are
+ * read through `payment_captures`, the payments feature's published
+ * read-only view, so the classification is one set-based statement.
+ */
+@Injectable()
+export class ReconciliationRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async insertRun(fields: {
+    appId: number | null;
+    mode: Mode | null;
+    period: string;
+    trigger: 'api' | 'nightly';
+  }): Promise<number> {
+    const [row] = (await this.txHost.tx.query(
+      `INSERT INTO reconciliation_runs (app_id, mode, period, trigger, matched, missing_in_settlement, missing_internal, amount_mismatch, deferred, ledger_balanced)
+       VALUES ($1, $2, $3, $4, 0, 0, 0, 0, 0, false) RETURNING id`,
+      [fields.appId, fields.mode, fields.period, fields.trigger],
+    )) as { id: number }[];
+    return Number(row.id);
+  }
+
+  /**
+   * Classifies every capture of [start, end) and every settlement line of
+   * that window once, matching on (app, mode, gateway, gateway txn id);
+   * stores the exceptions of `runId` and returns the counts. Captures in the
+   * window's last `deferMs` without a line are deferred (the gateway's
+   * cut-off puts them in the next day's file).
+   */
+  async classify(
+    runId: number,
+    window: { start: Date; end: Date; deferFrom: Date },
+    filter: { appId: number | null; mode: Mode | null },
+  ): Promise<RunCounts> {
+    const [row] = (await this.txHost.tx.query(
+      `WITH caps AS (
+         SELECT c.id, c.app_id, c.mode, c.gateway, c.gateway_txn_id, c.amount_minor, c.captured_at
+           FROM payment_captures c
+          WHERE c.captured_at >= $2 AND c.captured_at < $3
+            AND ($5::bigint IS NULL OR c.app_id = $5) AND ($6::mode IS NULL OR c.mode = $6)),
+       lines AS (
+         SELECT l.id, l.app_id, l.mode, l.gateway, l.gateway_txn_id, l.amount_minor
+           FROM settlement_lines l
+          WHERE l.transaction_time >= $2 AND l.transaction_time < $3
+            AND ($5::bigint IS NULL OR l.app_id = $5) AND ($6::mode IS NULL OR l.mode = $6)),
+       from_caps AS (
+         SELECT CASE
+                  WHEN l.id IS NULL AND c.captured_at >= $4 THEN 'deferred'
+                  WHEN l.id IS NULL THEN 'missingInSettlement'
+                  WHEN l.amount_minor = c.amount_minor THEN 'matched'
+                  ELSE 'amountMismatch' END AS class,
+                c.id AS payment_id, c.gateway, c.gateway_txn_id, c.amount_minor AS internal, l.amount_minor AS settled,
+                c.app_id, c.mode
+           FROM caps c
+           LEFT JOIN settlement_lines l
+             ON l.app_id = c.app_id AND l.mode = c.mode AND l.gateway = c.gateway AND l.gateway_txn_id = c.gateway_txn_id),
+       from_lines AS (
+         SELECT CASE
+                  WHEN p.id IS NULL THEN 'missingInternal'
+                  WHEN p.amount_minor = l.amount_minor THEN 'matched'
+                  ELSE 'amountMismatch' END AS class,
+                p.id AS payment_id, l.gateway, l.gateway_txn_id, p.amount_minor AS internal, l.amount_minor AS settled,
+                l.app_id, l.mode
+           FROM lines l
+           LEFT JOIN payment_captures p
+             ON p.app_id = l.app_id AND p.mode = l.mode AND p.gateway = l.gateway AND p.gateway_txn_id = l.gateway_txn_id
+          -- a line whose capture is in the window was classified with it
+          WHERE p.id IS NULL OR p.captured_at < $2 OR p.captured_at >= $3),
+       classified AS (SELECT * FROM from_caps UNION ALL SELECT * FROM from_lines),
+       items AS (
+         INSERT INTO reconciliation_items (run_id, class, payment_id, gateway, gateway_txn_id, internal_amount_minor, settlement_amount_minor, app_id, mode)
+         SELECT $1, class, payment_id, gateway, gateway_txn_id, internal, settled, app_id, mode
+           FROM classified WHERE class <> 'matched')
+       SELECT count(*) FILTER (WHERE class = 'matched')::int AS "matched",
+              count(*) FILTER (WHERE class = 'missingInSettlement')::int AS "missingInSettlement",
+              count(*) FILTER (WHERE class = 'missingInternal')::int AS "missingInternal",
+              count(*) FILTER (WHERE class = 'amountMismatch')::int AS "amountMismatch",
+              count(*) FILTER (WHERE class = 'deferred')::int AS "deferred"
+         FROM classified`,
+      [runId, window.start, window.end, window.deferFrom, filter.appId, filter.mode],
+    )) as RunCounts[];
+    return row;
+  }
+
+  async finishRun(id: number, counts: RunCounts, ledgerBalanced: boolean): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE reconciliation_runs SET matched = $2, missing_in_settlement = $3, missing_internal = $4,
+              amount_mismatch = $5, deferred = $6, ledger_balanced = $7 WHERE id = $1`,
+      [
+        id,
+        counts.matched,
+        counts.missingInSettlement,
+        counts.missingInternal,
+        counts.amountMismatch,
+        counts.deferred,
+        ledgerBalanced,
+      ],
+    );
+  }
+
+  async run(id: number): Promise<RunRow | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return null;
+    const [row] = (await this.txHost.tx.query(
+      `SELECT ${RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1`,
+      [id],
+    )) as RunRow[];
+    return row ?? null;
+  }
+
+  async runs(
+    page: number,
+    size: number,
+    period?: string,
+  ): Promise<{ rows: RunRow[]; total: number }> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT ${RUN_COLUMNS} FROM reconciliation_runs WHERE ($3::date IS NULL OR period = $3)
+        ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+      [size, page * size, period ?? null],
+    )) as RunRow[];
+    const [count] = (await this.txHost.tx.query(
+      `SELECT count(*)::int AS n FROM reconciliation_runs WHERE ($1::date IS NULL OR period = $1)`,
+      [period ?? null],
+    )) as { n: number }[];
+    return { rows, total: count.n };
+  }
+
+  async items(
+    runId: number,
+    page: number,
+    size: number,
+    cls?: ExceptionClass,
+  ): Promise<{ rows: ItemRow[]; total: number }> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT id, class, payment_id AS "paymentId", gateway, gateway_txn_id AS "gatewayTxnId",
+              internal_amount_minor AS "internalAmountMinor", settlement_amount_minor AS "settlementAmountMinor",
+              app_id AS "appId", mode
+         FROM reconciliation_items WHERE run_id = $1 AND ($4::text IS NULL OR class = $4)
+        ORDER BY class, id LIMIT $2 OFFSET $3`,
+      [runId, size, page * size, cls ?? null],
+    )) as ItemRow[];
+    const [count] = (await this.txHost.tx.query(
+      `SELECT count(*)::int AS n FROM reconciliation_items WHERE run_id = $1 AND ($2::text IS NULL OR class = $2)`,
+      [runId, cls ?? null],
+    )) as { n: number }[];
+    return { rows, total: count.n };
+  }
+
+  /** Claims the nightly run of `period` for this replica; false if another already did. */
+  async claimNightly(period: string): Promise<boolean> {
+    const rows = (await this.txHost.tx.query(
+      `INSERT INTO nightly_reconciliations (period) VALUES ($1) ON CONFLICT DO NOTHING RETURNING period`,
+      [period],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { Clock } from '../common/clock/clock';
+import { AppError } from '../common/errors/app-error';
+import { Page } from '../common/http/envelope';
+import { paginationMeta } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import { LedgerService } from '../ledger';
+import {
+  ExceptionClass,
+  ItemRow,
+  ReconciliationRepository,
+  RunRow,
+} from './reconciliation.repository';
+import { SettlementsService } from './settlements.service';
+
+const HOUR_MS = 3600_000;
+/** Captures in the period's last two hours may settle in the next day's file. */
+export const DEFER_WINDOW_MS = 2 * HOUR_MS;
+
+/** A period is one calendar day in Asia/Dhaka (UTC+06:00, no daylight saving). */
+export function periodWindow(period: string): { start: Date; end: Date; deferFrom: Date } {
+  const start = new Date(`${period}T00:00:00+06:00`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(period) || Number.isNaN(start.getTime()))
+    throw AppError.validation('period', 'period must be a date (YYYY-MM-DD)');
+  const end = new Date(start.getTime() + 24 * HOUR_MS);
+  return { start, end, deferFrom: new Date(end.getTime() - DEFER_WINDOW_MS) };
+}
+
+/** The Dhaka day before the instant `ms`. */
+export function previousDhakaDay(ms: number): string {
+  return new Date(ms + 6 * HOUR_MS - 24 * HOUR_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * Daily reconciliation: every capture and settlement line of a Dhaka day,
+ * classified once in one set-based statement (matched, amountMismatch,
+ * missingInternal, missingInSettlement, deferred), the ledger's balance
+ * checked, the run and its exceptions stored. Runs may be repeated: each
+ * makes a new run.
+ */
+@Injectable()
+export class ReconciliationService {
+  constructor(
+    private readonly runs: ReconciliationRepository,
+    private readonly settlements: SettlementsService,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** With `fetch`, gateways' own settlement reports for the day are pulled first (no transaction open). */
+  async run(
+    period: string,
+    filter: { appId?: number; mode?: Mode },
+    opts: { fetch?: boolean; trigger?: 'api' | 'nightly' } = {},
+  ): Promise<RunRow> {
+    const window = periodWindow(period);
+    if (window.start.getTime() > this.clock.nowMs())
+      throw AppError.validation('period', 'period must not be in the future');
+    if (opts.fetch) await this.settlements.pullFromGateways(period, filter);
+    return this.classify(period, window, filter, opts.trigger ?? 'api');
+  }
+
+  @Transactional()
+  private async classify(
+    period: string,
+    window: { start: Date; end: Date; deferFrom: Date },
+    filter: { appId?: number; mode?: Mode },
+    trigger: 'api' | 'nightly',
+  ): Promise<RunRow> {
+    const scope = { appId: filter.appId ?? null, mode: filter.mode ?? null };
+    const id = await this.runs.insertRun({ ...scope, period, trigger });
+    const counts = await this.runs.classify(id, window, scope);
+    const balanced = await this.ledger.isBalanced({ appId: filter.appId, mode: filter.mode });
+    await this.runs.finishRun(id, counts, balanced);
+    return (await this.runs.run(id))!;
+  }
+
+  /** The nightly run of the previous Dhaka day, if no replica claimed it yet. */
+  async runNightly(): Promise<RunRow | null> {
+    const period = previousDhakaDay(this.clock.nowMs());
+    if (!(await this.runs.claimNightly(period))) return null;
+    return this.run(period, {}, { fetch: true, trigger: 'nightly' });
+  }
+
+  async get(id: number): Promise<RunRow> {
+    const run = await this.runs.run(id);
+    if (!run) throw AppError.notFound('Reconciliation run');
+    return run;
+  }
+
+  async list(page: number, size: number, period?: string): Promise<Page<RunRow>> {
+    const { rows, total } = await this.runs.runs(page, size, period);
+    return new Page(rows, paginationMeta(page, size, total));
+  }
+
+  async items(
+    runId: number,
+    page: number,
+    size: number,
+    cls?: ExceptionClass,
+  ): Promise<Page<ItemRow>> {
+    await this.get(runId);
+    const { rows, total } = await this.runs.items(runId, page, size, cls);
+    return new Page(rows, paginationMeta(page, size, total));
+  }
+}

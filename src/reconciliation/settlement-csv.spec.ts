@@ -1,0 +1,39 @@
+import { parseSettlementCsv } from './settlement-csv';
+
+describe('settlement CSV', () => {
+  it('reads good lines and rejects bad ones with their physical line numbers', () => {
+    const csv = [
+      'gateway_txn_id,amount_minor,currency,transaction_time,fee_minor,settled_on',
+      'T1,150000,BDT,2026-11-24T10:00:00+06:00,3000,2026-11-25',
+      'T2,-5,BDT,2026-11-24T10:00:00Z,,',
+      '',
+      '"T,3",2500,bdt,2026-11-24T11:00:00Z,,',
+      'T4,100,USD,2026-11-24T11:00:00Z,,',
+      'T5,100,BDT,yesterday,,',
+      'T6,100,BDT,2026-11-24T11:00:00Z,101,',
+      'T7,100,BDT',
+      'T8,"unclosed,BDT,2026-11-24T11:00:00Z,,',
+    ].join('\r\n');
+    const r = parseSettlementCsv(csv);
+    expect(r.good.map((g) => [g.line, g.gatewayTxnId, g.amountMinor, g.feeMinor])).toEqual([
+      [2, 'T1', 150000, 3000],
+      [5, 'T,3', 2500, 0],
+    ]);
+    expect(r.good[0].transactionTime.toISOString()).toBe('2026-11-24T04:00:00.000Z');
+    expect(r.good[0].settledOn).toBe('2026-11-25');
+    expect(r.rejected.map((x) => x.line)).toEqual([3, 6, 7, 8, 9, 10]);
+    expect(r.rejected[0].reason).toContain('amount_minor');
+    expect(r.lines).toBe(8);
+  });
+
+  it('refuses a header without the required columns as a whole', () => {
+    const r = parseSettlementCsv('txn,amount\nT1,100\n');
+    expect(r.good).toEqual([]);
+    expect(r.rejected).toEqual([
+      {
+        line: 1,
+        reason: expect.stringContaining('gateway_txn_id, amount_minor, currency, transaction_time'),
+      },
+    ]);
+  });
+});

@@ -1,0 +1,120 @@
+import { parse } from 'csv-parse/sync';
+
+/** One good line of a settlement file. */
+export interface SettlementCsvLine {
+  /** 1-based physical line in the file (the header is line 1). */
+  line: number;
+  gatewayTxnId: string;
+  amountMinor: number;
+  feeMinor: number;
+  currency: string;
+  transactionTime: Date;
+  settledOn: string | null;
+}
+
+export interface Rejection {
+  line: number;
+  reason: string;
+}
+
+const REQUIRED = ['gateway_txn_id', 'amount_minor', 'currency', 'transaction_time'] as const;
+const OPTIONAL = ['fee_minor', 'settled_on'] as const;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const MINOR = /^\d{1,15}$/;
+
+/**
+ * Parses a settlement CSV (csv-parse: quoting, CRLF, BOM). A bad line is
+ * rejected with its line number and reason; it never stops the good ones.
+ * A header without the required columns rejects the whole file (line 1).
+ */
+export function parseSettlementCsv(csv: string): {
+  lines: number;
+  good: SettlementCsvLine[];
+  rejected: Rejection[];
+} {
+  const rejected: Rejection[] = [];
+  let header: string[] | null = null;
+  const records = parse(csv, {
+    bom: true,
+    trim: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    skip_records_with_error: true,
+    info: true,
+    on_skip: (err: { lines?: number; message: string } | undefined) => {
+      if (err) rejected.push({ line: err.lines ?? 0, reason: `Unreadable CSV: ${err.message}` });
+    },
+  }) as unknown as { record: string[]; info: { lines: number } }[];
+  const good: SettlementCsvLine[] = [];
+  for (const { record, info } of records) {
+    if (!header) {
+      header = record.map((h) => h.toLowerCase());
+      const missing = REQUIRED.filter((c) => !header!.includes(c));
+      const unknown = header.filter(
+        (c) =>
+          !(REQUIRED as readonly string[]).includes(c) &&
+          !(OPTIONAL as readonly string[]).includes(c),
+      );
+      if (missing.length || unknown.length) {
+        return {
+          lines: records.length,
+          good: [],
+          rejected: [
+            {
+              line: info.lines,
+              reason: missing.length
+                ? `The header lacks ${missing.join(', ')}`
+                : `Unknown columns: ${unknown.join(', ')}`,
+            },
+          ],
+        };
+      }
+      continue;
+    }
+    const result = readLine(header, record, info.lines);
+    if ('reason' in result) rejected.push(result);
+    else good.push(result);
+  }
+  if (!header) return { lines: 0, good: [], rejected: [{ line: 1, reason: 'The file is empty' }] };
+  rejected.sort((a, b) => a.line - b.line);
+  return { lines: good.length + rejected.length, good, rejected };
+}
+
+function readLine(header: string[], record: string[], line: number): SettlementCsvLine | Rejection {
+  if (record.length !== header.length)
+    return { line, reason: `Expected ${header.length} fields, found ${record.length}` };
+  const get = (c: string) => {
+    const i = header.indexOf(c);
+    return i < 0 ? '' : record[i];
+  };
+  const txn = get('gateway_txn_id');
+  if (!txn || txn.length > 200) return { line, reason: 'gateway_txn_id must be 1-200 characters' };
+  const amount = get('amount_minor');
+  if (!MINOR.test(amount) || Number(amount) < 1)
+    return { line, reason: 'amount_minor must be a positive integer of minor units' };
+  const feeRaw = get('fee_minor') || '0';
+  if (!MINOR.test(feeRaw) || Number(feeRaw) > Number(amount))
+    return { line, reason: 'fee_minor must be an integer from 0 to amount_minor' };
+  const currency = get('currency').toUpperCase();
+  if (currency !== 'BDT')
+    return { line, reason: `currency must be BDT, not ${get('currency') || 'empty'}` };
+  const time = get('transaction_time');
+  const at = ISO.test(time) ? new Date(time) : null;
+  if (!at || Number.isNaN(at.getTime()))
+    return { line, reason: 'transaction_time must be an ISO-8601 date-time with a time zone' };
+  const settledOn = get('settled_on') || null;
+  if (
+    settledOn !== null &&
+    (!/^\d{4}-\d{2}-\d{2}$/.test(settledOn) || Number.isNaN(Date.parse(settledOn)))
+  )
+    return { line, reason: 'settled_on must be a date (YYYY-MM-DD)' };
+  return {
+    line,
+    gatewayTxnId: txn,
+    amountMinor: Number(amount),
+    feeMinor: Number(feeRaw),
+    currency,
+    transactionTime: at,
+    settledOn,
+  };
+}

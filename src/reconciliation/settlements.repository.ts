@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { TenantScope } from '../database/tenant';
+import type { Rejection, SettlementCsvLine } from './settlement-csv';
+
+export interface InsertedLine {
+  id: number;
+  amountMinor: number;
+  feeMinor: number;
+  transactionTime: Date;
+}
+
+/** Every query of settlement_imports and settlement_lines. */
+@Injectable()
+export class SettlementsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async insertImport(
+    scope: TenantScope,
+    gateway: string,
+    source: 'csv' | 'gateway',
+    counts: { lines: number; imported: number; duplicates: number; rejected: Rejection[] },
+  ): Promise<number> {
+    const [row] = (await this.txHost.tx.query(
+      `INSERT INTO settlement_imports (app_id, mode, gateway, source, lines, imported, duplicates, rejected)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [
+        scope.appId,
+        scope.mode,
+        gateway,
+        source,
+        counts.lines,
+        counts.imported,
+        counts.duplicates,
+        JSON.stringify(counts.rejected),
+      ],
+    )) as { id: number }[];
+    return Number(row.id);
+  }
+
+  async setImportCounts(id: number, imported: number, duplicates: number): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE settlement_imports SET imported = $2, duplicates = $3 WHERE id = $1`,
+      [id, imported, duplicates],
+    );
+  }
+
+  /** Inserts the lines in one statement; one already imported (same app, mode, gateway, txn id) is skipped. */
+  async insertLines(
+    scope: TenantScope,
+    gateway: string,
+    importId: number,
+    lines: Omit<SettlementCsvLine, 'line'>[],
+  ): Promise<InsertedLine[]> {
+    if (lines.length === 0) return [];
+    const rows = (await this.txHost.tx.query(
+      `INSERT INTO settlement_lines (app_id, mode, gateway, gateway_txn_id, amount_minor, fee_minor, currency, transaction_time, settled_on, import_id)
+       SELECT $1, $2, $3, l.txn, l.amount, l.fee, l.currency, l.at, l.settled_on, $4
+         FROM unnest($5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::timestamptz[], $10::date[])
+           AS l (txn, amount, fee, currency, at, settled_on)
+       ON CONFLICT (app_id, mode, gateway, gateway_txn_id) DO NOTHING
+       RETURNING id, amount_minor, fee_minor, transaction_time`,
+      [
+        scope.appId,
+        scope.mode,
+        gateway,
+        importId,
+        lines.map((l) => l.gatewayTxnId),
+        lines.map((l) => l.amountMinor),
+        lines.map((l) => l.feeMinor),
+        lines.map((l) => l.currency),
+        lines.map((l) => l.transactionTime),
+        lines.map((l) => l.settledOn),
+      ],
+    )) as { id: number; amount_minor: number; fee_minor: number; transaction_time: Date }[];
+    return rows.map((r) => ({
+      id: Number(r.id),
+      amountMinor: Number(r.amount_minor),
+      feeMinor: Number(r.fee_minor),
+      transactionTime: r.transaction_time,
+    }));
+  }
+}

@@ -1,0 +1,136 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AppError } from '../common/errors/app-error';
+import type { Mode } from '../common/http/request-context';
+import type { TenantScope } from '../database/tenant';
+import { GatewayRegistry } from '../gateways';
+import { LedgerService } from '../ledger';
+import { PaymentsService } from '../payments';
+import { parseSettlementCsv, Rejection, SettlementCsvLine } from './settlement-csv';
+import { SettlementsRepository } from './settlements.repository';
+
+/** Lines per statement. */
+const IMPORT_CHUNK = 10_000;
+
+export interface ImportResult {
+  importId: number;
+  lines: number;
+  imported: number;
+  duplicates: number;
+  rejected: Rejection[];
+}
+
+/**
+ * Settlement lines: what a gateway says it captured (and paid out, less its
+ * fee). Imported from the gateway's CSV or pulled from adapters that offer
+ * settlement reports. Each new line posts its settlement to the ledger in
+ * the same transaction; a line already imported is skipped, not doubled.
+ */
+@Injectable()
+export class SettlementsService {
+  private readonly logger = new Logger('Settlements');
+
+  constructor(
+    private readonly settlements: SettlementsRepository,
+    private readonly ledger: LedgerService,
+    private readonly gateways: GatewayRegistry,
+    private readonly payments: PaymentsService,
+  ) {}
+
+  /** A settlement CSV of one app, mode and gateway: good lines in, bad ones reported by line. */
+  async importCsv(scope: TenantScope, gateway: string, csv: string): Promise<ImportResult> {
+    if (!this.gateways.has(gateway))
+      throw AppError.validation(
+        'gateway',
+        `Unknown gateway ${gateway}; known: ${this.gateways.names().join(', ')}`,
+      );
+    const parsed = parseSettlementCsv(csv);
+    return this.store(scope, gateway, 'csv', parsed.lines, parsed.good, parsed.rejected);
+  }
+
+  /**
+   * Pulls the lines of the Dhaka `day` from every gateway that reports
+   * settlements (no transaction open during the calls), and imports those
+   * of the apps and modes asked for. How many lines were new.
+   */
+  async pullFromGateways(day: string, filter: { appId?: number; mode?: Mode }): Promise<number> {
+    let imported = 0;
+    for (const name of this.gateways.names()) {
+      const gateway = this.gateways.get(name);
+      if (!gateway.settlements) continue;
+      let lines;
+      try {
+        lines = await gateway.settlements.settlementLines(day);
+      } catch (err) {
+        this.logger.warn(
+          `${name}: settlement report for ${day} failed (${(err as Error).message})`,
+        );
+        continue;
+      }
+      const owners = await this.payments.capturesByReference(lines.map((l) => l.reference));
+      const byScope = new Map<string, { scope: TenantScope; lines: SettlementCsvLine[] }>();
+      for (const l of lines) {
+        const p = owners.get(l.reference);
+        if (!p) continue;
+        if ((filter.appId && p.appId !== filter.appId) || (filter.mode && p.mode !== filter.mode))
+          continue;
+        const key = `${p.appId}:${p.mode}`;
+        if (!byScope.has(key))
+          byScope.set(key, { scope: { appId: p.appId, mode: p.mode }, lines: [] });
+        byScope.get(key)!.lines.push({
+          line: 0,
+          gatewayTxnId: l.txnId,
+          amountMinor: l.amountMinor,
+          feeMinor: 0,
+          currency: p.currency,
+          transactionTime: l.settledAt,
+          settledOn: null,
+        });
+      }
+      for (const { scope, lines: own } of byScope.values())
+        imported += (await this.store(scope, name, 'gateway', own.length, own, [])).imported;
+    }
+    return imported;
+  }
+
+  @Transactional()
+  private async store(
+    scope: TenantScope,
+    gateway: string,
+    source: 'csv' | 'gateway',
+    lines: number,
+    good: SettlementCsvLine[],
+    rejected: Rejection[],
+  ): Promise<ImportResult> {
+    const importId = await this.settlements.insertImport(scope, gateway, source, {
+      lines,
+      imported: 0,
+      duplicates: 0,
+      rejected,
+    });
+    // In chunks: each statement stays short (statement timeout), all in one transaction.
+    let imported = 0;
+    for (let i = 0; i < good.length; i += IMPORT_CHUNK) {
+      const inserted = await this.settlements.insertLines(
+        scope,
+        gateway,
+        importId,
+        good.slice(i, i + IMPORT_CHUNK),
+      );
+      await this.ledger.postMany(
+        scope,
+        'settlement',
+        inserted.map((l) => ({
+          sourceId: String(l.id),
+          occurredAt: l.transactionTime,
+          amountMinor: l.amountMinor,
+          feeMinor: l.feeMinor,
+        })),
+      );
+      imported += inserted.length;
+    }
+    const duplicates = good.length - imported;
+    await this.settlements.setImportCounts(importId, imported, duplicates);
+    return { importId, lines, imported, duplicates, rejected };
+  }
+}
