@@ -27,41 +27,47 @@ export class LedgerRepository {
     items: { sourceId: string; occurredAt: Date; postings: Posting[] }[],
   ): Promise<string[]> {
     if (items.length === 0) return [];
-    // The entries as flat arrays (item index, account, debit, credit): no JSON to build or parse.
-    const idx: number[] = [];
+    // Ids first, so every entry names its transaction without a join (planner
+    // estimates on CTE results are poor; a join there went quadratic).
+    const ids = (
+      (await this.txHost.tx.query(
+        `SELECT nextval(pg_get_serial_sequence('ledger_transactions', 'id')) AS id FROM generate_series(1, $1)`,
+        [items.length],
+      )) as { id: number }[]
+    ).map((r) => Number(r.id));
+    const tx: number[] = [];
     const accounts: string[] = [];
     const debits: number[] = [];
     const credits: number[] = [];
     items.forEach((item, i) => {
       for (const p of item.postings) {
-        idx.push(i + 1);
+        tx.push(ids[i]);
         accounts.push(p.account);
         debits.push(p.debitMinor);
         credits.push(p.creditMinor);
       }
     });
     const rows = (await this.txHost.tx.query(
-      `WITH input AS (
-         SELECT * FROM unnest($4::text[], $5::timestamptz[]) WITH ORDINALITY AS i (source_id, occurred_at, n)),
-       t AS (
-         INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at)
-         SELECT $1, $2, $3, source_id, occurred_at FROM input
+      `WITH t AS (
+         INSERT INTO ledger_transactions (id, app_id, mode, kind, source_id, occurred_at)
+         SELECT i.id, $1, $2, $3, i.source_id, i.occurred_at
+           FROM unnest($4::bigint[], $5::text[], $6::timestamptz[]) AS i (id, source_id, occurred_at)
          ON CONFLICT (app_id, mode, kind, source_id) DO NOTHING
          RETURNING id, source_id),
        e AS (
          INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor, credit_minor)
-         SELECT t.id, $1, $2, p.account, p.debit, p.credit
-           FROM t JOIN input i ON i.source_id = t.source_id
-           JOIN unnest($6::int[], $7::text[], $8::bigint[], $9::bigint[]) AS p (n, account, debit, credit)
-             ON p.n = i.n)
+         SELECT p.tx, $1, $2, p.account, p.debit, p.credit
+           FROM unnest($7::bigint[], $8::text[], $9::bigint[], $10::bigint[]) AS p (tx, account, debit, credit)
+          WHERE p.tx IN (SELECT id FROM t))
        SELECT source_id FROM t`,
       [
         scope.appId,
         scope.mode,
         kind,
+        ids,
         items.map((i) => i.sourceId),
         items.map((i) => i.occurredAt),
-        idx,
+        tx,
         accounts,
         debits,
         credits,

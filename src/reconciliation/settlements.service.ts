@@ -108,7 +108,10 @@ export class SettlementsService {
       duplicates: 0,
       rejected,
     });
-    // In chunks: each statement stays short (statement timeout), all in one transaction.
+    // In chunks: each statement stays short (statement timeout), all in one
+    // transaction. Each chunk posts one ledger transaction, the sum of its
+    // lines' postings (bank = amount - fee, gateway_fees = fee, clearing =
+    // amount), like a payout batch; the lines themselves stay in settlement_lines.
     let imported = 0;
     for (let i = 0; i < good.length; i += IMPORT_CHUNK) {
       const inserted = await this.settlements.insertLines(
@@ -117,16 +120,22 @@ export class SettlementsService {
         importId,
         good.slice(i, i + IMPORT_CHUNK),
       );
-      await this.ledger.postMany(
-        scope,
-        'settlement',
-        inserted.map((l) => ({
-          sourceId: String(l.id),
-          occurredAt: l.transactionTime,
-          amountMinor: l.amountMinor,
-          feeMinor: l.feeMinor,
-        })),
-      );
+      if (inserted.length > 0) {
+        const amount = inserted.reduce((sum, l) => sum + l.amountMinor, 0);
+        const fee = inserted.reduce((sum, l) => sum + l.feeMinor, 0);
+        const latest = inserted.reduce(
+          (at, l) => (l.transactionTime > at ? l.transactionTime : at),
+          inserted[0].transactionTime,
+        );
+        await this.ledger.post(
+          scope,
+          'settlement',
+          `import-${importId}-${i / IMPORT_CHUNK}`,
+          latest,
+          amount,
+          fee,
+        );
+      }
       imported += inserted.length;
     }
     const duplicates = good.length - imported;

@@ -1,21 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { runDocWalk } from '../support/doc-walk';
 import { createTestApp, TestApp } from '../support/test-app';
-
-const run = promisify(execFile);
-const DOC = resolve(__dirname, '..', '..', 'docs', 'subscriptions.md');
-
-/** The walk of docs/subscriptions.md: its bash block and the output it promises. */
-function walkOf(doc: string): { script: string; expected: string[] } {
-  const start = doc.indexOf('## Sell a monthly plan');
-  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
-  const script = /```bash\n([\s\S]*?)```/.exec(section)![1];
-  const printed = /It prints:\n\n```\n([\s\S]*?)```/.exec(section)![1];
-  return { script, expected: printed.trim().split('\n') };
-}
 
 /**
  * From the docs alone: sell a monthly plan with a 7-day trial and watch
@@ -25,27 +9,20 @@ function walkOf(doc: string): { script: string; expected: string[] } {
  */
 describe('the subscriptions guide walk, as a script', () => {
   let t: TestApp;
-  let dir: string;
   beforeAll(async () => {
     t = await createTestApp({
       config: { adminEmail: 'admin@example.com', adminPassword: 'change-me-now' },
     });
-    dir = mkdtempSync(join(tmpdir(), 'joma-subs-walk-'));
   });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => t.close());
 
   it('prints exactly what docs/subscriptions.md says', async () => {
-    const { script, expected } = walkOf(readFileSync(DOC, 'utf8'));
-    expect(script).toContain('B=http://localhost:3000\n');
-    writeFileSync(
-      join(dir, 'walk.sh'),
-      `set -euo pipefail\n${script.replace('B=http://localhost:3000\n', `B=${t.baseUrl}\n`)}`,
+    const { printed, promised } = await runDocWalk(
+      t,
+      'docs/subscriptions.md',
+      'Sell a monthly plan',
     );
-    const { stdout } = await run('bash', [join(dir, 'walk.sh')], { cwd: dir });
-    expect(stdout.trim().split('\n')).toEqual(expected);
+    expect(printed).toEqual(promised);
     const rows = await t.db.query(
       `SELECT type, data FROM events WHERE type LIKE 'subscription.%' ORDER BY id`,
     );
