@@ -17,6 +17,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { SandboxGatewayModule } from './gateways/sandbox';
+import { SslcommerzGatewayModule } from './gateways/sslcommerz';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -56,6 +57,7 @@ export class AppModule {
         AppsModule,
         CatalogModule,
         SandboxGatewayModule,
+        SslcommerzGatewayModule,
         PaymentsModule,
         EntitlementsModule,
         SubscriptionsModule,

@@ -77,7 +77,8 @@ export class InvoicePaymentsService {
   ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null; canPay: boolean } | null> {
     const found = await this.invoices.payPageOf(token);
     if (!found) return null;
-    return { ...found, canPay: this.payments.canCollect(found.view.invoice.mode) };
+    const i = found.view.invoice;
+    return { ...found, canPay: await this.payments.canCollect({ appId: i.appId, mode: i.mode }) };
   }
 
   /**

@@ -41,6 +41,11 @@ export class AppConfig {
   readonly workersEnabled: boolean;
   /** Reconcile the previous Dhaka day every night (needs workers). */
   readonly reconciliationNightly: boolean;
+  /** SSLCommerz hosts: TEST payments go to the sandbox, LIVE to the live one. */
+  readonly sslcommerzSandboxUrl: string;
+  readonly sslcommerzLiveUrl: string;
+  /** Deadline of one gateway HTTP request. */
+  readonly gatewayTimeoutMs: number;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
   readonly webhookTimeoutMs: number;
   /** How often webhook workers poll when no NOTIFY wakes them. */
@@ -74,6 +79,9 @@ export class AppConfig {
     webhookDnsServers?: string[];
     workersEnabled?: boolean;
     reconciliationNightly?: boolean;
+    sslcommerzSandboxUrl?: string;
+    sslcommerzLiveUrl?: string;
+    gatewayTimeoutMs?: number;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
     logLevel?: string;
@@ -108,6 +116,9 @@ export class AppConfig {
     this.webhookDnsServers = values.webhookDnsServers ?? [];
     this.workersEnabled = values.workersEnabled ?? true;
     this.reconciliationNightly = values.reconciliationNightly ?? true;
+    this.sslcommerzSandboxUrl = values.sslcommerzSandboxUrl ?? 'https://sandbox.sslcommerz.com';
+    this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';
+    this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 15_000;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.logLevel = values.logLevel ?? 'info';
@@ -144,6 +155,9 @@ export class AppConfig {
       webhookDnsServers: env.WEBHOOK_DNS_SERVERS ? env.WEBHOOK_DNS_SERVERS.split(',') : [],
       workersEnabled: env.WORKERS_ENABLED,
       reconciliationNightly: env.RECONCILIATION_NIGHTLY,
+      sslcommerzSandboxUrl: env.SSLCOMMERZ_SANDBOX_URL,
+      sslcommerzLiveUrl: env.SSLCOMMERZ_LIVE_URL,
+      gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
       logLevel: env.LOG_LEVEL,
     });
   }

@@ -186,6 +186,23 @@ export class EnvSchema {
   RECONCILIATION_NIGHTLY: boolean = true;
 
   @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  SSLCOMMERZ_SANDBOX_URL: string = 'https://sandbox.sslcommerz.com';
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  SSLCOMMERZ_LIVE_URL: string = 'https://securepay.sslcommerz.com';
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  GATEWAY_TIMEOUT_MS: number = 15_000;
+
+  @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

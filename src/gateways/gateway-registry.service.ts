@@ -2,7 +2,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { AppError } from '../common/errors/app-error';
 import { GATEWAY_ADAPTER } from './gateway-adapter.decorator';
-import type { GatewayMode, PaymentGateway } from './payment-gateway.types';
+import { GatewayCredentialsService } from './credentials/gateway-credentials.service';
+import type { GatewayContext, GatewayMode, PaymentGateway } from './payment-gateway.types';
 
 /**
  * The adapters this deployment offers, by name, found at start-up from their
@@ -17,7 +18,61 @@ export class GatewayRegistry implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
+    private readonly credentials: GatewayCredentialsService,
   ) {}
+
+  /** The context of one call to `gateway` about the app's money in `mode` (its credentials opened). */
+  context(scope: { appId: number; mode: GatewayMode }, gateway: string): Promise<GatewayContext> {
+    return this.credentials.contextFor(scope, gateway);
+  }
+
+  /**
+   * The gateway a new payment of the app uses: the one named, else the app's
+   * default in this mode, else the mode's default among those the app can
+   * use (a gateway that needs credentials only once the app has set them).
+   * 400 naming the choices when there is none.
+   */
+  async forApp(
+    scope: { appId: number; mode: GatewayMode },
+    name?: string,
+  ): Promise<PaymentGateway> {
+    const usable = await this.usableBy(scope);
+    if (name !== undefined) {
+      const gateway = this.forMode(scope.mode, name);
+      if (!usable.includes(gateway))
+        throw AppError.validation(
+          'gateway',
+          `the ${name} gateway has no credentials for this app in ${scope.mode} mode (an operator sets them with PATCH /api/v1/admin/apps/{id}/gateways/${name})`,
+        );
+      return gateway;
+    }
+    const chosen = await this.credentials.defaultOf(scope);
+    const preferred =
+      usable.find((g) => g.name === chosen) ??
+      usable.find((g) => g.modes.length === 1) ??
+      usable[0];
+    if (!preferred)
+      throw AppError.validation(
+        'gateway',
+        `no gateway takes ${scope.mode} payments for this app yet (${this.describe()}; gateways that need credentials need them set for the app)`,
+      );
+    return preferred;
+  }
+
+  /** Whether the app can take a payment in this mode now. */
+  async canCollect(scope: { appId: number; mode: GatewayMode }): Promise<boolean> {
+    return (await this.usableBy(scope)).length > 0;
+  }
+
+  /** Gateways serving the mode that need no credentials, or whose credentials the app has set; by name. */
+  private async usableBy(scope: { appId: number; mode: GatewayMode }): Promise<PaymentGateway[]> {
+    const serving = [...this.gateways.values()].filter((g) => g.modes.includes(scope.mode));
+    if (serving.every((g) => g.credentialFields.length === 0)) return serving;
+    const configured = new Set(
+      (await this.credentials.configured(scope.appId, scope.mode)).map((c) => c.gateway),
+    );
+    return serving.filter((g) => g.credentialFields.length === 0 || configured.has(g.name));
+  }
 
   onModuleInit(): void {
     const found = this.discovery
@@ -73,10 +128,5 @@ export class GatewayRegistry implements OnModuleInit {
     const all = [...this.gateways.values()];
     if (all.length === 0) return 'none is configured';
     return all.map((g) => `${g.name} serves ${g.modes.join(' and ')} mode only`).join('; ');
-  }
-
-  /** Whether a new payment of this mode can be taken at all (some gateway serves it). */
-  servesMode(mode: GatewayMode): boolean {
-    return [...this.gateways.values()].some((g) => g.modes.includes(mode));
   }
 }

@@ -1,14 +1,20 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { AuditModule } from '../audit';
+import { AuthModule } from '../auth';
+import { GatewayCredentialsController } from './credentials/gateway-credentials.controller';
+import { GatewayCredentialsRepository } from './credentials/gateway-credentials.repository';
+import { GatewayCredentialsService } from './credentials/gateway-credentials.service';
 import { GatewayRegistry } from './gateway-registry.service';
 
 /**
- * The gateway registry. Adapters live in their own modules (sandbox/, and
- * the coming sslcommerz/ and bkash/), added to the app beside this one.
+ * The gateway registry and apps' gateway credentials. Adapters live in their
+ * own modules (sandbox/, sslcommerz/, ...), added to the app beside this one.
  */
 @Module({
-  imports: [DiscoveryModule],
-  providers: [GatewayRegistry],
+  imports: [DiscoveryModule, AuditModule, AuthModule],
+  controllers: [GatewayCredentialsController],
+  providers: [GatewayCredentialsRepository, GatewayCredentialsService, GatewayRegistry],
   exports: [GatewayRegistry],
 })
 export class GatewaysModule {}

@@ -4,3 +4,4 @@ export { GatewayRegistry } from './gateway-registry.service';
 export { GatewayAdapter } from './gateway-adapter.decorator';
 export type * from './payment-gateway.types';
 export { SandboxGatewayModule, SandboxGateway, type SandboxChoice } from './sandbox';
+export { SslcommerzGatewayModule } from './sslcommerz';

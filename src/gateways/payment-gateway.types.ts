@@ -8,6 +8,29 @@
  */
 export type GatewayMode = 'TEST' | 'LIVE';
 
+/**
+ * Whose money a call is about: the app and mode, and the app's credentials
+ * for this gateway in that mode (decrypted; null when the app has set none).
+ * Adapters never log or return credentials.
+ */
+export interface GatewayContext {
+  appId: number;
+  mode: GatewayMode;
+  credentials: Readonly<Record<string, string>> | null;
+}
+
+/** Which payment a callback claims to be about, read before anything in it is believed. */
+export interface CallbackSubject {
+  sessionId?: string;
+  reference?: string;
+}
+
+/** A checkout as Joma knows it: the gateway's session id and Joma's payment reference. */
+export interface CheckoutRef {
+  sessionId: string;
+  reference: string;
+}
+
 export interface CheckoutRequest {
   /** Joma's payment reference, unique, sent to the gateway as its transaction id. */
   reference: string;
@@ -23,6 +46,8 @@ export interface CheckoutRequest {
   };
   /** Where the gateway sends the customer's browser back; Joma verifies before believing it. */
   returnUrl: string;
+  /** Where the gateway posts its server-to-server notification (IPN). */
+  ipnUrl: string;
   expiresAt: Date;
 }
 
@@ -67,13 +92,18 @@ export interface SettlementLine {
 
 /** Opening hosted checkouts and believing what comes back from them. */
 export interface CheckoutCapability {
-  createCheckout(req: CheckoutRequest): Promise<CheckoutSession>;
+  createCheckout(req: CheckoutRequest, ctx: GatewayContext): Promise<CheckoutSession>;
+  /** Which payment a callback payload names (unverified: only to find the payment and its app). */
+  subjectOf(payload: Record<string, unknown>): CallbackSubject | null;
   /**
    * Turns whatever reached Joma (browser return, IPN) into the gateway's own
    * verified answer, by asking the gateway (validation API) or checking its
    * signature. Never trusts the payload's claims alone. Null: not genuine.
    */
-  verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null>;
+  verifyConfirmation(
+    payload: Record<string, unknown>,
+    ctx: GatewayContext,
+  ): Promise<VerifiedStatus | null>;
   /**
    * Closes an unpaid checkout after the merchant cancelled its payment (or
    * voided its invoice), where the gateway allows it, so the customer can no
@@ -81,12 +111,12 @@ export interface CheckoutCapability {
    * paid), a later capture still arrives and counts as excess. Expiry never
    * closes a checkout: a late payment revives the payment.
    */
-  closeCheckout?(sessionId: string): Promise<void>;
+  closeCheckout?(sessionId: string, ctx: GatewayContext): Promise<void>;
 }
 
 /** Asking the gateway what became of a checkout (sweeps, the pay button's refresh). */
 export interface StatusQueryCapability {
-  queryStatus(sessionId: string): Promise<VerifiedStatus | null>;
+  queryStatus(checkout: CheckoutRef, ctx: GatewayContext): Promise<VerifiedStatus | null>;
 }
 
 export interface RefundCapability {
@@ -97,14 +127,17 @@ export interface RefundCapability {
    * PENDING until `queryRefund` says otherwise.
    */
   refund(
-    sessionId: string,
-    txnId: string,
-    amountMinor: number,
-    reference: string,
-    reason?: string | null,
+    req: {
+      sessionId: string;
+      txnId: string;
+      amountMinor: number;
+      reference: string;
+      reason?: string | null;
+    },
+    ctx: GatewayContext,
   ): Promise<GatewayRefund>;
   /** What became of a refund the gateway answered `pending` to. */
-  queryRefund?(gatewayRefundId: string): Promise<GatewayRefund>;
+  queryRefund?(gatewayRefundId: string, ctx: GatewayContext): Promise<GatewayRefund>;
 }
 
 export interface SettlementCapability {
@@ -116,6 +149,8 @@ export interface PaymentGateway {
   readonly name: string;
   /** The modes it may take payments in (a gateway that moves no money serves TEST only). */
   readonly modes: readonly GatewayMode[];
+  /** The credential fields an app sets for it (PATCH /admin/apps/{id}/gateways/{name}); none for the sandbox. */
+  readonly credentialFields: readonly string[];
   readonly checkout: CheckoutCapability;
   readonly statusQuery: StatusQueryCapability;
   readonly refunds?: RefundCapability;

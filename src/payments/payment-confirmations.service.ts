@@ -37,19 +37,15 @@ export class PaymentConfirmationsService {
     payload: Record<string, unknown>,
   ): Promise<ApplyResult | null> {
     if (!this.gateways.has(gatewayName)) return null;
-    const verified = await this.gateways.get(gatewayName).checkout.verifyConfirmation(payload);
+    const gateway = this.gateways.get(gatewayName);
+    // Which payment it claims to be about (not believed yet): to know whose credentials verify it.
+    const subject = gateway.checkout.subjectOf(payload);
+    const claimed = subject ? await this.payments.bySubject(gatewayName, subject) : null;
+    if (!claimed) return null;
+    const ctx = await this.gateways.context(claimed, gatewayName);
+    const verified = await gateway.checkout.verifyConfirmation(payload, ctx);
     if (!verified) return null;
-    return this.applyToSession(gatewayName, verified);
-  }
-
-  @Transactional()
-  private async applyToSession(
-    gateway: string,
-    verified: VerifiedStatus,
-  ): Promise<ApplyResult | null> {
-    const payment = await this.payments.lockBySession(gateway, verified.sessionId);
-    if (!payment) return null;
-    return this.transitions.applyVerified(payment, verified);
+    return this.applyStatus(claimed.id, verified);
   }
 
   /**
@@ -129,9 +125,13 @@ export class PaymentConfirmationsService {
   private async askGateway(payment: Payment): Promise<VerifiedStatus | null> {
     if (!payment.gatewaySessionId) return null;
     try {
+      const ctx = await this.gateways.context(payment, payment.gateway);
       return await this.gateways
         .get(payment.gateway)
-        .statusQuery.queryStatus(payment.gatewaySessionId);
+        .statusQuery.queryStatus(
+          { sessionId: payment.gatewaySessionId, reference: payment.reference },
+          ctx,
+        );
     } catch (err) {
       this.logger.warn(
         `Gateway status query failed for payment ${payment.id}: ${(err as Error).name}`,

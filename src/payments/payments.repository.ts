@@ -75,11 +75,16 @@ export class PaymentsRepository {
     return this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  lockBySession(gateway: string, sessionId: string): Promise<Payment | null> {
-    return this.repo.findOne({
-      where: { gateway, gatewaySessionId: sessionId },
-      lock: { mode: 'pessimistic_write' },
-    });
+  /** The payment a gateway callback names, by its checkout session or its reference (no lock). */
+  bySubject(
+    gateway: string,
+    subject: { sessionId?: string; reference?: string },
+  ): Promise<Payment | null> {
+    if (subject.sessionId)
+      return this.repo.findOne({ where: { gateway, gatewaySessionId: subject.sessionId } });
+    if (subject.reference)
+      return this.repo.findOne({ where: { gateway, reference: subject.reference } });
+    return Promise.resolve(null);
   }
 
   byReference(reference: string): Promise<Payment | null> {

@@ -58,9 +58,9 @@ export class PaymentsService {
     private readonly clock: Clock,
   ) {}
 
-  /** Whether a payment of this mode can be taken now (a gateway serves the mode). */
-  canCollect(mode: 'TEST' | 'LIVE'): boolean {
-    return this.gateways.servesMode(mode);
+  /** Whether the app can take a payment of this mode now (a gateway it can use serves the mode). */
+  canCollect(scope: TenantScope): Promise<boolean> {
+    return this.gateways.canCollect(scope);
   }
 
   /**
@@ -102,7 +102,7 @@ export class PaymentsService {
       });
     }
     assertMetadataSize(input.metadata);
-    const gateway = this.gateways.forMode(scope.mode, input.gateway);
+    const gateway = await this.gateways.forApp(scope, input.gateway);
     const customer = opts.customer
       ? this.sameCustomer(opts.customer, input.customerReference)
       : await this.customers.findOrCreate(scope, input.customerReference!, {
@@ -196,21 +196,26 @@ export class PaymentsService {
     const customer = await this.customers.get(scope, payment.customerId);
     let session: CheckoutSession;
     try {
-      session = await gateway.checkout.createCheckout({
-        reference: payment.reference,
-        amountMinor: payment.amountMinor,
-        currency: payment.currency,
-        description: payment.description,
-        merchantName: app.name,
-        customer: {
-          reference: customer.externalId,
-          name: customer.name,
-          email: customer.email,
-          phone: customer.phone,
+      const ctx = await this.gateways.context(scope, gateway.name);
+      session = await gateway.checkout.createCheckout(
+        {
+          reference: payment.reference,
+          amountMinor: payment.amountMinor,
+          currency: payment.currency,
+          description: payment.description,
+          merchantName: app.name,
+          customer: {
+            reference: customer.externalId,
+            name: customer.name,
+            email: customer.email,
+            phone: customer.phone,
+          },
+          returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
+          ipnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/ipn`,
+          expiresAt: payment.expiresAt,
         },
-        returnUrl: `${this.config.publicBaseUrl}/api/v1/gateways/${gateway.name}/return`,
-        expiresAt: payment.expiresAt,
-      });
+        ctx,
+      );
     } catch (err) {
       this.logger.warn(
         `Gateway could not open a checkout for payment ${payment.id}: ${(err as Error).name}`,
@@ -223,7 +228,7 @@ export class PaymentsService {
     }
     const attached = await this.payments.attachCheckout(payment.id, session, this.clock.now());
     if (attached) return attached;
-    await this.closeSession(payment.gateway, session.sessionId, payment.id);
+    await this.closeSession(payment, session.sessionId);
     return (await this.payments.byId(payment.id))!;
   }
 
@@ -328,18 +333,20 @@ export class PaymentsService {
   async closeCheckouts(payments: Payment[]): Promise<void> {
     for (const p of payments) {
       if (p.status !== 'CANCELLED' || !p.gatewaySessionId) continue;
-      await this.closeSession(p.gateway, p.gatewaySessionId, p.id);
+      await this.closeSession(p, p.gatewaySessionId);
     }
   }
 
-  private async closeSession(gateway: string, sessionId: string, paymentId: number) {
-    await this.gateways
-      .get(gateway)
-      .checkout.closeCheckout?.(sessionId)
-      .catch((err: unknown) => {
-        this.logger.warn(
-          `Could not close a checkout of payment ${paymentId}: ${(err as Error).name}`,
-        );
-      });
+  private async closeSession(payment: Payment, sessionId: string) {
+    const gateway = this.gateways.get(payment.gateway);
+    if (!gateway.checkout.closeCheckout) return;
+    try {
+      const ctx = await this.gateways.context(payment, payment.gateway);
+      await gateway.checkout.closeCheckout(sessionId, ctx);
+    } catch (err) {
+      this.logger.warn(
+        `Could not close a checkout of payment ${payment.id}: ${(err as Error).name}`,
+      );
+    }
   }
 }

@@ -199,15 +199,19 @@ export class RefundsService {
     if (!sent) return (await this.refunds.byId(refund.id))!;
     let answer: GatewayRefund;
     try {
+      const ctx = await this.gateways.context(refund, refund.gateway);
       answer =
         refund.gatewayRefundId && gateway.refunds.queryRefund
-          ? await gateway.refunds.queryRefund(refund.gatewayRefundId)
+          ? await gateway.refunds.queryRefund(refund.gatewayRefundId, ctx)
           : await gateway.refunds.refund(
-              payment.gatewaySessionId,
-              payment.gatewayTxnId ?? '',
-              refund.amountMinor,
-              `rfd_${refund.id}`,
-              refund.reason,
+              {
+                sessionId: payment.gatewaySessionId,
+                txnId: payment.gatewayTxnId ?? '',
+                amountMinor: refund.amountMinor,
+                reference: `rfd_${refund.id}`,
+                reason: refund.reason,
+              },
+              ctx,
             );
     } catch (err) {
       this.logger.warn(

@@ -281,6 +281,17 @@ describe('admin permissions, route by route', () => {
         t.http().get(`/api/v1/admin/ledger/balances?applicationId=${targets.appId}`).set(auth),
     },
     {
+      route: 'PATCH /api/v1/admin/apps/{id}/gateways/{gateway}',
+      permission: 'apps:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/apps/${targets.appId}/gateways/sslcommerz?mode=TEST`)
+          .set(auth)
+          .send({ credentials: { storeId: 'store', storePassword: 'secret' } }),
+    },
+    {
       route: 'POST /api/v1/admin/settlements/import',
       permission: 'reconciliation:run',
       success: 201,

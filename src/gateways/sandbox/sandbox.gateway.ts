@@ -4,7 +4,9 @@ import { randomToken } from '../../common/crypto/crypto';
 import { AppConfig } from '../../config/app-config';
 import { GatewayAdapter } from '../gateway-adapter.decorator';
 import type {
+  CallbackSubject,
   CheckoutCapability,
+  CheckoutRef,
   CheckoutRequest,
   CheckoutSession,
   GatewayOutcome,
@@ -59,6 +61,7 @@ export class SandboxGateway
   readonly name = 'sandbox';
   /** It moves no money: TEST mode only. */
   readonly modes = ['TEST'] as const;
+  readonly credentialFields = [] as const;
   readonly checkout = this;
   readonly statusQuery = this;
   readonly refunds = this;
@@ -152,15 +155,19 @@ export class SandboxGateway
     await this.sessions.completeOpen(sessionId, 'CLOSED', null, this.clock.now());
   }
 
+  subjectOf(payload: Record<string, unknown>): CallbackSubject | null {
+    return typeof payload.session_id === 'string' ? { sessionId: payload.session_id } : null;
+  }
+
   async verifyConfirmation(payload: Record<string, unknown>): Promise<VerifiedStatus | null> {
     await this.roundTrip();
     const sessionId = payload.session_id;
     return typeof sessionId === 'string' ? this.statusOf(sessionId) : null;
   }
 
-  async queryStatus(sessionId: string): Promise<VerifiedStatus | null> {
+  async queryStatus(checkout: CheckoutRef): Promise<VerifiedStatus | null> {
     await this.roundTrip();
-    return this.statusOf(sessionId);
+    return this.statusOf(checkout.sessionId);
   }
 
   private async statusOf(sessionId: string): Promise<VerifiedStatus | null> {
@@ -195,12 +202,12 @@ export class SandboxGateway
     this.refundsHeld = on;
   }
 
-  async refund(
-    sessionId: string,
-    _txnId: string,
-    amountMinor: number,
-    reference: string,
-  ): Promise<GatewayRefund> {
+  async refund(req: {
+    sessionId: string;
+    amountMinor: number;
+    reference: string;
+  }): Promise<GatewayRefund> {
+    const { sessionId, amountMinor, reference } = req;
     await this.roundTrip();
     const refundId = `sbxr_${reference}`;
     if (this.refundsHeld) {

@@ -1,0 +1,320 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../../config/app-config';
+import { GatewayAdapter } from '../gateway-adapter.decorator';
+import { GatewayHttp } from '../http/gateway-http';
+import type {
+  CallbackSubject,
+  CheckoutCapability,
+  CheckoutRef,
+  CheckoutRequest,
+  CheckoutSession,
+  GatewayContext,
+  GatewayOutcome,
+  GatewayRefund,
+  PaymentGateway,
+  RefundCapability,
+  StatusQueryCapability,
+  VerifiedStatus,
+} from '../payment-gateway.types';
+import { fromTaka, toTaka } from './sslcommerz-amounts';
+
+/** SSLCommerz's status words, as its validation and transaction-query APIs use them. */
+const OUTCOME: Record<string, GatewayOutcome> = {
+  VALID: 'captured',
+  VALIDATED: 'captured',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  UNATTEMPTED: 'open',
+  EXPIRED: 'open',
+  PENDING: 'open',
+};
+
+interface ValidationAnswer {
+  status?: string;
+  tran_id?: string;
+  val_id?: string;
+  amount?: string;
+  currency?: string;
+  bank_tran_id?: string;
+  card_type?: string;
+  card_no?: string;
+  card_issuer?: string;
+  card_brand?: string;
+}
+
+const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
+
+/**
+ * SSLCommerz v4 hosted checkout (https://developer.sslcommerz.com/doc/v4/).
+ * Session API to open a checkout; the IPN and the browser's success / fail /
+ * cancel posts are believed only after their `verify_sign` (an MD5 over the
+ * fields `verify_key` lists plus md5(store_passwd)) checks out and the
+ * validation API (by `val_id`) or the transaction query (by `tran_id`)
+ * confirms status, amount and currency. Refunds through the refund API.
+ * TEST mode uses the sandbox host, LIVE the live one.
+ */
+@Injectable()
+@GatewayAdapter()
+export class SslcommerzGateway
+  implements PaymentGateway, CheckoutCapability, StatusQueryCapability, RefundCapability
+{
+  readonly name = 'sslcommerz';
+  readonly modes = ['TEST', 'LIVE'] as const;
+  readonly credentialFields = ['storeId', 'storePassword'] as const;
+  readonly checkout = this;
+  readonly statusQuery = this;
+  readonly refunds = this;
+  private readonly logger = new Logger('SSLCommerz');
+  private readonly http: GatewayHttp;
+
+  constructor(private readonly config: AppConfig) {
+    this.http = new GatewayHttp('sslcommerz', config.gatewayTimeoutMs);
+  }
+
+  private host(ctx: GatewayContext): string {
+    return ctx.mode === 'LIVE' ? this.config.sslcommerzLiveUrl : this.config.sslcommerzSandboxUrl;
+  }
+
+  private creds(ctx: GatewayContext): { storeId: string; storePassword: string } {
+    const c = ctx.credentials;
+    if (!c?.storeId || !c?.storePassword)
+      throw new Error(`sslcommerz: app ${ctx.appId} has no ${ctx.mode} credentials`);
+    return { storeId: c.storeId, storePassword: c.storePassword };
+  }
+
+  async createCheckout(req: CheckoutRequest, ctx: GatewayContext): Promise<CheckoutSession> {
+    const { storeId, storePassword } = this.creds(ctx);
+    const answer = await this.http.json<{
+      status?: string;
+      failedreason?: string;
+      sessionkey?: string;
+      GatewayPageURL?: string;
+    }>({
+      method: 'POST',
+      url: new URL('/gwprocess/v4/api.php', this.host(ctx)),
+      idempotent: false,
+      form: {
+        store_id: storeId,
+        store_passwd: storePassword,
+        total_amount: toTaka(req.amountMinor),
+        currency: req.currency,
+        tran_id: req.reference,
+        success_url: req.returnUrl,
+        fail_url: req.returnUrl,
+        cancel_url: req.returnUrl,
+        ipn_url: req.ipnUrl,
+        cus_name: req.customer.name || req.customer.reference,
+        cus_email: req.customer.email || 'customer@example.com',
+        cus_phone: req.customer.phone || '01700000000',
+        cus_add1: 'N/A',
+        cus_city: 'Dhaka',
+        cus_country: 'Bangladesh',
+        shipping_method: 'NO',
+        num_of_item: '1',
+        product_name: (req.description || `Payment to ${req.merchantName}`).slice(0, 255),
+        product_category: 'general',
+        product_profile: 'general',
+      },
+    });
+    if (answer.status !== 'SUCCESS' || !answer.sessionkey || !answer.GatewayPageURL) {
+      throw new Error(
+        `sslcommerz refused the checkout: ${answer.failedreason ?? 'no reason given'}`,
+      );
+    }
+    return { sessionId: answer.sessionkey, checkoutUrl: answer.GatewayPageURL };
+  }
+
+  subjectOf(payload: Record<string, unknown>): CallbackSubject | null {
+    return typeof payload.tran_id === 'string' && payload.tran_id
+      ? { reference: payload.tran_id }
+      : null;
+  }
+
+  async verifyConfirmation(
+    payload: Record<string, unknown>,
+    ctx: GatewayContext,
+  ): Promise<VerifiedStatus | null> {
+    const { storePassword } = this.creds(ctx);
+    if (!this.signatureHolds(payload, storePassword)) {
+      this.logger.warn(`Callback for ${String(payload.tran_id)} has no valid verify_sign; ignored`);
+      return null;
+    }
+    const reference = String(payload.tran_id);
+    if (typeof payload.val_id === 'string' && payload.val_id) {
+      const v = await this.validate(payload.val_id, ctx);
+      if (!v || v.tran_id !== reference) return null;
+      return this.toStatus(v, reference);
+    }
+    return this.queryStatus({ sessionId: '', reference }, ctx);
+  }
+
+  /**
+   * The transaction query by tran_id. SSLCommerz keeps one element per
+   * attempt (a customer may fail, then pay): a valid capture wins, else the
+   * latest attempt's status.
+   */
+  async queryStatus(checkout: CheckoutRef, ctx: GatewayContext): Promise<VerifiedStatus | null> {
+    const { storeId, storePassword } = this.creds(ctx);
+    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
+    url.search = new URLSearchParams({
+      tran_id: checkout.reference,
+      store_id: storeId,
+      store_passwd: storePassword,
+      format: 'json',
+    }).toString();
+    const answer = await this.http.json<{
+      APIConnect?: string;
+      no_of_trans_found?: number | string;
+      element?: ValidationAnswer[];
+    }>({ method: 'GET', url, idempotent: true });
+    if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz query: ${answer.APIConnect}`);
+    const elements = (answer.element ?? []).filter((e) => e.tran_id === checkout.reference);
+    if (elements.length === 0)
+      return {
+        sessionId: checkout.sessionId,
+        reference: checkout.reference,
+        outcome: 'open',
+        amountMinor: 0,
+        currency: '',
+      };
+    const captured = elements.find((e) => OUTCOME[e.status ?? ''] === 'captured');
+    if (captured?.val_id) {
+      // A capture is only believed as the validation API states it.
+      const v = await this.validate(captured.val_id, ctx);
+      if (v && v.tran_id === checkout.reference) return this.toStatus(v, checkout.reference);
+    }
+    return this.toStatus(elements[elements.length - 1], checkout.reference, true);
+  }
+
+  async refund(
+    req: {
+      sessionId: string;
+      txnId: string;
+      amountMinor: number;
+      reference: string;
+      reason?: string | null;
+    },
+    ctx: GatewayContext,
+  ): Promise<GatewayRefund> {
+    const { storeId, storePassword } = this.creds(ctx);
+    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
+    url.search = new URLSearchParams({
+      bank_tran_id: req.txnId,
+      refund_amount: toTaka(req.amountMinor),
+      refund_remarks: (req.reason || 'Refund').slice(0, 255),
+      refe_id: req.reference,
+      store_id: storeId,
+      store_passwd: storePassword,
+      format: 'json',
+    }).toString();
+    // Not retried: a second request could refund twice.
+    const answer = await this.http.json<{
+      APIConnect?: string;
+      status?: string;
+      refund_ref_id?: string;
+      errorReason?: string;
+    }>({ method: 'GET', url, idempotent: false });
+    return this.toRefund(answer, '');
+  }
+
+  async queryRefund(gatewayRefundId: string, ctx: GatewayContext): Promise<GatewayRefund> {
+    const { storeId, storePassword } = this.creds(ctx);
+    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
+    url.search = new URLSearchParams({
+      refund_ref_id: gatewayRefundId,
+      store_id: storeId,
+      store_passwd: storePassword,
+      format: 'json',
+    }).toString();
+    const answer = await this.http.json<{
+      APIConnect?: string;
+      status?: string;
+      refund_ref_id?: string;
+    }>({
+      method: 'GET',
+      url,
+      idempotent: true,
+    });
+    return this.toRefund(answer, gatewayRefundId);
+  }
+
+  private toRefund(
+    answer: { APIConnect?: string; status?: string; refund_ref_id?: string },
+    known: string,
+  ): GatewayRefund {
+    if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz refund: ${answer.APIConnect}`);
+    const refundId = answer.refund_ref_id || known;
+    switch ((answer.status ?? '').toLowerCase()) {
+      case 'success':
+      case 'refunded':
+        return { refundId, status: 'succeeded' };
+      case 'processing':
+        return { refundId, status: 'pending' };
+      default:
+        return { refundId, status: 'failed' };
+    }
+  }
+
+  private async validate(valId: string, ctx: GatewayContext): Promise<ValidationAnswer | null> {
+    const { storeId, storePassword } = this.creds(ctx);
+    const url = new URL('/validator/api/validationserverAPI.php', this.host(ctx));
+    url.search = new URLSearchParams({
+      val_id: valId,
+      store_id: storeId,
+      store_passwd: storePassword,
+      v: '1',
+      format: 'json',
+    }).toString();
+    const v = await this.http.json<ValidationAnswer>({ method: 'GET', url, idempotent: true });
+    return v.status === 'VALID' || v.status === 'VALIDATED' ? v : null;
+  }
+
+  private toStatus(v: ValidationAnswer, reference: string, unvalidated = false): VerifiedStatus {
+    const outcome = OUTCOME[v.status ?? ''] ?? 'open';
+    const amount = fromTaka(v.amount);
+    return {
+      sessionId: '',
+      reference,
+      // A capture the validation API did not state is not believed.
+      outcome: unvalidated && outcome === 'captured' ? 'open' : outcome,
+      amountMinor: amount ?? -1,
+      currency: v.currency ?? '',
+      txnId: v.bank_tran_id ?? null,
+      method:
+        outcome === 'captured'
+          ? {
+              type: v.card_type ?? null,
+              label: [v.card_brand, v.card_no].filter(Boolean).join(' ') || null,
+              brand: v.card_brand ?? null,
+              issuer: v.card_issuer ?? null,
+              account: v.card_no ?? null,
+            }
+          : undefined,
+    };
+  }
+
+  /**
+   * SSLCommerz's callback signature: the fields named in verify_key plus
+   * store_passwd=md5(password), sorted by name, joined as k=v&k=v, MD5'd.
+   */
+  private signatureHolds(payload: Record<string, unknown>, storePassword: string): boolean {
+    const sign = payload.verify_sign;
+    const key = payload.verify_key;
+    if (typeof sign !== 'string' || typeof key !== 'string' || !/^[a-f0-9]{32}$/i.test(sign))
+      return false;
+    const fields: Record<string, string> = { store_passwd: md5(storePassword) };
+    for (const name of key.split(',')) {
+      if (!name) continue;
+      const value = payload[name];
+      fields[name] = value === undefined || value === null ? '' : String(value);
+    }
+    const data = Object.keys(fields)
+      .sort()
+      .map((k) => `${k}=${fields[k]}`)
+      .join('&');
+    const expected = Buffer.from(md5(data), 'hex');
+    const given = Buffer.from(sign, 'hex');
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}

@@ -1,0 +1,248 @@
+import { Logger } from '@nestjs/common';
+import { PaymentConfirmationsService } from '../../src/payments';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { expectBalancedLedger } from '../support/ledger';
+import { eventsOf } from '../support/payments';
+import { lockNowait, openTransactions } from '../support/slow-gateway';
+import { SslcommerzFake } from '../support/sslcommerz-fake';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const STORE = { storeId: 'joma_test', storePassword: 'joma_test@ssl' };
+
+/** The SSLCommerz adapter against a local contract fake of its HTTP API. */
+describe('SSLCommerz gateway (against a contract fake)', () => {
+  let fake: SslcommerzFake;
+  let t: TestApp;
+  let app: CreatedApp;
+  const logged: string[] = [];
+  let stdout: jest.SpyInstance;
+
+  beforeAll(async () => {
+    fake = await new SslcommerzFake(STORE.storeId, STORE.storePassword).start();
+    // Everything the service writes (request logs) and every Nest log call, to grep for secrets.
+    stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      logged.push(String(chunk));
+      return true;
+    });
+    for (const level of ['log', 'warn', 'error', 'debug', 'verbose'] as const) {
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args) {
+        logged.push(args.map(String).join(' '));
+      });
+    }
+    t = await createTestApp({
+      config: {
+        sslcommerzSandboxUrl: fake.baseUrl,
+        sslcommerzLiveUrl: fake.baseUrl,
+        gatewayTimeoutMs: 1000,
+        logLevel: 'info',
+      },
+    });
+    app = await createApp(t);
+    const res = await setCredentials(app, 'TEST', STORE, true);
+    expect(res.status).toBe(200);
+  });
+  afterEach(() => expectBalancedLedger(t.db));
+  afterAll(async () => {
+    await t.close();
+    await fake.stop();
+    stdout.mockRestore();
+    jest.restoreAllMocks();
+  });
+
+  const http = () => t.http();
+  async function setCredentials(
+    a: CreatedApp,
+    mode: 'TEST' | 'LIVE',
+    credentials: Record<string, string>,
+    makeDefault = false,
+  ) {
+    return http()
+      .patch(`/api/v1/admin/apps/${a.id}/gateways/sslcommerz?mode=${mode}`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ credentials, default: makeDefault });
+  }
+  async function newPayment(amountMinor = 150050, creds = app.TEST) {
+    const res = await http()
+      .post('/api/v1/payments')
+      .set(asApp(creds))
+      .send({ amountMinor, customerReference: 'ssl-cust', customerPhone: '01711111111' });
+    return res;
+  }
+  const paymentOf = async (id: number) =>
+    (await http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST))).body.data;
+
+  it('stores credentials sealed and never shows them; the app default sends payments to SSLCommerz', async () => {
+    const res = await setCredentials(app, 'TEST', STORE, true);
+    expect(res.body.data).toEqual({
+      applicationId: app.id,
+      mode: 'TEST',
+      gateway: 'sslcommerz',
+      credentialFields: ['storeId', 'storePassword'],
+      defaultGateway: 'sslcommerz',
+      configuredGateways: ['sslcommerz'],
+    });
+    expect(JSON.stringify(res.body)).not.toContain(STORE.storePassword);
+    const row = await t.db.query(`SELECT sealed FROM gateway_credentials WHERE app_id = $1`, [
+      app.id,
+    ]);
+    expect(row.rows[0].sealed).not.toContain(STORE.storePassword);
+    expect(row.rows[0].sealed).not.toContain(STORE.storeId);
+    const bad = await setCredentials(app, 'TEST', { storeId: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.meta.details[0].message).toContain('storeId, storePassword');
+    const unknown = await http()
+      .patch(`/api/v1/admin/apps/${app.id}/gateways/paypal?mode=TEST`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ credentials: {} });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('pays end to end: checkout at SSLCommerz, IPN verified by hash and validation API, SUCCEEDED once despite repeats and races', async () => {
+    const created = await newPayment(150050);
+    expect(created.status).toBe(201);
+    const p = created.body.data;
+    expect(p.gateway).toBe('sslcommerz');
+    expect(p.checkoutUrl).toMatch(
+      new RegExp(`^${fake.baseUrl}/gwprocess/v4/gw.php\\?Q=pay&SESSIONKEY=`),
+    );
+    const init = fake.requests.find(
+      (r) => r.path === '/gwprocess/v4/api.php' && r.form.get('tran_id') === p.reference,
+    )!;
+    expect(init.form.get('total_amount')).toBe('1500.50');
+    expect(init.form.get('currency')).toBe('BDT');
+    expect(init.form.get('ipn_url')).toBe(`${t.baseUrl}/api/v1/gateways/sslcommerz/ipn`);
+
+    const attempt = fake.attempt(p.reference, 'VALID');
+    const statuses = await Promise.all([1, 2, 3].map(() => fake.postIpn(p.reference, attempt)));
+    expect(statuses).toEqual([200, 200, 200]);
+    const after = await paymentOf(p.id);
+    expect(after).toMatchObject({ status: 'SUCCEEDED', gatewayTxnId: attempt.bankTranId });
+    const events = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
+    expect(events.map((e) => e.type)).toEqual(['payment.succeeded']);
+    // The browser comes back too: sent on to the result, nothing changes.
+    const back = await http()
+      .post('/api/v1/gateways/sslcommerz/return')
+      .type('form')
+      .send(fake.callbackFields(p.reference, attempt));
+    expect(back.status).toBe(303);
+    expect(
+      (await eventsOf(t, app.id, 'payment.')).filter((e) => e.data.payment_id === p.id),
+    ).toHaveLength(1);
+  });
+
+  it('never settles a forged callback, nor one whose validated amount does not match', async () => {
+    const p = (await newPayment(20000)).body.data;
+    const attempt = fake.attempt(p.reference, 'VALID');
+    expect(await fake.postIpn(p.reference, attempt, { forge: true })).toBe(404);
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    fake.wrongAmount = true;
+    try {
+      expect(await fake.postIpn(p.reference, attempt)).toBe(200);
+      expect((await paymentOf(p.id)).status).toBe('PENDING');
+    } finally {
+      fake.wrongAmount = false;
+    }
+    expect(await fake.postIpn(p.reference, attempt)).toBe(200);
+    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('a failed attempt then a paid one: the capture wins; a failed-only checkout FAILS after the gateway confirms it', async () => {
+    const p = (await newPayment(30000)).body.data;
+    const failed = fake.attempt(p.reference, 'FAILED');
+    await fake.postIpn(p.reference, failed);
+    expect((await paymentOf(p.id)).status).toBe('FAILED');
+    const paid = fake.attempt(p.reference, 'VALID');
+    await fake.postIpn(p.reference, paid);
+    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('holds no transaction or row lock while SSLCommerz hangs; a timeout leaves the payment PENDING and a later query settles it', async () => {
+    const p = (await newPayment(40000)).body.data;
+    const attempt = fake.attempt(p.reference, 'VALID');
+    fake.mode = 'hang';
+    const ipn = fake.postIpn(p.reference, attempt);
+    for (let i = 0; i < 200 && fake.waiting === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(fake.waiting).toBeGreaterThan(0);
+    expect(await openTransactions(t)).toBe(0);
+    await lockNowait(t, 'payments', p.id);
+    // Timed out (1 s deadline, queries retried twice): not settled, SSLCommerz will retry its IPN.
+    expect(await ipn).toBeGreaterThanOrEqual(500);
+    fake.unhang();
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    // Garbage is no better.
+    fake.mode = 'garbage';
+    expect(await fake.postIpn(p.reference, attempt)).toBeGreaterThanOrEqual(500);
+    fake.mode = 'ok';
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    // The expiry sweep asks again once the deadline passes: the capture is found.
+    t.clock.advance(2 * 3600_000);
+    await t.app.get(PaymentConfirmationsService).expireDue();
+    t.clock.advance(-2 * 3600_000);
+    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('a late IPN after expiry revives the payment', async () => {
+    const p = (await newPayment(50000)).body.data;
+    t.clock.advance(2 * 3600_000);
+    await t.app.get(PaymentConfirmationsService).expireDue();
+    expect((await paymentOf(p.id)).status).toBe('EXPIRED');
+    const attempt = fake.attempt(p.reference, 'VALID');
+    expect(await fake.postIpn(p.reference, attempt)).toBe(200);
+    t.clock.advance(-2 * 3600_000);
+    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+    const types = (await eventsOf(t, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['payment.expired', 'payment.succeeded']);
+  });
+
+  it('refunds through the refund API; one still processing is settled by the refund query', async () => {
+    const p = (await newPayment(60000)).body.data;
+    await fake.postIpn(p.reference, fake.attempt(p.reference, 'VALID'));
+    const r = await http()
+      .post(`/api/v1/payments/${p.id}/refunds`)
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 10000 });
+    expect(r.body.data).toMatchObject({
+      status: 'SUCCEEDED',
+      gatewayRefundId: expect.stringMatching(/^RF/),
+    });
+    const sent = fake.requests.filter((x) => x.query.get('refund_amount'));
+    expect(sent.at(-1)!.query.get('refund_amount')).toBe('100.00');
+    expect(sent.at(-1)!.query.get('refe_id')).toBe(`rfd_${r.body.data.id}`);
+
+    fake.refundsProcessing = true;
+    const second = await http()
+      .post(`/api/v1/payments/${p.id}/refunds`)
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 5000 });
+    expect(second.body.data.status).toBe('PENDING');
+    fake.refundsProcessing = false;
+    t.clock.advance(61_000);
+    const { RefundsService } = await import('../../src/refunds');
+    expect(await t.app.get(RefundsService).recheckPending()).toBe(1);
+    expect((await paymentOf(p.id)).amountRefundedMinor).toBe(15000);
+  });
+
+  it('a checkout SSLCommerz refuses (bad credentials) fails the payment with 503; LIVE without credentials has no gateway', async () => {
+    const other = await createApp(t);
+    await setCredentials(other, 'TEST', { storeId: 'joma_test', storePassword: 'wrong' }, true);
+    const res = await newPayment(1000, other.TEST);
+    expect(res.status).toBe(503);
+    expect(res.body.meta.errorCode).toBe('SERVICE_UNAVAILABLE');
+    const live = await newPayment(1000, other.LIVE);
+    expect(live.status).toBe(400);
+    expect(live.body.meta.details[0].message).toContain(
+      'no gateway takes LIVE payments for this app',
+    );
+  });
+
+  it('never writes the credentials to any response or log line', () => {
+    const all = logged.join('\n');
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).not.toContain(STORE.storePassword);
+    expect(all).not.toContain('wrong');
+  });
+});
