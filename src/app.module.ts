@@ -18,6 +18,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { SandboxGatewayModule } from './gateways/sandbox';
 import { SslcommerzGatewayModule } from './gateways/sslcommerz';
+import { BkashGatewayModule } from './gateways/bkash';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -58,6 +59,7 @@ export class AppModule {
         CatalogModule,
         SandboxGatewayModule,
         SslcommerzGatewayModule,
+        BkashGatewayModule,
         PaymentsModule,
         EntitlementsModule,
         SubscriptionsModule,

@@ -44,6 +44,9 @@ export class AppConfig {
   /** SSLCommerz hosts: TEST payments go to the sandbox, LIVE to the live one. */
   readonly sslcommerzSandboxUrl: string;
   readonly sslcommerzLiveUrl: string;
+  /** bKash tokenized checkout base URLs (with the API version). */
+  readonly bkashSandboxUrl: string;
+  readonly bkashLiveUrl: string;
   /** Deadline of one gateway HTTP request. */
   readonly gatewayTimeoutMs: number;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
@@ -81,6 +84,8 @@ export class AppConfig {
     reconciliationNightly?: boolean;
     sslcommerzSandboxUrl?: string;
     sslcommerzLiveUrl?: string;
+    bkashSandboxUrl?: string;
+    bkashLiveUrl?: string;
     gatewayTimeoutMs?: number;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
@@ -118,6 +123,8 @@ export class AppConfig {
     this.reconciliationNightly = values.reconciliationNightly ?? true;
     this.sslcommerzSandboxUrl = values.sslcommerzSandboxUrl ?? 'https://sandbox.sslcommerz.com';
     this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';
+    this.bkashSandboxUrl = values.bkashSandboxUrl ?? 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
+    this.bkashLiveUrl = values.bkashLiveUrl ?? 'https://tokenized.pay.bka.sh/v1.2.0-beta';
     this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 15_000;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
@@ -157,6 +164,8 @@ export class AppConfig {
       reconciliationNightly: env.RECONCILIATION_NIGHTLY,
       sslcommerzSandboxUrl: env.SSLCOMMERZ_SANDBOX_URL,
       sslcommerzLiveUrl: env.SSLCOMMERZ_LIVE_URL,
+      bkashSandboxUrl: env.BKASH_SANDBOX_URL,
+      bkashLiveUrl: env.BKASH_LIVE_URL,
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
       logLevel: env.LOG_LEVEL,
     });

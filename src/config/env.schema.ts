@@ -196,6 +196,16 @@ export class EnvSchema {
   SSLCOMMERZ_LIVE_URL: string = 'https://securepay.sslcommerz.com';
 
   @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  BKASH_SANDBOX_URL: string = 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  BKASH_LIVE_URL: string = 'https://tokenized.pay.bka.sh/v1.2.0-beta';
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(100)

@@ -15,6 +15,6 @@ import { GatewayRegistry } from './gateway-registry.service';
   imports: [DiscoveryModule, AuditModule, AuthModule],
   controllers: [GatewayCredentialsController],
   providers: [GatewayCredentialsRepository, GatewayCredentialsService, GatewayRegistry],
-  exports: [GatewayRegistry],
+  exports: [GatewayRegistry, GatewayCredentialsService],
 })
 export class GatewaysModule {}

@@ -5,3 +5,4 @@ export { GatewayAdapter } from './gateway-adapter.decorator';
 export type * from './payment-gateway.types';
 export { SandboxGatewayModule, SandboxGateway, type SandboxChoice } from './sandbox';
 export { SslcommerzGatewayModule } from './sslcommerz';
+export { BkashGatewayModule } from './bkash';

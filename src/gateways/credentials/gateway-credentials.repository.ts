@@ -55,4 +55,31 @@ export class GatewayCredentialsRepository {
     )) as { gateway: string; is_default: boolean }[];
     return rows.map((r) => ({ gateway: r.gateway, isDefault: r.is_default }));
   }
+
+  /** A gateway access token of the app and mode, sealed, and when it expires. */
+  async token(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+  ): Promise<{ sealed: string; expiresAt: Date } | null> {
+    const [row] = (await this.txHost.tx.query(
+      `SELECT sealed, expires_at FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway],
+    )) as { sealed: string; expires_at: Date }[];
+    return row ? { sealed: row.sealed, expiresAt: new Date(row.expires_at) } : null;
+  }
+
+  async saveToken(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    sealed: string,
+    expiresAt: Date,
+  ): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, updated_at = now()`,
+      [appId, mode, gateway, sealed, expiresAt],
+    );
+  }
 }

@@ -64,4 +64,41 @@ export class GatewayCredentialsService {
   configured(appId: number, mode: GatewayMode) {
     return this.credentials.configured(appId, mode);
   }
+
+  /**
+   * The app's stored access token for a gateway (opened), if it is still
+   * good for `marginMs`. Shared by replicas through the database.
+   */
+  async token<T>(
+    ctx: GatewayContext,
+    gateway: string,
+    nowMs: number,
+    marginMs: number,
+  ): Promise<T | null> {
+    const row = await this.credentials.token(ctx.appId, ctx.mode, gateway);
+    if (!row || row.expiresAt.getTime() - marginMs <= nowMs) return null;
+    return JSON.parse(decryptSecret(this.config.encryptionKey, row.sealed)) as T;
+  }
+
+  /** Stores a token the gateway granted (no transaction: the last writer wins, both are valid). */
+  async saveToken(
+    ctx: GatewayContext,
+    gateway: string,
+    token: unknown,
+    expiresAt: Date,
+  ): Promise<void> {
+    await this.credentials.saveToken(
+      ctx.appId,
+      ctx.mode,
+      gateway,
+      encryptSecret(this.config.encryptionKey, JSON.stringify(token)),
+      expiresAt,
+    );
+  }
+
+  /** The last stored token, however old (its refresh token may still work). */
+  async anyToken<T>(ctx: GatewayContext, gateway: string): Promise<T | null> {
+    const row = await this.credentials.token(ctx.appId, ctx.mode, gateway);
+    return row ? (JSON.parse(decryptSecret(this.config.encryptionKey, row.sealed)) as T) : null;
+  }
 }

@@ -17,7 +17,7 @@ import type {
   StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
-import { fromTaka, toTaka } from './sslcommerz-amounts';
+import { fromTaka, toTaka } from '../http/taka';
 
 /** SSLCommerz's status words, as its validation and transaction-query APIs use them. */
 const OUTCOME: Record<string, GatewayOutcome> = {

@@ -1,4 +1,4 @@
-/** SSLCommerz speaks decimal taka ("1500.50"); Joma integer paisa. Exact, no floats. */
+/** Gateways speak decimal taka ("1500.50"); Joma integer paisa. Exact, no floats. */
 export function toTaka(minor: number): string {
   const whole = Math.floor(minor / 100);
   return `${whole}.${String(minor % 100).padStart(2, '0')}`;

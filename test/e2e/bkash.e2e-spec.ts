@@ -1,0 +1,168 @@
+import { Logger } from '@nestjs/common';
+import { PaymentConfirmationsService } from '../../src/payments';
+import { BkashFake } from '../support/bkash-fake';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { expectBalancedLedger } from '../support/ledger';
+import { eventsOf } from '../support/payments';
+import { lockNowait, openTransactions } from '../support/slow-gateway';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/** The bKash tokenized-checkout adapter against a local contract fake of its API. */
+describe('bKash gateway (against a contract fake)', () => {
+  let fake: BkashFake;
+  let t: TestApp;
+  let app: CreatedApp;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    fake = await new BkashFake().start();
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      logged.push(String(chunk));
+      return true;
+    });
+    for (const level of ['log', 'warn', 'error', 'debug', 'verbose'] as const) {
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args) {
+        logged.push(args.map(String).join(' '));
+      });
+    }
+    t = await createTestApp({
+      config: {
+        bkashSandboxUrl: fake.baseUrl,
+        bkashLiveUrl: fake.baseUrl,
+        gatewayTimeoutMs: 1000,
+        logLevel: 'info',
+      },
+    });
+    app = await createApp(t);
+    const res = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/gateways/bkash?mode=TEST`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ credentials: fake.app, default: true });
+    expect(res.status).toBe(200);
+  });
+  afterEach(() => expectBalancedLedger(t.db));
+  afterAll(async () => {
+    await t.close();
+    await fake.stop();
+    jest.restoreAllMocks();
+  });
+
+  const http = () => t.http();
+  const newPayment = async (amountMinor = 50025) => {
+    const res = await http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor, customerReference: 'bk-cust' });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: number; reference: string; checkoutUrl: string; gateway: string };
+  };
+  const paymentOf = async (id: number) =>
+    (await http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST))).body.data;
+  const paymentIdOf = (checkoutUrl: string) => new URL(checkoutUrl).searchParams.get('paymentID')!;
+  const comeBack = (paymentID: string, status: 'success' | 'failure' | 'cancel') =>
+    http().get(
+      new URL(fake.returnUrl(paymentID, status)).pathname +
+        new URL(fake.returnUrl(paymentID, status)).search,
+    );
+
+  it('pays end to end (create, customer pays, return, execute): SUCCEEDED once; one token serves every call, shared through the database', async () => {
+    const grantsBefore = fake.grants;
+    const p = await newPayment(50025);
+    expect(p.gateway).toBe('bkash');
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    fake.customerPays(paymentID);
+    const backs = await Promise.all([
+      comeBack(paymentID, 'success'),
+      comeBack(paymentID, 'success'),
+    ]);
+    expect(backs.map((b) => b.status)).toEqual([303, 303]);
+    const after = await paymentOf(p.id);
+    expect(after).toMatchObject({ status: 'SUCCEEDED', paymentMethod: 'bkash' });
+    expect(after.gatewayTxnId).toMatch(/^BKX/);
+    const types = (await eventsOf(t, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['payment.succeeded']);
+    await newPayment(1000);
+    expect(fake.grants - grantsBefore).toBeLessThanOrEqual(1);
+    const row = await t.db.query(`SELECT sealed FROM gateway_tokens WHERE app_id = $1`, [app.id]);
+    expect(row.rows).toHaveLength(1);
+    expect(row.rows[0].sealed).not.toMatch(/tok_/);
+  });
+
+  it('a "success" return for an unpaid payment, a failure and a cancel never capture; an amount mismatch never settles', async () => {
+    const p = await newPayment(2000);
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    await comeBack(paymentID, 'success');
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    await comeBack(paymentID, 'cancel');
+    expect((await paymentOf(p.id)).status).toBe('CANCELLED');
+
+    const q = await newPayment(3000);
+    await comeBack(paymentIdOf(q.checkoutUrl), 'failure');
+    expect((await paymentOf(q.id)).status).toBe('FAILED');
+
+    const r = await newPayment(4000);
+    fake.customerPays(paymentIdOf(r.checkoutUrl));
+    fake.wrongAmount = true;
+    try {
+      await comeBack(paymentIdOf(r.checkoutUrl), 'success');
+      expect((await paymentOf(r.id)).status).toBe('PENDING');
+    } finally {
+      fake.wrongAmount = false;
+    }
+  });
+
+  it('holds no transaction or lock while bKash hangs; a timeout leaves PENDING and the sweep settles it later', async () => {
+    const p = await newPayment(6000);
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    fake.customerPays(paymentID);
+    fake.mode = 'hang';
+    // then(): supertest sends only once someone waits for the answer.
+    const back = comeBack(paymentID, 'success').then((r) => r);
+    for (let i = 0; i < 200 && fake.waiting === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(fake.waiting).toBeGreaterThan(0);
+    expect(await openTransactions(t)).toBe(0);
+    await lockNowait(t, 'payments', p.id);
+    expect((await back).status).toBeGreaterThanOrEqual(500);
+    fake.unhang();
+    // The execute the fake held may have gone through meanwhile, or not: either way the payment is PENDING here.
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    fake.mode = 'garbage';
+    expect((await comeBack(paymentID, 'success')).status).toBeGreaterThanOrEqual(500);
+    fake.mode = 'ok';
+    t.clock.advance(2 * 3600_000);
+    await t.app.get(PaymentConfirmationsService).expireDue();
+    t.clock.advance(-2 * 3600_000);
+    // The sweep asked bKash: captured if execute ran, else expired (and a later return revives it).
+    const settled = await paymentOf(p.id);
+    if (settled.status === 'EXPIRED') {
+      expect((await comeBack(paymentID, 'success')).status).toBe(303);
+      expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+    } else expect(settled.status).toBe('SUCCEEDED');
+  });
+
+  it('refunds through the refund API', async () => {
+    const p = await newPayment(10000);
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    fake.customerPays(paymentID);
+    await comeBack(paymentID, 'success');
+    const r = await http()
+      .post(`/api/v1/payments/${p.id}/refunds`)
+      .set(asApp(app.TEST))
+      .send({ amountMinor: 2500 });
+    expect(r.body.data).toMatchObject({
+      status: 'SUCCEEDED',
+      gatewayRefundId: expect.stringMatching(/^RFX/),
+    });
+    expect(fake.payments.get(paymentID)!.refunded).toBe(2500);
+  });
+
+  it('never writes the credentials or tokens to any log line', () => {
+    const all = logged.join('\n');
+    expect(all.length).toBeGreaterThan(0);
+    for (const secret of [fake.app.appSecret, fake.app.password, ...fake.tokens])
+      expect(all).not.toContain(secret);
+  });
+});
