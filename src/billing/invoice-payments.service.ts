@@ -72,13 +72,17 @@ export class InvoicePaymentsService {
   }
 
   /** What the hosted pay page shows, and whether a payment of its mode can be taken at all. */
-  async payPage(
-    token: string,
-  ): Promise<{ view: InvoiceView; template: InvoiceTemplate | null; canPay: boolean } | null> {
+  async payPage(token: string): Promise<{
+    view: InvoiceView;
+    template: InvoiceTemplate | null;
+    canPay: boolean;
+    gateways: string[];
+  } | null> {
     const found = await this.invoices.payPageOf(token);
     if (!found) return null;
     const i = found.view.invoice;
-    return { ...found, canPay: await this.payments.canCollect({ appId: i.appId, mode: i.mode }) };
+    const gateways = await this.payments.gatewayChoices({ appId: i.appId, mode: i.mode });
+    return { ...found, canPay: gateways.length > 0, gateways };
   }
 
   /**
@@ -88,24 +92,29 @@ export class InvoicePaymentsService {
    * checkout paid there but never reported back must not be reused, and a
    * capture found that way is recorded even if the click then fails).
    */
-  async payFromPage(token: string): Promise<Payment> {
+  async payFromPage(token: string, gateway?: string): Promise<Payment> {
     const found = await this.invoices.findByPayToken(token);
     if (!found) throw AppError.notFound('Invoice');
     const scope = { appId: found.appId, mode: found.mode };
     await this.confirmations.refreshCheckoutsForInvoice(scope, found.id);
-    const payment = await this.openForDue(scope, found.id);
+    const payment = await this.openForDue(scope, found.id, gateway || undefined);
     return this.payments.openCheckout(payment);
   }
 
   @Transactional()
-  private async openForDue(scope: TenantScope, invoiceId: number): Promise<Payment> {
+  private async openForDue(
+    scope: TenantScope,
+    invoiceId: number,
+    gateway?: string,
+  ): Promise<Payment> {
     const { invoice, payable, dueMinor, customer } = await this.invoices.lockForPayment(
       scope,
       invoiceId,
     );
     if (!payable) throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
     const open = await this.payments.openPaymentFor(scope, invoice.id, dueMinor);
-    if (open) return open;
+    // A double click reuses the open checkout; choosing another gateway opens a new one.
+    if (open && (!gateway || open.gateway === gateway)) return open;
     const back = this.invoices.payableUrl(invoice);
     return this.payments.openPending(
       scope,
@@ -117,6 +126,7 @@ export class InvoicePaymentsService {
         successUrl: back,
         failUrl: back,
         cancelUrl: back,
+        gateway,
       },
       { hosted: true, customer },
     );

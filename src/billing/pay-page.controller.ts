@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
@@ -6,6 +6,7 @@ import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicePaymentsService } from './invoice-payments.service';
+import { pickLang } from './pay-page-language';
 import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
@@ -15,11 +16,17 @@ import { notFoundPage, payPage, receiptPage } from './pay.page';
 export class PayPageController {
   constructor(private readonly billing: InvoicePaymentsService) {}
 
+  /** In Bangla or English: `?lang=bn|en` (the page's toggle link), else the browser's Accept-Language. */
   @Get(':token')
-  async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
+  async show(
+    @Param('token') token: string,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') accept: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
     const found = await this.billing.payPage(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
-    sendHtml(res, payPage(found));
+    sendHtml(res, payPage({ ...found, lang: pickLang(lang, accept) }));
   }
 
   /** A print-friendly receipt once something has been paid. */
@@ -36,10 +43,18 @@ export class PayPageController {
     sendHtml(res, receipt);
   }
 
+  /** A Pay button: `gateway` names the one chosen (empty: the app's default). */
   @Post(':token')
-  async pay(@Param('token') token: string, @Res() res: Response): Promise<void> {
+  async pay(
+    @Param('token') token: string,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') accept: string | undefined,
+    @Body() body: Record<string, unknown> | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const gateway = typeof body?.gateway === 'string' && body.gateway ? body.gateway : undefined;
     try {
-      const payment = await this.billing.payFromPage(token);
+      const payment = await this.billing.payFromPage(token, gateway);
       res.redirect(303, payment.checkoutUrl ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
@@ -51,7 +66,7 @@ export class PayPageController {
           err.code === ErrorCode.INVALID_STATE
             ? err.message
             : 'Online payment is not available for this invoice right now. Please contact the merchant.';
-        return sendHtml(res, payPage(found, notice), 409);
+        return sendHtml(res, payPage({ ...found, lang: pickLang(lang, accept) }, notice), 409);
       }
       throw err;
     }

@@ -1,6 +1,7 @@
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { formatTaka } from '../common/money/money';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
+import { GATEWAY_LABELS, type Lang, localDigits, takaFor, WORDS } from './pay-page-language';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in
@@ -12,6 +13,9 @@ export interface PayPageInput {
   template: InvoiceTemplate | null;
   /** Whether some gateway can take a payment in the invoice's mode. */
   canPay: boolean;
+  /** The gateways the app can take this payment through, its default first (one Pay button each). */
+  gateways?: string[];
+  lang?: Lang;
 }
 
 /** The merchant's branded header, shared by the pay page and the receipt. */
@@ -29,52 +33,64 @@ function merchantHeader(view: InvoiceView, template: InvoiceTemplate | null) {
 }
 
 /** "Invoice INV-000001 for Rahim Uddin", or without "for" when no customer name is known. */
-function invoiceLine(view: InvoiceView) {
+function invoiceLine(view: InvoiceView, lang: Lang = 'en') {
+  const w = WORDS[lang];
   const name = view.customer.name;
-  return html`Invoice <strong>${view.invoice.number}</strong>${name ? html` for ${name}` : ''}`;
+  return html`${w.invoice} <strong>${view.invoice.number}</strong>${name ? html` ${w.for} ${name}` : ''}`;
 }
 
-export function payPage({ view, template, canPay }: PayPageInput, notice?: string): string {
+export function payPage(
+  { view, template, canPay, gateways = [], lang = 'en' }: PayPageInput,
+  notice?: string,
+): string {
+  const w = WORDS[lang];
   const i = view.invoice;
   const due = amountDueOf(i);
   const company = template?.companyName || view.appName;
   const accent = safeColor(template?.accentColor);
-  const attempt = notice ? null : lastAttempt(view);
+  const attempt = notice ? null : lastAttempt(view, lang);
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
+  const money = (minor: number) => takaFor(lang, minor);
+  const other: Lang = lang === 'bn' ? 'en' : 'bn';
+  const buttons = (gateways.length ? gateways : ['']).map((g, n) => {
+    const label = g && gateways.length > 1 ? ` ${w.payWith} ${GATEWAY_LABELS[g]?.[lang] ?? g}` : '';
+    return html`<button type="submit" name="gateway" value="${g}" id="${n === 0 ? 'pay-button' : `pay-with-${g}`}" data-gateway="${g}">${w.pay} ${money(due)}${label}</button>`;
+  });
   const body = html`${merchantHeader(view, template)}
-<p>${invoiceLine(view)}
-  <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${statusWord(i.status)}</span></p>
-<p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)} · Due ${i.dueDate}${i.mode === 'TEST' ? ' · TEST MODE' : ''}</p>
-${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">Subscription #${i.subscriptionId}</p>` : ''}
-${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">Online payment is not available for this invoice. Please contact ${company} to pay it another way.</p>` : ''}
+<p class="lang"><a href="/pay/${i.payToken}?lang=${other}" hreflang="${other}" lang="${other}" data-testid="lang-toggle">${w.otherLanguage}</a></p>
+<p>${invoiceLine(view, lang)}
+  <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${w.status[i.status] ?? statusWord(i.status)}</span></p>
+<p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
+${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">${w.subscription} #${localDigits(lang, String(i.subscriptionId))}</p>` : ''}
+${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${w.unavailable(company)}</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
 ${attempt && canPay ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
 <table>
-  <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Unit</th><th class="num">Amount</th></tr></thead>
+  <thead><tr><th>${w.item}</th><th class="num">${w.qty}</th><th class="num">${w.unit}</th><th class="num">${w.amount}</th></tr></thead>
   <tbody>
     ${view.lines.map(
       (l) =>
-        html`<tr><td>${l.description}</td><td class="num">${l.qty}</td><td class="num">${formatTaka(l.unitAmountMinor)}</td><td class="num">${formatTaka(l.lineTotalMinor)}</td></tr>`,
+        html`<tr><td>${l.description}</td><td class="num">${localDigits(lang, String(l.qty))}</td><td class="num">${money(l.unitAmountMinor)}</td><td class="num">${money(l.lineTotalMinor)}</td></tr>`,
     )}
   </tbody>
   <tfoot>
-    <tr><td colspan="3">Total</td><td class="num">${formatTaka(i.totalMinor)}</td></tr>
-    ${i.amountPaidMinor > 0 ? html`<tr><td colspan="3">Paid</td><td class="num">${formatTaka(i.amountPaidMinor)}</td></tr>` : ''}
-    <tr class="total"><td colspan="3">Amount due</td><td class="num" data-testid="amount-due">${formatTaka(due)}</td></tr>
+    <tr><td colspan="3">${w.total}</td><td class="num">${money(i.totalMinor)}</td></tr>
+    ${i.amountPaidMinor > 0 ? html`<tr><td colspan="3">${w.paid}</td><td class="num">${money(i.amountPaidMinor)}</td></tr>` : ''}
+    <tr class="total"><td colspan="3">${w.amountDue}</td><td class="num" data-testid="amount-due">${money(due)}</td></tr>
   </tfoot>
 </table>
 ${
   payable
     ? canPay
-      ? html`<form method="post" action="/pay/${i.payToken}" class="actions"><button type="submit" id="pay-button">Pay ${formatTaka(due)}</button></form>`
+      ? html`<form method="post" action="/pay/${i.payToken}?lang=${lang}" class="actions">${buttons}</form>`
       : ''
     : i.status === 'PAID'
-      ? html`<p data-testid="paid-message">This invoice is paid. Thank you!</p>`
-      : html`<p data-testid="void-message">This invoice has been voided and cannot be paid.</p>`
+      ? html`<p data-testid="paid-message">${w.paidMessage}</p>`
+      : html`<p data-testid="void-message">${w.voidMessage}</p>`
 }
 ${paymentsReceived(view)}
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
-  return page(`Invoice ${i.number} · ${company}`, accent, body);
+  return page(`${w.invoice} ${i.number} · ${company}`, accent, body, lang);
 }
 
 const DHAKA_TIME = new Intl.DateTimeFormat('en-GB', {
@@ -155,17 +171,11 @@ ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
   return page(`Receipt · Invoice ${i.number} · ${company}`, safeColor(template?.accentColor), body);
 }
 
-const ATTEMPT_WORDS: Record<string, string> = {
-  FAILED: 'Your last payment attempt failed. No money was taken. You can try again.',
-  CANCELLED: 'Your last payment attempt was cancelled. You can try again.',
-  EXPIRED: 'Your last checkout expired before it was completed. You can try again.',
-};
-
 /** Why a customer is back on a still-payable invoice: the outcome of its latest payment (server state, not the URL). */
-function lastAttempt(view: InvoiceView): string | null {
+function lastAttempt(view: InvoiceView, lang: Lang = 'en'): string | null {
   if (!isPayable(view.invoice.status)) return null;
   const last = view.payments[view.payments.length - 1];
-  return last ? (ATTEMPT_WORDS[last.status] ?? null) : null;
+  return last ? (WORDS[lang].attempt[last.status] ?? null) : null;
 }
 
 function statusWord(status: string): string {

@@ -59,6 +59,13 @@ export class GatewayRegistry implements OnModuleInit {
     return preferred;
   }
 
+  /** The gateways the app can take a payment of this mode through: its default first, then by name. */
+  async choicesFor(scope: { appId: number; mode: GatewayMode }): Promise<string[]> {
+    const usable = await this.usableBy(scope);
+    const first = (await this.forApp(scope).catch(() => null))?.name;
+    return usable.map((g) => g.name).sort((a, b) => (a === first ? -1 : b === first ? 1 : 0));
+  }
+
   /** Whether the app can take a payment in this mode now. */
   async canCollect(scope: { appId: number; mode: GatewayMode }): Promise<boolean> {
     return (await this.usableBy(scope)).length > 0;

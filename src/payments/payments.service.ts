@@ -63,6 +63,11 @@ export class PaymentsService {
     return this.gateways.canCollect(scope);
   }
 
+  /** The gateways a payment of the app can go through now, the app's default first. */
+  gatewayChoices(scope: TenantScope): Promise<string[]> {
+    return this.gateways.choicesFor(scope);
+  }
+
   /**
    * The payment an earlier attempt of this idempotent request committed
    * before it died (its checkout perhaps not opened yet); null otherwise.

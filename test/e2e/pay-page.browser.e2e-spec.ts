@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import {
   attachBenefit,
   createBenefit,
@@ -10,6 +10,7 @@ import {
   createProduct,
   MONTHLY,
 } from '../support/catalog-factories';
+import { SslcommerzFake } from '../support/sslcommerz-fake';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -44,6 +45,7 @@ jest.setTimeout(90_000);
 describe('hosted pay page in a browser (Chromium)', () => {
   let t: TestApp;
   let browser: Browser;
+  let ssl: SslcommerzFake;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -58,11 +60,13 @@ describe('hosted pay page in a browser (Chromium)', () => {
       headless: true,
       args: CHROMIUM_ARGS,
     });
-    t = await createTestApp();
+    ssl = await new SslcommerzFake().start();
+    t = await createTestApp({ config: { sslcommerzSandboxUrl: ssl.baseUrl } });
   });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    await ssl?.stop();
   });
 
   /** An app with a branded template and an ISSUED invoice of ৳1,234.50. */
@@ -228,6 +232,85 @@ describe('hosted pay page in a browser (Chromium)', () => {
     ]);
   });
 
+  it('speaks Bangla and English (Accept-Language, toggle link), groups lakhs, offers one button per gateway, and pays through SSLCommerz', async () => {
+    const app = await createApp(t);
+    const root = bearer(await superAdminToken(t));
+    await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(root)
+      .send({ maxAmountMinor: 50_000_000 });
+    const creds = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/gateways/sslcommerz?mode=TEST`)
+      .set(root)
+      .send({ credentials: { storeId: 'joma_test', storePassword: 'joma_test@ssl' } });
+    expect(creds.status).toBe(200);
+    await t.http().put('/api/v1/invoices/template').set(asApp(app.TEST)).send(TEMPLATE);
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.TEST))
+      .send({
+        customerReference: 'cust-bn',
+        customerName: 'রহিম উদ্দিন',
+        lineItems: [{ description: 'বার্ষিক প্ল্যান', qty: 1, unitAmountMinor: 12345650 }],
+      });
+    expect(res.status).toBe(201);
+    const invoice = res.body.data as { id: number; payableUrl: string };
+    const payPath = new URL(invoice.payableUrl).pathname;
+    const shots = join(__dirname, '..', '..', 'docs', 'img');
+
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      extraHTTPHeaders: { 'accept-language': 'bn-BD,bn;q=0.9,en;q=0.5' },
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(invoice.payableUrl);
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳১,২৩,৪৫৬.৫০');
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('অপরিশোধিত');
+    const buttons = await page.locator('form.actions button').allInnerTexts();
+    expect(buttons).toEqual([
+      'পরিশোধ করুন ৳১,২৩,৪৫৬.৫০ — স্যান্ডবক্স (পরীক্ষা)',
+      'পরিশোধ করুন ৳১,২৩,৪৫৬.৫০ — SSLCommerz (কার্ড, মোবাইল ব্যাংকিং)',
+    ]);
+    await page.screenshot({ path: join(shots, 'pay-page-bn-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(shots, 'pay-page-bn-360.png'), fullPage: true });
+
+    // The toggle link: English, with lakh grouping too.
+    await Promise.all([page.waitForURL(/lang=en/), page.click('[data-testid=lang-toggle]')]);
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳1,23,456.50');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(shots, 'pay-page-en-360.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: join(shots, 'pay-page-en-1280.png'), fullPage: true });
+
+    // Choose SSLCommerz, pay on its (fake) page, come back paid.
+    await Promise.all([
+      page.waitForURL(/\/gwprocess\/v4\/gw\.php/),
+      page.click('#pay-with-sslcommerz'),
+    ]);
+    expect(await page.textContent('#ssl-amount')).toBe('123456.50 BDT');
+    await Promise.all([page.waitForSelector('#ssl-return'), page.click('#ssl-pay')]);
+    await Promise.all([page.waitForURL((u) => u.pathname === payPath), page.click('#ssl-return')]);
+    // Back on the pay page, in the browser's language again.
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('পরিশোধিত');
+    expect(problems).toEqual([]);
+    await context.close();
+    const after = await invoiceOf(app, invoice.id);
+    expect(after).toMatchObject({ status: 'PAID', amountPaidMinor: 12345650 });
+    expect(
+      after.payments.map((p: { gateway: string; status: string }) => [p.gateway, p.status]),
+    ).toEqual([['sslcommerz', 'SUCCEEDED']]);
+  });
+
   it('a failed checkout leaves the invoice ISSUED with a FAILED payment and the page still offers Pay', async () => {
     const { app, invoice } = await issueInvoice();
     const { page, problems } = await openPage();
@@ -284,7 +367,7 @@ describe('hosted pay page in a browser (Chromium)', () => {
     });
     const page = await context.newPage();
     await page.goto(invoice.payableUrl);
-    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳148,198.04');
+    expect(await page.textContent('[data-testid=amount-due]')).toBe('৳1,48,198.04');
     const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
     const right = async (sel: string) => {
       const box = await page.locator(sel).boundingBox();

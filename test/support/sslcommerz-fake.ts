@@ -192,13 +192,35 @@ export class SslcommerzFake {
           storeLogo: '',
         });
       }
-      case '/gwprocess/v4/gw.php':
+      case '/gwprocess/v4/gw.php': {
+        // The customer's page: one button pays (as a card would), like the real checkout's last step.
+        const key = q.get('SESSIONKEY') ?? '';
+        const s = this.sessions.get(key);
+        if (!s) return this.send(res, 404, 'Unknown session', 'text/plain');
         return this.send(
           res,
           200,
-          '<html><body><h1>SSLCommerz (fake)</h1></body></html>',
+          `<!doctype html><html><body><h1>SSLCommerz (fake)</h1><p id="ssl-amount">${s.amount} ${s.currency}</p>
+<form method="post" action="/fake/pay"><input type="hidden" name="SESSIONKEY" value="${key}"><button id="ssl-pay" type="submit">Pay now</button></form></body></html>`,
           'text/html',
         );
+      }
+      case '/fake/pay': {
+        // Paid: SSLCommerz posts the IPN, then sends the browser back to success_url with the same signed fields.
+        const s = this.sessions.get(form.get('SESSIONKEY') ?? '');
+        if (!s) return this.send(res, 404, 'Unknown session', 'text/plain');
+        const a = this.attempt(s.tranId, 'VALID');
+        await this.postIpn(s.tranId, a);
+        const inputs = Object.entries(this.callbackFields(s.tranId, a))
+          .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+          .join('');
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><body><p>Payment successful.</p><form method="post" action="${s.successUrl}">${inputs}<button id="ssl-return" type="submit">Return to merchant</button></form></body></html>`,
+          'text/html',
+        );
+      }
       case '/validator/api/validationserverAPI.php': {
         if (!authed(q)) return this.json(res, { status: 'INVALID_TRANSACTION' });
         for (const s of this.sessions.values()) {

@@ -60,9 +60,9 @@ export function safeUrl(value: string | null | undefined): string | null {
 }
 
 /** The shared page shell for hosted pages (pay page, sandbox checkout, results). */
-export function page(title: string, accent: string, body: SafeHtml): string {
+export function page(title: string, accent: string, body: SafeHtml, lang = 'en'): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -70,7 +70,7 @@ export function page(title: string, accent: string, body: SafeHtml): string {
 <title>${title}</title>
 <style>
   :root { --accent: ${raw(safeColor(accent))}; }
-  body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: #f4f5f7; color: #1f2933; margin: 0; }
+  body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans Bengali", "Hind Siliguri", "SolaimanLipi", sans-serif; background: #f4f5f7; color: #1f2933; margin: 0; }
   main { max-width: 640px; margin: 2rem auto; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); padding: 2rem; }
   header { display: flex; align-items: center; gap: 1rem; border-bottom: 3px solid var(--accent); padding-bottom: 1rem; margin-bottom: 1.5rem; }
   header img { max-height: 56px; max-width: 160px; }

@@ -10,7 +10,7 @@ import {
   multiplyMinor,
 } from './money';
 
-describe('formatTaka', () => {
+describe('formatTaka (Bangladeshi lakh grouping)', () => {
   it.each([
     [123450, '৳1,234.50'],
     [0, '৳0.00'],
@@ -18,9 +18,10 @@ describe('formatTaka', () => {
     [99, '৳0.99'],
     [100, '৳1.00'],
     [100000, '৳1,000.00'],
-    [123456789, '৳1,234,567.89'],
+    [123456789, '৳12,34,567.89'],
+    [12345650, '৳1,23,456.50'],
     [-123450, '-৳1,234.50'],
-    [MAX_MINOR, '৳90,071,992,547,409.91'],
+    [MAX_MINOR, '৳9,00,71,99,25,47,409.91'],
   ])('%d minor units -> %s', (minor, text) => {
     expect(formatTaka(minor)).toBe(text);
   });

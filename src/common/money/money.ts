@@ -43,13 +43,17 @@ export const bigintTransformer: ValueTransformer = {
   },
 };
 
-/** `৳1,234.50` from 123450 minor units. */
+/** `৳1,23,456.50` from 12345650 minor units: Bangladeshi lakh grouping (last three digits, then pairs). */
 export function formatTaka(minor: number): string {
   const sign = minor < 0 ? '-' : '';
   const abs = Math.abs(minor);
-  const major = Math.floor(abs / 100);
-  const cents = String(abs % 100).padStart(2, '0');
-  return `${sign}৳${major.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${cents}`;
+  const whole = String(Math.floor(abs / 100));
+  const paisa = String(abs % 100).padStart(2, '0');
+  const grouped =
+    whole.length <= 3
+      ? whole
+      : `${whole.slice(0, -3).replace(/\B(?=(\d{2})+(?!\d))/g, ',')},${whole.slice(-3)}`;
+  return `${sign}৳${grouped}.${paisa}`;
 }
 
 export function assertCurrency(currency: string | undefined): Currency {

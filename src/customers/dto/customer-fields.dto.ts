@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { OptionalField } from '../../common/http/validation';
+import { normalizePhone, PHONE_FORMS } from '../phone';
 
 /** `customerReference`: the app's own id for its customer. */
 export const CUSTOMER_REFERENCE = /^[A-Za-z0-9._:@+-]{1,128}$/;
@@ -41,9 +42,16 @@ export class CustomerFieldsDto {
   @MaxLength(320)
   customerEmail?: string;
 
-  @ApiPropertyOptional({ pattern: '^\\+?[0-9 -]{6,20}$', example: '+880 1700-000000' })
+  @ApiPropertyOptional({
+    pattern: '^\\+?[0-9 -]{6,20}$',
+    example: '01711111111',
+    description: `${PHONE_FORMS}; stored as +8801XXXXXXXXX for Bangladeshi mobiles`,
+  })
   @OptionalField()
   @IsString()
-  @Matches(/^\+?[0-9 -]{6,20}$/, { message: 'customerPhone must be a phone number' })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? (normalizePhone(value) ?? `invalid:${value}`) : value,
+  )
+  @Matches(/^\+[1-9]\d{7,14}$/, { message: `customerPhone must be ${PHONE_FORMS}` })
   customerPhone?: string;
 }

@@ -1,0 +1,104 @@
+/**
+ * The pay page speaks Bangla and English: chosen by `?lang=` (the toggle
+ * link), else the browser's Accept-Language, else English. Amounts are taka
+ * with Bangladeshi lakh grouping (৳1,23,456.50), in Bengali digits in Bangla.
+ */
+import { formatTaka } from '../common/money/money';
+
+export type Lang = 'en' | 'bn';
+
+export function pickLang(query: unknown, acceptLanguage: string | undefined): Lang {
+  if (query === 'bn' || query === 'en') return query;
+  for (const part of (acceptLanguage ?? '').split(',')) {
+    const tag = part.trim().split(';')[0].toLowerCase();
+    if (tag.startsWith('bn')) return 'bn';
+    if (tag.startsWith('en')) return 'en';
+  }
+  return 'en';
+}
+
+const BENGALI_DIGITS = '০১২৩৪৫৬৭৮৯';
+
+export function localDigits(lang: Lang, s: string): string {
+  return lang === 'bn' ? s.replace(/[0-9]/g, (d) => BENGALI_DIGITS[Number(d)]) : s;
+}
+
+/** `৳1,23,456.50` (en) or `৳১,২৩,৪৫৬.৫০` (bn) from 12345650 paisa. */
+export function takaFor(lang: Lang, minor: number): string {
+  return localDigits(lang, formatTaka(minor));
+}
+
+export const GATEWAY_LABELS: Record<string, Record<Lang, string>> = {
+  sandbox: { en: 'Sandbox (test)', bn: 'স্যান্ডবক্স (পরীক্ষা)' },
+  sslcommerz: { en: 'SSLCommerz (cards, mobile banking)', bn: 'SSLCommerz (কার্ড, মোবাইল ব্যাংকিং)' },
+  bkash: { en: 'bKash', bn: 'বিকাশ' },
+};
+
+export const WORDS = {
+  en: {
+    invoice: 'Invoice',
+    for: 'for',
+    issued: 'Issued',
+    due: 'Due',
+    testMode: 'TEST MODE',
+    item: 'Item',
+    qty: 'Qty',
+    unit: 'Unit',
+    amount: 'Amount',
+    total: 'Total',
+    paid: 'Paid',
+    amountDue: 'Amount due',
+    pay: 'Pay',
+    payWith: 'with',
+    paidMessage: 'This invoice is paid. Thank you!',
+    voidMessage: 'This invoice has been voided and cannot be paid.',
+    unavailable: (company: string) =>
+      `Online payment is not available for this invoice. Please contact ${company} to pay it another way.`,
+    otherLanguage: 'বাংলা',
+    status: {
+      ISSUED: 'Issued',
+      PAID: 'Paid',
+      PARTIALLY_PAID: 'Partially paid',
+      VOID: 'Void',
+    } as Record<string, string>,
+    attempt: {
+      FAILED: 'Your last payment attempt failed. No money was taken. You can try again.',
+      CANCELLED: 'Your last payment attempt was cancelled. You can try again.',
+      EXPIRED: 'Your last checkout expired before it was completed. You can try again.',
+    } as Record<string, string>,
+    subscription: 'Subscription',
+  },
+  bn: {
+    invoice: 'ইনভয়েস',
+    for: '—',
+    issued: 'ইস্যুর তারিখ',
+    due: 'পরিশোধের শেষ তারিখ',
+    testMode: 'টেস্ট মোড',
+    item: 'বিবরণ',
+    qty: 'পরিমাণ',
+    unit: 'একক মূল্য',
+    amount: 'মূল্য',
+    total: 'মোট',
+    paid: 'পরিশোধিত',
+    amountDue: 'পরিশোধযোগ্য',
+    pay: 'পরিশোধ করুন',
+    payWith: '—',
+    paidMessage: 'এই ইনভয়েস পরিশোধ হয়েছে। ধন্যবাদ!',
+    voidMessage: 'এই ইনভয়েস বাতিল করা হয়েছে, পরিশোধ করা যাবে না।',
+    unavailable: (company: string) =>
+      `এই ইনভয়েস অনলাইনে পরিশোধ করা যাচ্ছে না। অন্যভাবে পরিশোধ করতে ${company}-এর সাথে যোগাযোগ করুন।`,
+    otherLanguage: 'English',
+    status: {
+      ISSUED: 'অপরিশোধিত',
+      PAID: 'পরিশোধিত',
+      PARTIALLY_PAID: 'আংশিক পরিশোধিত',
+      VOID: 'বাতিল',
+    } as Record<string, string>,
+    attempt: {
+      FAILED: 'আপনার আগের চেষ্টাটি সফল হয়নি। কোনো টাকা কাটা হয়নি। আবার চেষ্টা করুন।',
+      CANCELLED: 'আপনার আগের চেষ্টাটি বাতিল হয়েছে। আবার চেষ্টা করুন।',
+      EXPIRED: 'আপনার আগের চেকআউটের সময় শেষ হয়ে গেছে। আবার চেষ্টা করুন।',
+    } as Record<string, string>,
+    subscription: 'সাবস্ক্রিপশন',
+  },
+} as const;
