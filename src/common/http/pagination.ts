@@ -90,6 +90,29 @@ export function paginationMeta(page: number, size: number, total: number): Pagin
   return { page, size, totalElements: total, totalPages: size > 0 ? Math.ceil(total / size) : 0 };
 }
 
+/**
+ * The list order: the sort field, then `id` as the tie-breaker, both in the
+ * requested direction. Nulls go last only for columns that can hold them:
+ * on NOT NULL columns PostgreSQL's defaults (NULLS FIRST when descending)
+ * are kept, because an explicit NULLS LAST there stops the `(..., field
+ * DESC, id DESC)` indexes from serving the order (every request would read
+ * and sort the whole partition).
+ */
+export function orderForPage<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  query: PageQuery,
+): void {
+  const sortBy = query.sortBy ?? 'createdAt';
+  const order = (query.order ?? 'desc').toUpperCase() as 'ASC' | 'DESC';
+  const column = qb.expressionMap.mainAlias?.hasMetadata
+    ? qb.expressionMap.mainAlias.metadata.findColumnWithPropertyName(sortBy)
+    : undefined;
+  if (column?.isNullable) qb.orderBy(`${alias}.${sortBy}`, order, 'NULLS LAST');
+  else qb.orderBy(`${alias}.${sortBy}`, order);
+  qb.addOrderBy(`${alias}.id`, order);
+}
+
 /** Applies sort and paging to a query and returns the Page the envelope unwraps. */
 export async function pageOf<T extends ObjectLiteral, R = T>(
   qb: SelectQueryBuilder<T>,
@@ -97,9 +120,7 @@ export async function pageOf<T extends ObjectLiteral, R = T>(
   query: PageQuery,
   map?: (row: T) => R,
 ): Promise<Page<R>> {
-  const sortBy = query.sortBy ?? 'createdAt';
-  const order = (query.order ?? 'desc').toUpperCase() as 'ASC' | 'DESC';
-  qb.orderBy(`${alias}.${sortBy}`, order, 'NULLS LAST').addOrderBy(`${alias}.id`, order);
+  orderForPage(qb, alias, query);
   const unpaginated = query.paginate === false;
   const page = unpaginated ? 0 : (query.page ?? 0);
   const size = unpaginated ? UNPAGINATED_LIMIT : (query.size ?? DEFAULT_PAGE_SIZE);

@@ -1,0 +1,60 @@
+import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { orderForPage } from '../../src/common/http/pagination';
+import { createTestContext, insertApp, TestContext } from '../support/test-context';
+
+/**
+ * Every list's default order (newest first, id as the tie-breaker) is served
+ * by an index: with sorting priced out (enable_sort = off) the plan of each
+ * default list query has no Sort node, so no request reads and sorts a
+ * whole partition.
+ */
+describe('list queries are served by indexes (medium tier)', () => {
+  let c: TestContext;
+  let appId: number;
+  beforeAll(async () => {
+    c = await createTestContext();
+    appId = await insertApp(c.db);
+  });
+  afterAll(() => c.close());
+
+  async function planOf<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string) {
+    orderForPage(qb, alias, {});
+    qb.limit(20);
+    const [sql, params] = qb.getQueryAndParameters();
+    const client = await c.db.connect();
+    try {
+      await client.query('SET enable_sort = off');
+      await client.query('SET enable_seqscan = off');
+      const rows = await client.query(`EXPLAIN ${sql}`, params);
+      return rows.rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+    } finally {
+      await client.query('RESET ALL');
+      client.release();
+    }
+  }
+
+  /** The list query of `table`'s entity: one partition, or every row (admin search). */
+  function listOf(table: string, partitioned: boolean) {
+    const ds = c.app.get(DataSource);
+    const meta = ds.entityMetadatas.find((m) => m.tableName === table)!;
+    const qb = ds.createQueryBuilder(meta.target, 'x').select('x.id');
+    if (partitioned) qb.where('x.appId = :appId AND x.mode = :mode', { appId, mode: 'TEST' });
+    return qb;
+  }
+
+  it.each([
+    ['invoices (app list)', 'invoices', true],
+    ['payments (app list)', 'payments', true],
+    ['events (app list)', 'events', true],
+    ['subscriptions (app list)', 'subscriptions', true],
+    ['refunds (partition)', 'refunds', true],
+    ['products (app list)', 'products', true],
+    ['webhook deliveries (app filter)', 'webhook_deliveries', true],
+    ['invoices (admin search, no filter)', 'invoices', false],
+    ['payments (admin search, no filter)', 'payments', false],
+  ])('%s', async (_name, table, partitioned) => {
+    const plan = await planOf(listOf(table, partitioned), 'x');
+    expect(plan).not.toMatch(/Sort/);
+    expect(plan).toMatch(/Index/);
+  });
+});
