@@ -73,7 +73,13 @@ describe('admin users', () => {
       const p0 = await list('?size=4&page=0');
       const p1 = await list('?size=4&page=1');
       const p2 = await list('?size=4&page=2');
-      expect(p0.body.pagination).toEqual({ page: 0, size: 4, totalElements: 6, totalPages: 2 });
+      expect(p0.body.pagination).toEqual({
+        page: 0,
+        size: 4,
+        totalElements: 6,
+        totalPages: 2,
+        nextCursor: expect.any(String),
+      });
       expect(p1.body.pagination).toEqual({ page: 1, size: 4, totalElements: 6, totalPages: 2 });
       expect(p2.body.pagination).toEqual({ page: 2, size: 4, totalElements: 6, totalPages: 2 });
       expect(p0.body.data).toHaveLength(4);

@@ -378,7 +378,13 @@ describe('catalog: product list', () => {
   it('pages through the partition newest first', async () => {
     const page0 = await t.http().get('/api/v1/products?size=2').set(asApp(app.TEST));
     expect(page0.status).toBe(200);
-    expect(page0.body.pagination).toEqual({ page: 0, size: 2, totalElements: 5, totalPages: 3 });
+    expect(page0.body.pagination).toEqual({
+      page: 0,
+      size: 2,
+      totalElements: 5,
+      totalPages: 3,
+      nextCursor: expect.any(String),
+    });
     const page1 = await t.http().get('/api/v1/products?size=2&page=1').set(asApp(app.TEST));
     const page2 = await t.http().get('/api/v1/products?size=2&page=2').set(asApp(app.TEST));
     expect(page2.body.data).toHaveLength(1);

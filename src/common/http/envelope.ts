@@ -6,6 +6,8 @@ export interface PaginationMeta {
   size: number;
   totalElements: number;
   totalPages: number;
+  /** Opaque keyset cursor for the next page, while more rows follow in the default newest-first order. */
+  nextCursor?: string;
 }
 
 export interface Envelope<T> {

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { AppError } from '../errors/app-error';
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { Page, PaginationMeta } from './envelope';
 
@@ -17,6 +18,31 @@ export interface PageQuery<S extends string = string> {
   sortBy?: S;
   order?: 'asc' | 'desc';
   paginate?: boolean;
+  cursor?: string;
+}
+
+/** Offset paging stops here (page * size); deeper pages take `cursor`. */
+export const MAX_OFFSET = 10_000;
+
+interface Cursor {
+  /** created_at in epoch microseconds (exact: timestamps may carry microseconds). */
+  us: string;
+  id: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.us}.${c.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(raw: string): Cursor {
+  const m = /^(-?\d{1,19})\.(\d{1,16})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  const id = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(id) || id < 1)
+    throw AppError.validation(
+      'cursor',
+      'cursor is not one this API gave (use pagination.nextCursor as it is)',
+    );
+  return { us: m[1], id };
 }
 
 /**
@@ -82,6 +108,18 @@ export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
     @Transform(toBool)
     @IsBoolean()
     paginate?: boolean;
+
+    @ApiPropertyOptional({
+      type: 'string',
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description:
+        'pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact)',
+    })
+    @IsOptional()
+    @MaxLength(100)
+    @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a pagination.nextCursor value' })
+    cursor?: string;
   }
   return PageQueryBase;
 }
@@ -113,19 +151,60 @@ export function orderForPage<T extends ObjectLiteral>(
   qb.addOrderBy(`${alias}.id`, order);
 }
 
-/** Applies sort and paging to a query and returns the Page the envelope unwraps. */
+/**
+ * Applies sort and paging to a query and returns the Page the envelope
+ * unwraps. Offset pages are capped (page * size <= MAX_OFFSET); `cursor`
+ * (the default newest-first order only) pages by keyset at any depth, and
+ * `nextCursor` is returned while more rows follow in that order. Totals are
+ * exact either way (counted without the cursor's position).
+ */
 export async function pageOf<T extends ObjectLiteral, R = T>(
   qb: SelectQueryBuilder<T>,
   alias: string,
   query: PageQuery,
   map?: (row: T) => R,
 ): Promise<Page<R>> {
-  orderForPage(qb, alias, query);
   const unpaginated = query.paginate === false;
-  const page = unpaginated ? 0 : (query.page ?? 0);
+  const keysetOrder =
+    (query.sortBy ?? 'createdAt') === 'createdAt' && (query.order ?? 'desc') === 'desc';
   const size = unpaginated ? UNPAGINATED_LIMIT : (query.size ?? DEFAULT_PAGE_SIZE);
-  qb.skip(page * size).take(size);
-  const [rows, total] = await qb.getManyAndCount();
+  const cursor = query.cursor && !unpaginated ? decodeCursor(query.cursor) : null;
+  if (cursor && !keysetOrder)
+    throw AppError.validation(
+      'cursor',
+      'cursor pages only the default order (createdAt, newest first)',
+    );
+  const page = unpaginated || cursor ? 0 : (query.page ?? 0);
+  if (!unpaginated && !cursor && page * size > MAX_OFFSET)
+    throw AppError.validation(
+      'page',
+      `page * size may not pass ${MAX_OFFSET}: for deeper pages pass pagination.nextCursor as cursor`,
+    );
+  const total = await qb.clone().getCount();
+  orderForPage(qb, alias, query);
+  if (cursor) {
+    qb.andWhere(
+      `(${alias}.createdAt, ${alias}.id) < (TIMESTAMPTZ 'epoch' + :cursorUs * INTERVAL '1 microsecond', :cursorId)`,
+      { cursorUs: cursor.us, cursorId: cursor.id },
+    );
+  } else qb.skip(page * size);
+  qb.take(unpaginated ? size : size + 1);
+  // The exact timestamp (microseconds) for the cursor: a JS Date keeps milliseconds only.
+  if (keysetOrder && !unpaginated)
+    qb.addSelect(`(extract(epoch from ${alias}.createdAt) * 1000000)::bigint`, 'cursor_us');
+  const { entities: fetched, raw } = await qb.getRawAndEntities();
+  const more = !unpaginated && fetched.length > size;
+  const rows = more ? fetched.slice(0, size) : fetched;
+  let nextCursor: string | undefined;
+  if (more && keysetOrder) {
+    const last = rows[rows.length - 1] as ObjectLiteral;
+    const lastRaw = (raw as Record<string, unknown>[]).find(
+      (r) => String(r[`${alias}_id`]) === String(last.id),
+    );
+    if (lastRaw?.cursor_us !== undefined)
+      nextCursor = encodeCursor({ us: String(lastRaw.cursor_us), id: Number(last.id) });
+  }
   const items = map ? rows.map(map) : (rows as unknown as R[]);
-  return new Page(items, paginationMeta(page, unpaginated ? items.length : size, total));
+  const meta = paginationMeta(page, unpaginated ? items.length : size, total);
+  return new Page(items, nextCursor ? { ...meta, nextCursor } : meta);
 }

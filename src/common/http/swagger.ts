@@ -26,6 +26,12 @@ export class PaginationDto {
   @ApiProperty({ type: 'integer' }) size: number;
   @ApiProperty({ type: 'integer' }) totalElements: number;
   @ApiProperty({ type: 'integer' }) totalPages: number;
+  @ApiPropertyOptional({
+    type: 'string',
+    description:
+      'On lists in the default newest-first order, while more rows follow: pass it as `cursor` for the next page (keyset paging at any depth)',
+  })
+  nextCursor?: string;
 }
 
 export class ErrorEnvelopeDto {
