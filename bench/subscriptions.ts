@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     const rssBefore = process.memoryUsage().rss;
     const start = performance.now();
-    const processed = await job.tick();
+    const processed = (await job.tick()) ?? 0;
     const ms = performance.now() - start;
     clearInterval(sampler);
     const invoices = Number(

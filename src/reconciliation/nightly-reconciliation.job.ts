@@ -1,6 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
+import type { RunRow } from './reconciliation.repository';
 import { ReconciliationService } from './reconciliation.service';
 
 export const NIGHTLY_CHECK_MS = 10 * 60_000;
@@ -12,34 +14,23 @@ export const NIGHTLY_CHECK_MS = 10 * 60_000;
  * reconciles every app and mode, pulling gateways' settlement reports first.
  */
 @Injectable()
-export class NightlyReconciliationJob implements OnApplicationBootstrap {
-  private readonly logger = new Logger('NightlyReconciliation');
-  private running = false;
+export class NightlyReconciliationJob extends IntervalJob<RunRow | null> {
+  protected readonly name = 'nightly-reconciliation';
+  protected readonly everyMs = NIGHTLY_CHECK_MS;
 
   constructor(
     private readonly reconciliation: ReconciliationService,
-    private readonly scheduler: SchedulerRegistry,
-    private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.config.workersEnabled || !this.config.reconciliationNightly) return;
-    this.scheduler.addInterval(
-      'nightly-reconciliation',
-      setInterval(() => void this.tick(), NIGHTLY_CHECK_MS),
-    );
+    scheduler: SchedulerRegistry,
+    config: AppConfig,
+  ) {
+    super(scheduler, config);
   }
 
-  async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const run = await this.reconciliation.runNightly();
-      if (run) this.logger.log(`Reconciled ${run.period}: run ${run.id}`);
-    } catch (err) {
-      this.logger.error(`Nightly reconciliation failed: ${(err as Error).message}`);
-    } finally {
-      this.running = false;
-    }
+  protected override enabled(): boolean {
+    return this.config.workersEnabled && this.config.reconciliationNightly;
+  }
+
+  protected work(): Promise<RunRow | null> {
+    return this.reconciliation.runNightly();
   }
 }

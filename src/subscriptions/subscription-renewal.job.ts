@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
 import { SubscriptionsService } from './subscriptions.service';
 
@@ -8,46 +9,31 @@ const BATCH = 500;
 
 /**
  * Every 30 s: trial warnings and ends, renewals, dunning and period-end
- * cancellations that have come due. Runs on every replica with workers
- * enabled; each subscription is claimed with FOR UPDATE SKIP LOCKED and
- * re-checked under its lock, so two replicas never bill one period twice.
- * Reads only the subscriptions that are due (partial index on next_action_at).
+ * cancellations that have come due. Each subscription is claimed with FOR
+ * UPDATE SKIP LOCKED and re-checked under its lock, so two replicas never
+ * bill one period twice. Reads only the subscriptions that are due (partial
+ * index on next_action_at).
  */
 @Injectable()
-export class SubscriptionRenewalJob implements OnApplicationBootstrap {
-  private readonly logger = new Logger('SubscriptionRenewal');
-  private running = false;
+export class SubscriptionRenewalJob extends IntervalJob<number> {
+  protected readonly name = 'subscription-renewal';
+  protected readonly everyMs = RENEWAL_TICK_MS;
 
   constructor(
     private readonly subscriptions: SubscriptionsService,
-    private readonly scheduler: SchedulerRegistry,
-    private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.config.workersEnabled) return;
-    this.scheduler.addInterval(
-      'subscription-renewal',
-      setInterval(() => void this.tick(), RENEWAL_TICK_MS),
-    );
+    scheduler: SchedulerRegistry,
+    config: AppConfig,
+  ) {
+    super(scheduler, config);
   }
 
-  /** One tick: batches until nothing is due. How many subscriptions were processed. */
-  async tick(): Promise<number> {
-    if (this.running) return 0;
-    this.running = true;
+  /** Batches until nothing is due; how many subscriptions were processed. */
+  protected async work(): Promise<number> {
     let total = 0;
-    try {
-      for (;;) {
-        const n = await this.subscriptions.runDueBatch(BATCH);
-        total += n;
-        if (n < BATCH) break;
-      }
-    } catch (err) {
-      this.logger.error(`Subscription tick failed: ${(err as Error).message}`);
-    } finally {
-      this.running = false;
+    for (;;) {
+      const n = await this.subscriptions.runDueBatch(BATCH);
+      total += n;
+      if (n < BATCH) return total;
     }
-    return total;
   }
 }

@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
 import { PaymentConfirmationsService } from '../../src/payments';
 import { BkashFake } from '../support/bkash-fake';
+import { captureLogs } from '../support/capture-logs';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
@@ -12,19 +12,11 @@ describe('bKash gateway (against a contract fake)', () => {
   let fake: BkashFake;
   let t: TestApp;
   let app: CreatedApp;
-  const logged: string[] = [];
+  let logged: string[] = [];
 
   beforeAll(async () => {
     fake = await new BkashFake().start();
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-      logged.push(String(chunk));
-      return true;
-    });
-    for (const level of ['log', 'warn', 'error', 'debug', 'verbose'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args) {
-        logged.push(args.map(String).join(' '));
-      });
-    }
+    logged = captureLogs();
     t = await createTestApp({
       config: {
         bkashSandboxUrl: fake.baseUrl,

@@ -205,6 +205,21 @@ describe('settlement import and reconciliation', () => {
     expect(await service.runNightly()).toBeNull();
   });
 
+  it('imports a settlement file over 1 MiB through the API (up to 32 MiB, for admins only)', async () => {
+    const lines = ['gateway_txn_id,amount_minor,currency,transaction_time'];
+    for (let i = 0; i < 30_000; i++) lines.push(`BIG-${i},${1000 + i},BDT,2027-03-10T05:00:00Z`);
+    const csv = lines.join('\n');
+    expect(csv.length).toBeGreaterThan(1024 * 1024);
+    const res = await importCsv(csv, imports);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ lines: 30_000, imported: 30_000, rejected: [] });
+    // Without a bearer token the usual 1 MiB applies: refused before anything is read in full.
+    const anonymous = await http()
+      .post(`/api/v1/admin/settlements/import?applicationId=${imports.id}&mode=TEST`)
+      .send({ gateway: 'sandbox', csv });
+    expect(anonymous.status).toBe(413);
+  });
+
   it('validates the period and refuses the future; needs reconciliation:run', async () => {
     expect((await runFor('period=2027-3-1')).status).toBe(400);
     expect((await runFor('period=2099-01-01')).status).toBe(400);

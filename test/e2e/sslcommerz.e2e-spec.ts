@@ -1,5 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { PaymentConfirmationsService } from '../../src/payments';
+import { captureLogs } from '../support/capture-logs';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
@@ -14,21 +14,11 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
   let fake: SslcommerzFake;
   let t: TestApp;
   let app: CreatedApp;
-  const logged: string[] = [];
-  let stdout: jest.SpyInstance;
+  let logged: string[] = [];
 
   beforeAll(async () => {
     fake = await new SslcommerzFake(STORE.storeId, STORE.storePassword).start();
-    // Everything the service writes (request logs) and every Nest log call, to grep for secrets.
-    stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-      logged.push(String(chunk));
-      return true;
-    });
-    for (const level of ['log', 'warn', 'error', 'debug', 'verbose'] as const) {
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args) {
-        logged.push(args.map(String).join(' '));
-      });
-    }
+    logged = captureLogs();
     t = await createTestApp({
       config: {
         sslcommerzSandboxUrl: fake.baseUrl,
@@ -45,7 +35,6 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
   afterAll(async () => {
     await t.close();
     await fake.stop();
-    stdout.mockRestore();
     jest.restoreAllMocks();
   });
 

@@ -5,6 +5,12 @@ import { ErrorCode } from '../errors/error-code';
 import type { JomaRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * A settlement file (admin import): up to 32 MiB (about 700,000 lines), and
+ * only with a bearer token present, so an anonymous caller cannot make the
+ * process read that much (the token itself is checked by the route's guard).
+ */
+export const MAX_SETTLEMENT_BODY_BYTES = 32 * 1024 * 1024;
 /** The public login route takes far less: an email and a password. */
 export const MAX_LOGIN_BODY_BYTES = 4 * 1024;
 /**
@@ -97,8 +103,13 @@ export function bodyParsers(
     wrap(express.json({ limit, verify: keepRaw as never, strict: false }));
   const anyJson = jsonWithin(MAX_BODY_BYTES);
   const loginJson = jsonWithin(MAX_LOGIN_BODY_BYTES);
+  const settlementJson = jsonWithin(MAX_SETTLEMENT_BODY_BYTES);
   const json: RequestHandler = (req, res, next) =>
-    (req.path === LOGIN_PATH ? loginJson : anyJson)(req, res, next);
+    (req.path === LOGIN_PATH
+      ? loginJson
+      : req.path === SETTLEMENT_IMPORT_PATH && /^Bearer \S/.test(req.headers.authorization ?? '')
+        ? settlementJson
+        : anyJson)(req, res, next);
   const checkedJson: RequestHandler = (req, res, next) =>
     json(req, res, () => {
       const refusal = refuseJson(req as JomaRequest);
@@ -153,6 +164,7 @@ function refuseJson(req: JomaRequest): AppError | undefined {
 }
 
 const LOGIN_PATH = '/api/v1/auth/login';
+const SETTLEMENT_IMPORT_PATH = '/api/v1/admin/settlements/import';
 
 function toAppError(err: unknown): AppError {
   const type = (err as { type?: string; limit?: number }).type;
