@@ -21,8 +21,16 @@ export class GatewayRegistry implements OnModuleInit {
     private readonly credentials: GatewayCredentialsService,
   ) {}
 
-  /** The context of one call to `gateway` about the app's money in `mode` (its credentials opened). */
-  context(scope: { appId: number; mode: GatewayMode }, gateway: string): Promise<GatewayContext> {
+  /**
+   * The context of one call to `gateway` about the app's money in `mode`
+   * (its credentials opened; no database read for a gateway that takes none).
+   */
+  async context(
+    scope: { appId: number; mode: GatewayMode },
+    gateway: string,
+  ): Promise<GatewayContext> {
+    if (this.gateways.get(gateway)?.credentialFields.length === 0)
+      return { appId: scope.appId, mode: scope.mode, credentials: null };
     return this.credentials.contextFor(scope, gateway);
   }
 
@@ -36,21 +44,16 @@ export class GatewayRegistry implements OnModuleInit {
     scope: { appId: number; mode: GatewayMode },
     name?: string,
   ): Promise<PaymentGateway> {
-    const usable = await this.usableBy(scope);
     if (name !== undefined) {
       const gateway = this.forMode(scope.mode, name);
-      if (!usable.includes(gateway))
+      if (gateway.credentialFields.length > 0 && !(await this.choices(scope)).includes(gateway))
         throw AppError.validation(
           'gateway',
           `the ${name} gateway has no credentials for this app in ${scope.mode} mode (an operator sets them with PATCH /api/v1/admin/apps/{id}/gateways/${name})`,
         );
       return gateway;
     }
-    const chosen = await this.credentials.defaultOf(scope);
-    const preferred =
-      usable.find((g) => g.name === chosen) ??
-      usable.find((g) => g.modes.length === 1) ??
-      usable[0];
+    const [preferred] = await this.choices(scope);
     if (!preferred)
       throw AppError.validation(
         'gateway',
@@ -61,24 +64,31 @@ export class GatewayRegistry implements OnModuleInit {
 
   /** The gateways the app can take a payment of this mode through: its default first, then by name. */
   async choicesFor(scope: { appId: number; mode: GatewayMode }): Promise<string[]> {
-    const usable = await this.usableBy(scope);
-    const first = (await this.forApp(scope).catch(() => null))?.name;
-    return usable.map((g) => g.name).sort((a, b) => (a === first ? -1 : b === first ? 1 : 0));
+    return (await this.choices(scope)).map((g) => g.name);
   }
 
   /** Whether the app can take a payment in this mode now. */
   async canCollect(scope: { appId: number; mode: GatewayMode }): Promise<boolean> {
-    return (await this.usableBy(scope)).length > 0;
+    return (await this.choices(scope)).length > 0;
   }
 
-  /** Gateways serving the mode that need no credentials, or whose credentials the app has set; by name. */
-  private async usableBy(scope: { appId: number; mode: GatewayMode }): Promise<PaymentGateway[]> {
+  /**
+   * Gateways serving the mode that need no credentials or whose credentials
+   * the app has set, in order of preference: the app's default, then one
+   * made for this mode alone (the sandbox for TEST), then by name. One
+   * database read at most.
+   */
+  private async choices(scope: { appId: number; mode: GatewayMode }): Promise<PaymentGateway[]> {
     const serving = [...this.gateways.values()].filter((g) => g.modes.includes(scope.mode));
-    if (serving.every((g) => g.credentialFields.length === 0)) return serving;
-    const configured = new Set(
-      (await this.credentials.configured(scope.appId, scope.mode)).map((c) => c.gateway),
+    const configured = serving.some((g) => g.credentialFields.length > 0)
+      ? await this.credentials.configured(scope.appId, scope.mode)
+      : [];
+    const usable = serving.filter(
+      (g) => g.credentialFields.length === 0 || configured.some((c) => c.gateway === g.name),
     );
-    return serving.filter((g) => g.credentialFields.length === 0 || configured.has(g.name));
+    const chosen = configured.find((c) => c.isDefault)?.gateway;
+    const rank = (g: PaymentGateway) => (g.name === chosen ? 0 : g.modes.length === 1 ? 1 : 2);
+    return usable.sort((a, b) => rank(a) - rank(b));
   }
 
   onModuleInit(): void {

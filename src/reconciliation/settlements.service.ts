@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors/app-error';
+import { isForeignKeyViolation } from '../database/transaction';
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import { GatewayRegistry } from '../gateways';
@@ -102,12 +103,12 @@ export class SettlementsService {
     good: SettlementCsvLine[],
     rejected: Rejection[],
   ): Promise<ImportResult> {
-    const importId = await this.settlements.insertImport(scope, gateway, source, {
-      lines,
-      imported: 0,
-      duplicates: 0,
-      rejected,
-    });
+    const importId = await this.settlements
+      .insertImport(scope, gateway, source, { lines, imported: 0, duplicates: 0, rejected })
+      .catch((err: unknown) => {
+        if (isForeignKeyViolation(err)) throw AppError.notFound('App');
+        throw err;
+      });
     // In chunks: each statement stays short (statement timeout), all in one
     // transaction. Each chunk posts one ledger transaction, the sum of its
     // lines' postings (bank = amount - fee, gateway_fees = fee, clearing =

@@ -222,12 +222,19 @@ export class RefundsService {
     return this.applyAnswer(refund.id, answer, 'Refused by the gateway');
   }
 
-  /** Stamps the send (a re-check waits REFUND_RECHECK_MS from here); false if no longer PENDING. */
+  /**
+   * Claims the send (a re-check waits REFUND_RECHECK_MS from here): false if
+   * it is no longer PENDING, or another caller (a second replica's re-check)
+   * sent it less than REFUND_RECHECK_MS ago, so a refund is never sent twice
+   * at once.
+   */
   @Transactional()
   private async markSubmitted(id: number): Promise<boolean> {
     const refund = await this.refunds.lockById(id);
     if (!refund || refund.status !== 'PENDING') return false;
-    refund.submittedAt = this.clock.now();
+    const now = this.clock.nowMs();
+    if (refund.submittedAt && refund.submittedAt.getTime() > now - REFUND_RECHECK_MS) return false;
+    refund.submittedAt = new Date(now);
     await this.refunds.save(refund);
     return true;
   }

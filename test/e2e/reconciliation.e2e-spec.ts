@@ -75,6 +75,11 @@ describe('settlement import and reconciliation', () => {
       bank: 152000,
       gateway_fees: 3000,
     });
+    const noApp = await http()
+      .post('/api/v1/admin/settlements/import?applicationId=999999&mode=TEST')
+      .set(await root())
+      .send({ gateway: 'sandbox', csv: 'gateway_txn_id,amount_minor,currency,transaction_time' });
+    expect(noApp.status).toBe(404);
     const bad = await importCsv('txn,amount\n1,2', a);
     expect(bad.body.data.rejected).toEqual([
       { line: 1, reason: expect.stringContaining('header lacks') },

@@ -211,7 +211,20 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     fake.refundsProcessing = false;
     t.clock.advance(61_000);
     const { RefundsService } = await import('../../src/refunds');
-    expect(await t.app.get(RefundsService).recheckPending()).toBe(1);
+    // Two replicas' re-checks at once ask SSLCommerz once: the send is claimed.
+    const queriesBefore = fake.requests.filter((x) => x.query.get('refund_ref_id')).length;
+    const service = t.app.get(RefundsService);
+    fake.mode = 'hang';
+    // Both list the refund before either sends it; the first send then hangs at SSLCommerz.
+    const both = Promise.all([service.recheckPending(), service.recheckPending()]);
+    for (let i = 0; i < 200 && fake.waiting === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 300));
+    fake.unhang();
+    const settled = await both;
+    expect(settled.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(fake.requests.filter((x) => x.query.get('refund_ref_id')).length - queriesBefore).toBe(
+      1,
+    );
     expect((await paymentOf(p.id)).amountRefundedMinor).toBe(15000);
   });
 

@@ -36,14 +36,6 @@ export class GatewayCredentialsRepository {
     return row?.sealed ?? null;
   }
 
-  async defaultOf(appId: number, mode: GatewayMode): Promise<string | null> {
-    const [row] = (await this.txHost.tx.query(
-      `SELECT gateway FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND is_default`,
-      [appId, mode],
-    )) as { gateway: string }[];
-    return row?.gateway ?? null;
-  }
-
   /** The gateways the app configured in `mode`, and which is the default (no secrets). */
   async configured(
     appId: number,

@@ -57,10 +57,6 @@ export class GatewayCredentialsService {
     };
   }
 
-  defaultOf(scope: { appId: number; mode: GatewayMode }): Promise<string | null> {
-    return this.credentials.defaultOf(scope.appId, scope.mode);
-  }
-
   configured(appId: number, mode: GatewayMode) {
     return this.credentials.configured(appId, mode);
   }
