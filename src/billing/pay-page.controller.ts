@@ -6,7 +6,7 @@ import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicePaymentsService } from './invoice-payments.service';
-import { pickLang } from './pay-page-language';
+import { pickLang, WORDS } from './pay-page-language';
 import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
@@ -31,15 +31,16 @@ export class PayPageController {
 
   /** A print-friendly receipt once something has been paid. */
   @Get(':token/receipt')
-  async receipt(@Param('token') token: string, @Res() res: Response): Promise<void> {
+  async receipt(
+    @Param('token') token: string,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') accept: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const chosen = pickLang(lang, accept);
     const found = await this.billing.payPage(token);
-    const receipt = found ? receiptPage(found) : null;
-    if (!receipt)
-      return sendHtml(
-        res,
-        notFoundPage('No receipt yet', 'Nothing has been paid on this invoice yet.'),
-        404,
-      );
+    const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
+    if (!receipt) return sendHtml(res, notFoundPage(...WORDS[chosen].noReceipt), 404);
     sendHtml(res, receipt);
   }
 

@@ -1,5 +1,4 @@
 import { html, page, safeColor, safeUrl } from '../common/html/html';
-import { formatTaka } from '../common/money/money';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
 import { GATEWAY_LABELS, type Lang, localDigits, takaFor, WORDS } from './pay-page-language';
 
@@ -88,24 +87,31 @@ ${
       ? html`<p data-testid="paid-message">${w.paidMessage}</p>`
       : html`<p data-testid="void-message">${w.voidMessage}</p>`
 }
-${paymentsReceived(view)}
+${paymentsReceived(view, lang)}
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
   return page(`${w.invoice} ${i.number} · ${company}`, accent, body, lang);
 }
 
-const DHAKA_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Asia/Dhaka',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hour12: false,
-});
+const DHAKA_TIME: Record<Lang, Intl.DateTimeFormat> = {
+  en: dhakaFormat('en-GB'),
+  bn: dhakaFormat('bn-BD'),
+};
 
-/** A moment as a customer in Bangladesh reads it: "25 Nov 2026, 14:03 (Dhaka time)". */
-export function dhakaTime(at: Date): string {
-  return `${DHAKA_TIME.format(at)} (Dhaka time)`;
+function dhakaFormat(locale: string) {
+  return new Intl.DateTimeFormat(locale, {
+    timeZone: 'Asia/Dhaka',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  });
+}
+
+/** A moment as a customer in Bangladesh reads it: "25 Nov 2026, 14:03 (Dhaka time)" or "২৫ নভে, ২০২৬, ১৪:০৩ (ঢাকা সময়)". */
+export function dhakaTime(at: Date, lang: Lang = 'en'): string {
+  return `${DHAKA_TIME[lang].format(at)} (${WORDS[lang].dhakaTime})`;
 }
 
 function succeeded(view: InvoiceView) {
@@ -113,62 +119,73 @@ function succeeded(view: InvoiceView) {
 }
 
 /** One row per captured payment: the customer's proof of payment. */
-function paymentRows(view: InvoiceView) {
+function paymentRows(view: InvoiceView, lang: Lang) {
   return succeeded(view).map(
     (p) => html`<tr data-testid="receipt-payment">
-  <td>${dhakaTime(p.succeededAt ?? p.updatedAt)}</td>
-  <td>${p.paymentMethodLabel ?? p.gateway}</td>
+  <td>${dhakaTime(p.succeededAt ?? p.updatedAt, lang)}</td>
+  <td>${p.paymentMethodLabel ?? GATEWAY_LABELS[p.gateway]?.[lang] ?? p.gateway}</td>
   <td class="txn" data-testid="txn-id">${p.gatewayTxnId ?? p.reference}</td>
-  <td class="num">${formatTaka(p.amountMinor)}</td>
+  <td class="num">${takaFor(lang, p.amountMinor)}</td>
 </tr>`,
   );
 }
 
-function paymentsTable(view: InvoiceView) {
+function paymentsTable(view: InvoiceView, lang: Lang) {
+  const w = WORDS[lang];
   return html`<table class="payments">
-  <thead><tr><th>Paid on</th><th>Method</th><th>Transaction ID</th><th class="num">Amount</th></tr></thead>
-  <tbody>${paymentRows(view)}</tbody>
+  <thead><tr><th>${w.paidOn}</th><th>${w.method}</th><th>${w.txnId}</th><th class="num">${w.amount}</th></tr></thead>
+  <tbody>${paymentRows(view, lang)}</tbody>
 </table>`;
 }
 
 /** On the pay page: what was received, with links to the receipt and back to the merchant. */
-function paymentsReceived(view: InvoiceView) {
+function paymentsReceived(view: InvoiceView, lang: Lang) {
   if (succeeded(view).length === 0) return '';
+  const w = WORDS[lang];
   const back = safeUrl(view.merchantUrl);
   return html`<section data-testid="payments-received">
-<h2>Payment received</h2>
-${paymentsTable(view)}
+<h2>${w.paymentReceived}</h2>
+${paymentsTable(view, lang)}
 <p class="actions">
-  <a href="/pay/${view.invoice.payToken}/receipt" data-testid="receipt-link">View or print your receipt</a>
-  ${back ? html`<a href="${back}" data-testid="merchant-link">Return to ${view.appName}</a>` : ''}
+  <a href="/pay/${view.invoice.payToken}/receipt?lang=${lang}" data-testid="receipt-link">${w.viewReceipt}</a>
+  ${back ? html`<a href="${back}" data-testid="merchant-link">${w.returnTo(view.appName)}</a>` : ''}
 </p>
 </section>`;
 }
 
 /**
- * A print-friendly receipt at /pay/{token}/receipt: merchant, invoice,
- * lines, and every captured payment with its transaction id, time (Asia/Dhaka),
- * method and amount. Null when nothing has been paid yet.
+ * A print-friendly receipt at /pay/{token}/receipt, in the pay page's
+ * language: merchant, invoice, lines, and every captured payment with its
+ * transaction id, time (Asia/Dhaka), method and amount. Null when nothing
+ * has been paid yet.
  */
-export function receiptPage({ view, template }: PayPageInput): string | null {
+export function receiptPage({ view, template, lang = 'en' }: PayPageInput): string | null {
   if (succeeded(view).length === 0) return null;
+  const w = WORDS[lang];
   const i = view.invoice;
   const company = template?.companyName || view.appName;
   const paid = succeeded(view).reduce((sum, p) => sum + p.amountMinor, 0);
+  const other: Lang = lang === 'bn' ? 'en' : 'bn';
   const body = html`${merchantHeader(view, template)}
-<h2>Payment receipt</h2>
-<p>${invoiceLine(view)} <span class="status ${i.status.toLowerCase()}">${statusWord(i.status)}</span></p>
-<p class="muted">Issued ${i.issuedAt.toISOString().slice(0, 10)}${i.mode === 'TEST' ? ' · TEST MODE (no real money moved)' : ''}</p>
+<p class="lang no-print"><a href="/pay/${i.payToken}/receipt?lang=${other}" hreflang="${other}" lang="${other}" data-testid="lang-toggle">${w.otherLanguage}</a></p>
+<h2>${w.receipt}</h2>
+<p>${invoiceLine(view, lang)} <span class="status ${i.status.toLowerCase()}">${w.status[i.status] ?? statusWord(i.status)}</span></p>
+<p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))}${i.mode === 'TEST' ? ` · ${w.testModeLong}` : ''}</p>
 <table>
-  <thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Amount</th></tr></thead>
-  <tbody>${view.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${l.qty}</td><td class="num">${formatTaka(l.lineTotalMinor)}</td></tr>`)}</tbody>
-  <tfoot><tr class="total"><td colspan="2">Invoice total</td><td class="num">${formatTaka(i.totalMinor)}</td></tr></tfoot>
+  <thead><tr><th>${w.item}</th><th class="num">${w.qty}</th><th class="num">${w.amount}</th></tr></thead>
+  <tbody>${view.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${localDigits(lang, String(l.qty))}</td><td class="num">${takaFor(lang, l.lineTotalMinor)}</td></tr>`)}</tbody>
+  <tfoot><tr class="total"><td colspan="2">${w.invoiceTotal}</td><td class="num">${takaFor(lang, i.totalMinor)}</td></tr></tfoot>
 </table>
-${paymentsTable(view)}
-<p class="total">Paid <span data-testid="receipt-paid">${formatTaka(paid)}</span></p>
-<p class="muted no-print">Use your browser's Print command to print this receipt or save it as PDF. <a href="/pay/${i.payToken}">Back to the invoice</a></p>
+${paymentsTable(view, lang)}
+<p class="total">${w.paid} <span data-testid="receipt-paid">${takaFor(lang, paid)}</span></p>
+<p class="muted no-print">${w.printHint} <a href="/pay/${i.payToken}?lang=${lang}">${w.backToInvoice}</a></p>
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;
-  return page(`Receipt · Invoice ${i.number} · ${company}`, safeColor(template?.accentColor), body);
+  return page(
+    `${w.receiptTitle} · ${w.invoice} ${i.number} · ${company}`,
+    safeColor(template?.accentColor),
+    body,
+    lang,
+  );
 }
 
 /** Why a customer is back on a still-payable invoice: the outcome of its latest payment (server state, not the URL). */

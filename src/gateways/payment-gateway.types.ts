@@ -1,9 +1,10 @@
 /**
- * The port every payment gateway adapter implements (the sandbox today;
- * SSLCommerz and bKash next). Payments talk to gateways only through this.
- * A gateway is a name, the modes it may serve, and capabilities: every
- * adapter opens checkouts and answers status queries; refunds and settlement
- * reports are optional. Adapters are network clients: nothing here may be
+ * The port every payment gateway adapter implements (sandbox, SSLCommerz,
+ * bKash). Payments talk to gateways only through this. A gateway is a name,
+ * the modes it may serve, and capabilities: every adapter opens checkouts
+ * and answers status queries; refunds and settlement reports are optional
+ * (SSLCommerz and bKash refund but publish no settlement API: their payouts
+ * are imported as CSV, docs/gateways.md). Adapters are network clients: nothing here may be
  * called inside a database transaction that holds row locks.
  */
 export type GatewayMode = 'TEST' | 'LIVE';

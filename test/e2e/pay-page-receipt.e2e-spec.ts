@@ -116,7 +116,7 @@ describe('hosted pay page: honest and a receipt', () => {
     expect(received).toContain(when);
     expect(received).toContain(`<td>${method}</td>`);
     expect(received).toContain('৳900.00');
-    expect(received).toContain(`href="${pathOf(invoice)}/receipt"`);
+    expect(received).toContain(`href="${pathOf(invoice)}/receipt?lang=en"`);
     expect(received).toContain(
       'href="https://shop.dhaka-books.test/thanks" data-testid="merchant-link"',
     );
@@ -132,5 +132,26 @@ describe('hosted pay page: honest and a receipt', () => {
     expect(receipt.text).toContain('<span data-testid="receipt-paid">৳900.00</span>');
     expect(receipt.text).toContain('@media print');
     expect(receipt.text).not.toMatch(/<script/i);
+
+    // The same proof in Bangla: by Accept-Language or the page's toggle, Bengali digits and Dhaka time.
+    const bnDigits = (s: string) => s.replace(/[0-9]/g, (d) => '০১২৩৪৫৬৭৮৯'[Number(d)]);
+    const bnPaid = await t.http().get(pathOf(invoice)).set('Accept-Language', 'bn-BD,bn;q=0.9');
+    const bnReceived = bnPaid.text.slice(bnPaid.text.indexOf('data-testid="payments-received"'));
+    expect(bnReceived).toContain('<h2>পেমেন্ট পাওয়া গেছে</h2>');
+    expect(bnReceived).toContain('৳৯০০.০০');
+    expect(bnReceived).toContain('(ঢাকা সময়)');
+    expect(bnReceived).toContain(`href="${pathOf(invoice)}/receipt?lang=bn"`);
+    const bnReceipt = await t.http().get(`${pathOf(invoice)}/receipt?lang=bn`);
+    expect(bnReceipt.status).toBe(200);
+    expect(bnReceipt.text).toContain('<html lang="bn">');
+    expect(bnReceipt.text).toContain('<h2>পেমেন্টের রসিদ</h2>');
+    expect(bnReceipt.text).toContain(txn);
+    expect(bnReceipt.text).toContain(bnDigits(`${row.succeeded_at.getUTCFullYear()}`));
+    expect(bnReceipt.text).toContain('<span data-testid="receipt-paid">৳৯০০.০০</span>');
+    expect(bnReceipt.text).not.toContain('Payment receipt');
+    expect(bnReceipt.text).toContain(`href="${pathOf(invoice)}/receipt?lang=en"`);
+    const none = await t.http().get(`${pathOf(await createInvoice(t, app.TEST))}/receipt?lang=bn`);
+    expect(none.status).toBe(404);
+    expect(none.text).toContain('এখনও কোনো রসিদ নেই');
   });
 });
