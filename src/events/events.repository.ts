@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { countedRows } from '../database/list-counts';
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import type { EventType } from './event-catalogue';
@@ -30,7 +31,9 @@ export class EventsRepository {
       .createQueryBuilder('ev')
       .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
     if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
-    return pageOf(qb, 'ev', query);
+    return pageOf(qb, 'ev', query, {
+      total: filter.type ? undefined : () => countedRows(this.txHost.tx, 'events', scope),
+    });
   }
 
   /**

@@ -40,6 +40,20 @@ export class InvoicesRepository {
     return Number(row.last_number);
   }
 
+  /**
+   * How many invoices the partition (or every app, or mode) holds: numbers
+   * are gapless and every invoice takes one in its inserting transaction,
+   * so the counters' last numbers are the exact count.
+   */
+  async numbered(where: { appId?: number; mode?: string }): Promise<number> {
+    const [row] = (await this.txHost.tx.query(
+      `SELECT coalesce(sum(last_number), 0)::text AS n FROM invoice_counters
+        WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2::mode)`,
+      [where.appId ?? null, where.mode ?? null],
+    )) as { n: string }[];
+    return Number(row.n);
+  }
+
   insert(fields: Omit<Invoice, 'id' | 'createdAt' | 'updatedAt'>): Promise<Invoice> {
     return this.repo.save(this.repo.create(fields));
   }
@@ -74,7 +88,11 @@ export class InvoicesRepository {
     if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
     if (filter.customerId !== undefined)
       qb.andWhere('i.customer_id = :cid', { cid: filter.customerId });
-    return pageOf(qb, 'i', query);
+    const whole = !filter.status && filter.customerId === undefined;
+    return pageOf(qb, 'i', query, {
+      unique: ['number'],
+      total: whole ? () => this.numbered(scope) : undefined,
+    });
   }
 
   adminPage(query: AdminInvoiceQuery): Promise<Page<Invoice>> {
@@ -91,7 +109,14 @@ export class InvoicesRepository {
         : new Date(query.to);
       qb.andWhere('i.issued_at < :to', { to });
     }
-    return pageOf(qb, 'i', query);
+    const where = { appId: query.applicationId, mode: query.mode };
+    const whole =
+      !query.status && !query.number && !query.customerRefId && !query.from && !query.to;
+    return pageOf(qb, 'i', query, {
+      partitioned: !!(where.appId && where.mode),
+      unique: where.appId && where.mode ? ['number'] : [],
+      total: whole ? () => this.numbered(where) : undefined,
+    });
   }
 
   /** Line items of several invoices, in position order. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { countedRows } from '../database/list-counts';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -96,7 +97,10 @@ export class PaymentsRepository {
     if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
     if (filter.customerId !== undefined)
       qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
-    return pageOf(qb, 'p', query);
+    const whole = !filter.status && filter.customerId === undefined;
+    return pageOf(qb, 'p', query, {
+      total: whole ? () => countedRows(this.txHost.tx, 'payments', scope) : undefined,
+    });
   }
 
   adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
@@ -106,7 +110,14 @@ export class PaymentsRepository {
     if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
     if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
     if (filter.excess === 'false') qb.andWhere('p.excess_minor = 0');
-    return pageOf(qb, 'p', query);
+    const where = { appId: filter.applicationId, mode: filter.mode };
+    return pageOf(qb, 'p', query, {
+      partitioned: !!(where.appId && where.mode),
+      total:
+        !filter.status && !filter.excess
+          ? () => countedRows(this.txHost.tx, 'payments', where)
+          : undefined,
+    });
   }
 
   /** Payments of several invoices at once, oldest first. */

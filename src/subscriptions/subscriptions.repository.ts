@@ -57,7 +57,9 @@ export class SubscriptionsRepository {
     if (filter.status) qb.andWhere('s.status = :status', { status: filter.status });
     if (filter.customerIds)
       qb.andWhere('s.customerId IN (:...customerIds)', { customerIds: filter.customerIds });
-    return pageOf(qb, 's', query);
+    return pageOf(qb, 's', query, {
+      partitioned: !!(scope || (filter.applicationId && filter.mode)),
+    });
   }
 
   /** Ids whose next scheduled moment is at or before `now` (index subscriptions_due), soonest first. */

@@ -1,4 +1,4 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, createPayment } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -66,5 +66,101 @@ describe('list cursors and the deep-page cap', () => {
     expect(leak.status).toBe(200);
     expect(leak.body.data).toEqual([]);
     expect(leak.body.pagination.totalElements).toBe(0);
+  });
+
+  it('totals are exact on every list, from the counters or counted, filtered or not, app and admin', async () => {
+    const admin = bearer(await superAdminToken(t));
+    const count = async (sql: string, params: unknown[]) =>
+      Number((await t.db.query(sql, params)).rows[0].n);
+    const scope = [app.id, 'TEST'];
+    const checks: [string, Record<string, string>, string, unknown[]][] = [
+      [
+        '/api/v1/payments',
+        asApp(app.TEST),
+        'SELECT count(*) n FROM payments WHERE app_id=$1 AND mode=$2',
+        scope,
+      ],
+      [
+        '/api/v1/payments?status=PENDING',
+        asApp(app.TEST),
+        `SELECT count(*) n FROM payments WHERE app_id=$1 AND mode=$2 AND status='PENDING'`,
+        scope,
+      ],
+      [
+        '/api/v1/invoices',
+        asApp(app.TEST),
+        'SELECT count(*) n FROM invoices WHERE app_id=$1 AND mode=$2',
+        scope,
+      ],
+      [
+        '/api/v1/events',
+        asApp(app.TEST),
+        'SELECT count(*) n FROM events WHERE app_id=$1 AND mode=$2',
+        scope,
+      ],
+      [
+        '/api/v1/events?type=invoice.issued',
+        asApp(app.TEST),
+        `SELECT count(*) n FROM events WHERE app_id=$1 AND mode=$2 AND type='invoice.issued'`,
+        scope,
+      ],
+      ['/api/v1/admin/payments', admin, 'SELECT count(*) n FROM payments', []],
+      [
+        `/api/v1/admin/payments?applicationId=${app.id}&mode=TEST`,
+        admin,
+        'SELECT count(*) n FROM payments WHERE app_id=$1 AND mode=$2',
+        scope,
+      ],
+      ['/api/v1/admin/invoices', admin, 'SELECT count(*) n FROM invoices', []],
+      [
+        `/api/v1/admin/invoices?applicationId=${app.id}`,
+        admin,
+        'SELECT count(*) n FROM invoices WHERE app_id=$1',
+        [app.id],
+      ],
+      ['/api/v1/admin/webhook-deliveries', admin, 'SELECT count(*) n FROM webhook_deliveries', []],
+    ];
+    for (const [path, headers, sql, params] of checks) {
+      const res = await t.http().get(path).set(headers);
+      expect([path, res.status]).toEqual([path, 200]);
+      const n = await count(sql, params);
+      expect([path, res.body.pagination.totalElements]).toEqual([path, n]);
+    }
+    expect(
+      await count('SELECT count(*) n FROM payments WHERE app_id=$1', [app.id]),
+    ).toBeGreaterThan(20);
+  });
+
+  it('sorts only by indexed fields: status and attempt times are not sort keys; across apps only createdAt and id', async () => {
+    const admin = bearer(await superAdminToken(t));
+    for (const path of [
+      '/api/v1/payments?sortBy=status',
+      '/api/v1/invoices?sortBy=status',
+      '/api/v1/subscriptions?sort=status,asc',
+    ]) {
+      const res = await get(path);
+      expect([path, res.status]).toEqual([path, 400]);
+    }
+    const nextAttempt = await t
+      .http()
+      .get('/api/v1/admin/webhook-deliveries?sortBy=nextAttemptAt')
+      .set(admin);
+    expect(nextAttempt.status).toBe(400);
+    const across = await t.http().get('/api/v1/admin/invoices?sortBy=totalMinor').set(admin);
+    expect(across.status).toBe(400);
+    expect(across.body.meta.details[0]).toEqual({
+      field: 'sortBy',
+      message: expect.stringContaining('needs applicationId and mode'),
+    });
+    const within = await t
+      .http()
+      .get(`/api/v1/admin/invoices?sortBy=totalMinor&order=asc&applicationId=${app.id}&mode=TEST`)
+      .set(admin);
+    expect(within.status).toBe(200);
+    const totals = within.body.data.map((i: { totalMinor: number }) => i.totalMinor);
+    expect(totals).toEqual([...totals].sort((a, b) => a - b));
+    expect(
+      (await t.http().get('/api/v1/admin/invoices?sortBy=id&order=asc').set(admin)).status,
+    ).toBe(200);
   });
 });

@@ -1,5 +1,11 @@
 import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { orderForPage } from '../../src/common/http/pagination';
+import { orderForPage, PageQuery } from '../../src/common/http/pagination';
+import { INVOICE_SORT_FIELDS } from '../../src/invoices/dto/invoice.dto';
+import { PAYMENT_SORT_FIELDS } from '../../src/payments/dto/payment.dto';
+import { SUBSCRIPTION_SORT_FIELDS } from '../../src/subscriptions/dto/subscription.dto';
+import { REFUND_SORT_FIELDS } from '../../src/refunds/dto/refund.dto';
+import { EVENT_SORT_FIELDS } from '../../src/webhooks/api/dto/event.dto';
+import { DELIVERY_SORT_FIELDS } from '../../src/webhooks/api/dto/webhook-delivery.dto';
 import { createTestContext, insertApp, TestContext } from '../support/test-context';
 
 /**
@@ -17,8 +23,13 @@ describe('list queries are served by indexes (medium tier)', () => {
   });
   afterAll(() => c.close());
 
-  async function planOf<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string) {
-    orderForPage(qb, alias, {});
+  async function planOf<T extends ObjectLiteral>(
+    qb: SelectQueryBuilder<T>,
+    alias: string,
+    query: PageQuery = {},
+    unique: string[] = [],
+  ) {
+    orderForPage(qb, alias, query, unique);
     qb.limit(20);
     const [sql, params] = qb.getQueryAndParameters();
     const client = await c.db.connect();
@@ -56,5 +67,35 @@ describe('list queries are served by indexes (medium tier)', () => {
     const plan = await planOf(listOf(table, partitioned), 'x');
     expect(plan).not.toMatch(/Sort/);
     expect(plan).toMatch(/Index/);
+  });
+
+  // Every documented sortBy of the lists that grow without bound, both
+  // directions, within one partition (and createdAt/id across partitions).
+  const sorts: [string, readonly string[], string[]][] = [
+    ['invoices', INVOICE_SORT_FIELDS, ['number']],
+    ['payments', PAYMENT_SORT_FIELDS, []],
+    ['events', EVENT_SORT_FIELDS, []],
+    ['webhook_deliveries', DELIVERY_SORT_FIELDS, []],
+    ['subscriptions', SUBSCRIPTION_SORT_FIELDS, []],
+    ['refunds', REFUND_SORT_FIELDS, []],
+  ];
+  const cases = sorts.flatMap(([table, fields, unique]) =>
+    fields.flatMap((sortBy) =>
+      (['asc', 'desc'] as const).map((order) => [table, sortBy, order, unique] as const),
+    ),
+  );
+  it.each(cases)('%s sorted by %s %s, one partition', async (table, sortBy, order, unique) => {
+    const plan = await planOf(listOf(table, true), 'x', { sortBy, order }, unique);
+    expect(plan).not.toMatch(/Sort/);
+    expect(plan).toMatch(/Index/);
+  });
+  it.each(
+    // Events have no cross-app list.
+    ['invoices', 'payments', 'webhook_deliveries', 'subscriptions', 'refunds'].flatMap((table) =>
+      ['createdAt', 'id'].map((sortBy) => [table, sortBy] as const),
+    ),
+  )('%s sorted by %s across partitions', async (table, sortBy) => {
+    const plan = await planOf(listOf(table, false), 'x', { sortBy });
+    expect(plan).not.toMatch(/Sort/);
   });
 });

@@ -13,6 +13,8 @@ export interface TestContext {
   app: INestApplicationContext;
   clock: ManualClock;
   db: Pool;
+  /** The cloned database's URL (for tests that need sessions of their own). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function createTestContext(): Promise<TestContext> {
     app,
     clock,
     db,
+    url,
     async close() {
       await db.end();
       await app.close();

@@ -89,7 +89,12 @@ export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
     @Max(MAX_PAGE_SIZE)
     size?: number;
 
-    @ApiPropertyOptional({ enum: sortFields, default: 'createdAt' })
+    @ApiPropertyOptional({
+      enum: sortFields,
+      default: 'createdAt',
+      description:
+        'Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only.',
+    })
     @IsOptional()
     @IsIn(sortFields as unknown as string[])
     sortBy?: S[number];
@@ -130,16 +135,18 @@ export function paginationMeta(page: number, size: number, total: number): Pagin
 
 /**
  * The list order: the sort field, then `id` as the tie-breaker, both in the
- * requested direction. Nulls go last only for columns that can hold them:
- * on NOT NULL columns PostgreSQL's defaults (NULLS FIRST when descending)
- * are kept, because an explicit NULLS LAST there stops the `(..., field
- * DESC, id DESC)` indexes from serving the order (every request would read
- * and sort the whole partition).
+ * requested direction (no tie-breaker for a field whose values are unique
+ * in the list: its unique index serves it alone). Nulls go last only for
+ * columns that can hold them: on NOT NULL columns PostgreSQL's defaults
+ * (NULLS FIRST when descending) are kept, because an explicit NULLS LAST
+ * there stops the `(..., field DESC, id DESC)` indexes from serving the
+ * order (every request would read and sort the whole partition).
  */
 export function orderForPage<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   alias: string,
   query: PageQuery,
+  unique: readonly string[] = [],
 ): void {
   const sortBy = query.sortBy ?? 'createdAt';
   const order = (query.order ?? 'desc').toUpperCase() as 'ASC' | 'DESC';
@@ -148,25 +155,52 @@ export function orderForPage<T extends ObjectLiteral>(
     : undefined;
   if (column?.isNullable) qb.orderBy(`${alias}.${sortBy}`, order, 'NULLS LAST');
   else qb.orderBy(`${alias}.${sortBy}`, order);
-  qb.addOrderBy(`${alias}.id`, order);
+  if (sortBy !== 'id' && !unique.includes(sortBy)) qb.addOrderBy(`${alias}.id`, order);
 }
+
+export interface PageOptions {
+  /**
+   * The exact total from a counter, for a query with no filter beyond its
+   * partition (or none at all); otherwise the matching rows are counted.
+   */
+  total?: () => Promise<number>;
+  /** Sort fields unique within the list (no `id` tie-breaker). */
+  unique?: readonly string[];
+  /**
+   * False when the query spans apps or modes (an operator's search without
+   * `applicationId` and `mode`): only `createdAt` and `id` have indexes
+   * across partitions, so other sorts are refused there rather than read
+   * and sort every matching row.
+   */
+  partitioned?: boolean;
+}
+
+/** Sorts with an index across every partition (operators' searches). */
+const CROSS_PARTITION_SORTS = ['createdAt', 'id'];
 
 /**
  * Applies sort and paging to a query and returns the Page the envelope
- * unwraps. Offset pages are capped (page * size <= MAX_OFFSET); `cursor`
- * (the default newest-first order only) pages by keyset at any depth, and
- * `nextCursor` is returned while more rows follow in that order. Totals are
- * exact either way (counted without the cursor's position).
+ * unwraps. Offset pages are capped (page * size <= MAX_OFFSET) and read
+ * as a deferred join (the page's ids from the index first, then only those
+ * rows); `cursor` (the default newest-first order only) pages by keyset at
+ * any depth, and `nextCursor` is returned while more rows follow in that
+ * order. Totals are exact either way (counted without the cursor's
+ * position, or read from a counter).
  */
-export async function pageOf<T extends ObjectLiteral, R = T>(
+export async function pageOf<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   alias: string,
   query: PageQuery,
-  map?: (row: T) => R,
-): Promise<Page<R>> {
+  options: PageOptions = {},
+): Promise<Page<T>> {
   const unpaginated = query.paginate === false;
-  const keysetOrder =
-    (query.sortBy ?? 'createdAt') === 'createdAt' && (query.order ?? 'desc') === 'desc';
+  const sortBy = query.sortBy ?? 'createdAt';
+  const keysetOrder = sortBy === 'createdAt' && (query.order ?? 'desc') === 'desc';
+  if (options.partitioned === false && !CROSS_PARTITION_SORTS.includes(sortBy))
+    throw AppError.validation(
+      'sortBy',
+      `sortBy=${sortBy} needs applicationId and mode (across apps only createdAt and id are sortable)`,
+    );
   const size = unpaginated ? UNPAGINATED_LIMIT : (query.size ?? DEFAULT_PAGE_SIZE);
   const cursor = query.cursor && !unpaginated ? decodeCursor(query.cursor) : null;
   if (cursor && !keysetOrder)
@@ -180,15 +214,25 @@ export async function pageOf<T extends ObjectLiteral, R = T>(
       'page',
       `page * size may not pass ${MAX_OFFSET}: for deeper pages pass pagination.nextCursor as cursor`,
     );
-  const total = await qb.clone().getCount();
-  orderForPage(qb, alias, query);
+  const total = options.total ? await options.total() : await qb.clone().getCount();
+  const limit = unpaginated ? size : size + 1;
   if (cursor) {
     qb.andWhere(
       `(${alias}.createdAt, ${alias}.id) < (TIMESTAMPTZ 'epoch' + :cursorUs * INTERVAL '1 microsecond', :cursorId)`,
       { cursorUs: cursor.us, cursorId: cursor.id },
     );
-  } else qb.skip(page * size);
-  qb.take(unpaginated ? size : size + 1);
+  } else if (page > 0) {
+    // Deferred join: walk the OFFSET over the index alone, then read just the page's rows.
+    const ids = qb.clone().select(`${alias}.id`, 'id');
+    orderForPage(ids, alias, query, options.unique);
+    const found = (await ids
+      .offset(page * size)
+      .limit(limit)
+      .getRawMany()) as { id: unknown }[];
+    qb.andWhere(`${alias}.id = ANY(:pageIds)`, { pageIds: found.map((r) => Number(r.id)) });
+  }
+  orderForPage(qb, alias, query, options.unique);
+  if (cursor || page === 0) qb.take(limit);
   // The exact timestamp (microseconds) for the cursor: a JS Date keeps milliseconds only.
   if (keysetOrder && !unpaginated)
     qb.addSelect(`(extract(epoch from ${alias}.createdAt) * 1000000)::bigint`, 'cursor_us');
@@ -204,7 +248,6 @@ export async function pageOf<T extends ObjectLiteral, R = T>(
     if (lastRaw?.cursor_us !== undefined)
       nextCursor = encodeCursor({ us: String(lastRaw.cursor_us), id: Number(last.id) });
   }
-  const items = map ? rows.map(map) : (rows as unknown as R[]);
-  const meta = paginationMeta(page, unpaginated ? items.length : size, total);
-  return new Page(items, nextCursor ? { ...meta, nextCursor } : meta);
+  const meta = paginationMeta(page, unpaginated ? rows.length : size, total);
+  return new Page(rows, nextCursor ? { ...meta, nextCursor } : meta);
 }

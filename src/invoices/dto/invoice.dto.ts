@@ -152,7 +152,6 @@ export const INVOICE_SORT_FIELDS = [
   'dueDate',
   'number',
   'totalMinor',
-  'status',
   'id',
 ] as const;
 

@@ -161,13 +161,7 @@ export class IpnAckDto {
   received: boolean;
 }
 
-export const PAYMENT_SORT_FIELDS = [
-  'createdAt',
-  'amountMinor',
-  'id',
-  'status',
-  'expiresAt',
-] as const;
+export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'expiresAt'] as const;
 export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
   @OptionalField()

@@ -5,7 +5,7 @@ import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CUSTOMER_REFERENCE } from '../../customers';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../subscription-state';
 
-export const SUBSCRIPTION_SORT_FIELDS = ['createdAt', 'nextBillingDate', 'status', 'id'] as const;
+export const SUBSCRIPTION_SORT_FIELDS = ['createdAt', 'nextBillingDate', 'id'] as const;
 const SORT = new RegExp(`^(${SUBSCRIPTION_SORT_FIELDS.join('|')})(,(asc|desc))?$`);
 
 export class SubscriptionListItemDto {

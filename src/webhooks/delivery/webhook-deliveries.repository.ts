@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { In } from 'typeorm';
 import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
+import { countedRows } from '../../database/list-counts';
 import type { Mode } from '../../common/http/request-context';
 import { returningRows } from '../../database/returning-rows';
 import type { TenantScope } from '../../database/tenant';
@@ -233,7 +234,14 @@ export class WebhookDeliveriesRepository {
       qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
     if (filter.status) qb.andWhere('d.status = :status', { status: filter.status });
     if (filter.eventType) qb.andWhere('d.eventType = :eventType', { eventType: filter.eventType });
-    return pageOf(qb, 'd', query);
+    const where = { appId: filter.applicationId, mode: filter.mode };
+    return pageOf(qb, 'd', query, {
+      partitioned: !!(where.appId && where.mode),
+      total:
+        !filter.endpointId && !filter.status && !filter.eventType
+          ? () => countedRows(this.txHost.tx, 'webhook_deliveries', where)
+          : undefined,
+    });
   }
 
   /** The delivery with its body (optionally only within one endpoint of a partition). */

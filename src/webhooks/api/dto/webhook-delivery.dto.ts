@@ -72,7 +72,7 @@ export class ResendParkedResultDto {
   @ApiProperty({ type: 'integer', description: 'Parked deliveries queued again' }) resent: number;
 }
 
-export const DELIVERY_SORT_FIELDS = ['createdAt', 'id', 'nextAttemptAt', 'lastAttemptAt'] as const;
+export const DELIVERY_SORT_FIELDS = ['createdAt', 'id'] as const;
 
 export class DeliveryListQuery extends PageQueryDto(DELIVERY_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
