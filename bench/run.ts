@@ -1,43 +1,55 @@
 /**
- * Webhook delivery benchmark (`npm run bench`).
+ * Webhook delivery benchmark (`npm run bench`, P3 of issue #12).
  *
- * Starts the real app (workers on) against a scratch database, a receiver on
- * 127.0.0.1 answering 200, and measures:
- *   1. commit-to-first-attempt latency: events recorded one at a time, time
- *      from the commit returning to the request arriving (p50/p99);
- *   2. throughput: a burst of events fanned out to several endpoints, deliveries
- *      acknowledged per second until every one is DELIVERED.
+ * Starts the real app (workers on) against a scratch database and a receiver
+ * on 127.0.0.1 answering 200 (in a worker thread, so it does not share the
+ * app's event loop), and measures:
+ *   1. idle latency: events recorded one at a time, commit returning ->
+ *      first attempt arriving (p50/p99);
+ *   2. keeping up: 16 HTTP clients creating invoices (POST /api/v1/invoices,
+ *      one `invoice.issued` event each) as fast as they can for BENCH_KEEPUP_S
+ *      seconds, one endpoint: events/s created, deliveries/s, backlog when
+ *      creation stops, event recorded -> first attempt p50/p99;
+ *   3. drain: a backlog of BENCH_EVENTS deliveries (workers stopped while it
+ *      is made) drained to one endpoint, then to three: deliveries/s.
  * Writes bench/report.json (gitignored). Bounded in count and time:
- *   BENCH_LATENCY_EVENTS (200), BENCH_EVENTS (2000), BENCH_ENDPOINTS (3), BENCH_TIMEOUT_S (180).
+ *   BENCH_LATENCY_EVENTS (200), BENCH_KEEPUP_S (10), BENCH_EVENTS (5000), BENCH_TIMEOUT_S (180).
  * Uses the PostgreSQL server of DATABASE_URL (a scratch database is created and
  * dropped), or an embedded one under .data/bench-pg.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Agent, request } from 'node:http';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
+import { configureApp } from '../src/bootstrap/configure-app';
 import { AppConfig } from '../src/config/app-config';
 import { databaseLabel, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
 import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
+import { WebhookFanout } from '../src/webhooks/delivery/webhook-fanout';
+import { WebhookWorkers } from '../src/webhooks/delivery/webhook-workers';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 200);
-const BURST_EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
-const ENDPOINTS = Math.min(5, Number(process.env.BENCH_ENDPOINTS ?? 3));
+const KEEPUP_MS = Number(process.env.BENCH_KEEPUP_S ?? 10) * 1000;
+const CLIENTS = 16;
+const BACKLOG = Number(process.env.BENCH_EVENTS ?? 5000);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 180) * 1000;
 const started = Date.now();
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+/** Wall-clock milliseconds with sub-ms precision, comparable across threads. */
+const now = () => performance.timeOrigin + performance.now();
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -56,24 +68,45 @@ async function withDeadline<T>(what: string, until: () => Promise<T | null>): Pr
   }
 }
 
+/** The receiver, in its own thread: answers 200 and reports first arrivals (delivery id -> time). */
+const RECEIVER = `
+const { parentPort } = require('node:worker_threads');
+const { createServer } = require('node:http');
+const { performance } = require('node:perf_hooks');
+let batch = [];
+let received = 0;
+const server = createServer((req, res) => {
+  batch.push([Number(req.headers['x-webhook-id']), performance.timeOrigin + performance.now()]);
+  received++;
+  req.resume();
+  req.on('end', () => res.writeHead(200).end());
+});
+server.keepAliveTimeout = 65000;
+setInterval(() => { if (batch.length) { parentPort.postMessage({ arrivals: batch, received }); batch = []; } }, 5).unref();
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', (m) => { if (m === 'close') { server.closeAllConnections(); server.close(() => process.exit(0)); } });
+`;
+
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('webhooks');
   const databaseUrl = scratch.url;
 
-  // --- receiver: records arrival per delivery id, answers 200
   const arrivals = new Map<number, number>();
   let received = 0;
-  const receiver = createServer((req, res) => {
-    const id = Number(req.headers['x-webhook-id']);
-    if (!arrivals.has(id)) arrivals.set(id, performance.now());
-    received++;
-    req.resume();
-    req.on('end', () => res.writeHead(200).end());
-  });
-  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const receiver = new Worker(RECEIVER, { eval: true });
+  const port = await new Promise<number>((ok) =>
+    receiver.on(
+      'message',
+      (m: { port?: number; arrivals?: [number, number][]; received?: number }) => {
+        if (m.port) ok(m.port);
+        for (const [id, at] of m.arrivals ?? []) if (!arrivals.has(id)) arrivals.set(id, at);
+        if (m.received) received = m.received;
+      },
+    ),
+  );
+  const receiverUrl = `http://127.0.0.1:${port}`;
 
-  let nest: Awaited<ReturnType<typeof NestFactory.create>> | undefined;
+  let nest: NestExpressApplication | undefined;
   const db = new Client({ connectionString: databaseUrl });
   try {
     const config = new AppConfig({
@@ -86,21 +119,30 @@ async function main(): Promise<void> {
       workersEnabled: true,
       logLevel: 'silent',
     });
-    nest = await NestFactory.create(AppModule.forRoot(config), {
+    nest = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
       logger: false,
       bodyParser: false,
     });
-    await nest.init();
+    configureApp(nest);
+    await nest.listen(0, '127.0.0.1');
+    const apiPort = (nest.getHttpServer().address() as { port: number }).port;
     await db.connect();
 
-    const { app } = await nest.get(AppsService).create('bench');
-    const scope = { appId: app.id, mode: 'TEST' as const };
+    const apps = nest.get(AppsService);
     const endpoints = nest.get(WebhookEndpointsService);
-    for (let i = 0; i < ENDPOINTS; i++)
-      await endpoints.create(scope, { url: `${receiverUrl}/e${i}`, events: ['*'] });
+    const workers = nest.get(WebhookWorkers);
+    const fanout = nest.get(WebhookFanout);
+    const { app: one, credentials } = await apps.create('bench-one-endpoint');
+    const key = credentials.find((c) => c.mode === 'TEST')!;
+    const { app: three } = await apps.create('bench-three-endpoints');
+    const oneScope = { appId: one.id, mode: 'TEST' as const };
+    const threeScope = { appId: three.id, mode: 'TEST' as const };
+    await endpoints.create(oneScope, { url: `${receiverUrl}/one`, events: ['*'] });
+    for (let i = 0; i < 3; i++)
+      await endpoints.create(threeScope, { url: `${receiverUrl}/three-${i}`, events: ['*'] });
     const txHost = nest.get(TransactionHost);
     const events = nest.get(EventsService);
-    const record = (n: number) =>
+    const record = (scope: typeof oneScope, n: number) =>
       txHost.withTransaction(async () => {
         const ids: number[] = [];
         for (let i = 0; i < n; i++)
@@ -115,57 +157,130 @@ async function main(): Promise<void> {
           );
         return ids;
       });
-    const deliveredCount = async () =>
+    const delivered = async (appId: number) =>
       Number(
         (
           await db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'DELIVERED'`,
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'DELIVERED' AND app_id = $1`,
+            [appId],
           )
         ).rows[0].n,
       );
+    /** Commit -> first arrival of each delivery of these events. */
+    const latenciesOf = async (commitAt: Map<number, number>) => {
+      const rows = (
+        await db.query<{ id: number; event_id: number }>(
+          `SELECT id, event_id FROM webhook_deliveries WHERE event_id = ANY($1::bigint[])`,
+          [[...commitAt.keys()]],
+        )
+      ).rows;
+      return rows
+        .filter((r) => arrivals.has(Number(r.id)))
+        .map((r) => arrivals.get(Number(r.id))! - commitAt.get(Number(r.event_id))!)
+        .sort((a, b) => a - b);
+    };
 
-    // --- 1. latency: one event at a time, the system otherwise idle
-    log(`latency: ${LATENCY_EVENTS} events x ${ENDPOINTS} endpoints, one at a time`);
-    const commitAt = new Map<number, number>();
+    // --- 1. idle latency: one event at a time
+    log(`latency: ${LATENCY_EVENTS} events, one at a time, one endpoint`);
+    const idleCommits = new Map<number, number>();
     for (let i = 0; i < LATENCY_EVENTS; i++) {
-      const [id] = await record(1);
-      commitAt.set(id, performance.now());
-      const want = (i + 1) * ENDPOINTS;
+      const [id] = await record(oneScope, 1);
+      idleCommits.set(id, now());
+      const want = i + 1;
       await withDeadline('latency deliveries', async () => (arrivals.size >= want ? true : null));
-      if (Date.now() - started > TIMEOUT_MS) break;
     }
-    await withDeadline('latency DELIVERED', async () =>
-      (await deliveredCount()) >= commitAt.size * ENDPOINTS ? true : null,
-    );
-    const rows = (
-      await db.query<{ id: number; event_id: number }>(
-        `SELECT id, event_id FROM webhook_deliveries`,
-      )
-    ).rows;
-    const latencies = rows
-      .filter((r) => arrivals.has(Number(r.id)) && commitAt.has(Number(r.event_id)))
-      .map((r) => arrivals.get(Number(r.id))! - commitAt.get(Number(r.event_id))!)
-      .sort((a, b) => a - b);
+    const idle = await latenciesOf(idleCommits);
 
-    // --- 2. throughput: a burst, committed in transactions of 100 events
-    const before = await deliveredCount();
-    const total = BURST_EVENTS * ENDPOINTS;
-    log(`throughput: ${BURST_EVENTS} events x ${ENDPOINTS} endpoints = ${total} deliveries`);
+    // --- 2. keeping up: 16 HTTP clients creating invoices as fast as they can
+    log(`keep-up: ${CLIENTS} clients creating invoices, ${KEEPUP_MS / 1000} s, one endpoint`);
+    const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const body = Buffer.from(
+      JSON.stringify({
+        customerReference: 'bench',
+        lineItems: [{ description: 'Item', qty: 1, unitAmountMinor: 45000 }],
+      }),
+    );
+    const createInvoice = () =>
+      new Promise<number>((ok, fail) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: apiPort,
+            method: 'POST',
+            path: '/api/v1/invoices',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': body.length,
+              'x-api-key': key.apiKey,
+              'x-api-secret': key.apiSecret,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => ok(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', fail);
+        req.end(body);
+      });
+    const deliveredBefore = await delivered(one.id);
+    const eventsBefore = Number(
+      (await db.query(`SELECT coalesce(max(id), 0) AS n FROM events`)).rows[0].n,
+    );
+    let created = 0;
     const t0 = performance.now();
-    for (let done = 0; done < BURST_EVENTS; done += 100)
-      await record(Math.min(100, BURST_EVENTS - done));
-    const committedMs = performance.now() - t0;
-    let timedOut = false;
-    try {
-      await withDeadline('burst DELIVERED', async () =>
-        (await deliveredCount()) - before >= total ? true : null,
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (performance.now() - t0 < KEEPUP_MS) {
+          const status = await createInvoice();
+          if (status !== 201) throw new Error(`POST /api/v1/invoices answered ${status}`);
+          created++;
+        }
+      }),
+    );
+    const createdMs = performance.now() - t0;
+    agent.destroy();
+    const deliveredInWindow = (await delivered(one.id)) - deliveredBefore;
+    // Every event of the window, with the moment it was recorded (just before its commit).
+    const keepEvents = new Map<number, number>(
+      (
+        await db.query<{ id: number; at: number }>(
+          `SELECT id, extract(epoch FROM created_at) * 1000 AS at FROM events WHERE id > $1 AND app_id = $2`,
+          [eventsBefore, one.id],
+        )
+      ).rows.map((r) => [Number(r.id), Number(r.at)]),
+    );
+    const backlogAtEnd = keepEvents.size - deliveredInWindow;
+    await withDeadline('keep-up DELIVERED', async () =>
+      (await delivered(one.id)) - deliveredBefore >= keepEvents.size ? true : null,
+    );
+    const keepLatencies = await latenciesOf(keepEvents);
+
+    // --- 3. drain a backlog made while the workers were stopped
+    const drain = async (scope: typeof oneScope, endpointCount: number) => {
+      await workers.stop();
+      const before = await delivered(scope.appId);
+      for (let done = 0; done < BACKLOG; done += 500)
+        await record(scope, Math.min(500, BACKLOG - done));
+      while ((await fanout.fanOutBatch()).events > 0);
+      const total = BACKLOG * endpointCount;
+      const t = performance.now();
+      await workers.start();
+      await withDeadline('drain DELIVERED', async () =>
+        (await delivered(scope.appId)) - before >= total ? true : null,
       );
-    } catch {
-      timedOut = true;
-    }
-    const elapsedMs = performance.now() - t0;
-    const delivered = (await deliveredCount()) - before;
-    const duplicates = received - arrivals.size;
+      const seconds = (performance.now() - t) / 1000;
+      return {
+        deliveries: total,
+        seconds: round(seconds),
+        deliveriesPerSecond: round(total / seconds),
+      };
+    };
+    log(`drain: ${BACKLOG} deliveries to one endpoint, then ${BACKLOG * 3} to three`);
+    const drainOne = await drain(oneScope, 1);
+    const drainThree = await drain(threeScope, 3);
+    await sleep(50);
 
     const report = {
       generatedAt: new Date().toISOString(),
@@ -177,28 +292,31 @@ async function main(): Promise<void> {
       },
       database: databaseLabel(),
       settings: {
-        endpoints: ENDPOINTS,
         pollIntervalMs: config.webhookPollIntervalMs,
-        receiver: '127.0.0.1, answers 200 at once',
+        receiver: '127.0.0.1, answers 200 at once, in a worker thread',
       },
       latency: {
-        what: 'commit of the recording transaction -> first attempt arriving at the receiver',
-        events: commitAt.size,
-        samples: latencies.length,
-        p50Ms: round(percentile(latencies, 50)),
-        p99Ms: round(percentile(latencies, 99)),
-        maxMs: round(latencies[latencies.length - 1] ?? NaN),
+        what: 'commit of the recording transaction -> first attempt arriving at the receiver, system idle',
+        samples: idle.length,
+        p50Ms: round(percentile(idle, 50)),
+        p99Ms: round(percentile(idle, 99)),
       },
-      throughput: {
-        events: BURST_EVENTS,
-        deliveries: total,
-        delivered,
-        timedOut,
-        recordingSeconds: round(committedMs / 1000),
-        seconds: round(elapsedMs / 1000),
-        deliveriesPerSecond: round(delivered / (elapsedMs / 1000)),
+      keepUp: {
+        clients: CLIENTS,
+        seconds: round(createdMs / 1000),
+        invoicesCreated: created,
+        eventsCreated: keepEvents.size,
+        eventsPerSecond: round(keepEvents.size / (createdMs / 1000)),
+        deliveredWhileCreating: deliveredInWindow,
+        backlogAtEnd,
+        recordedToFirstAttempt: {
+          samples: keepLatencies.length,
+          p50Ms: round(percentile(keepLatencies, 50)),
+          p99Ms: round(percentile(keepLatencies, 99)),
+        },
       },
-      duplicateRequests: duplicates,
+      drain: { oneEndpoint: drainOne, threeEndpoints: drainThree },
+      duplicateRequests: received - arrivals.size,
     };
     writeFileSync(join(__dirname, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
     log(JSON.stringify(report, null, 2));
@@ -206,8 +324,7 @@ async function main(): Promise<void> {
   } finally {
     if (nest) await nest.close();
     await db.end().catch(() => undefined);
-    receiver.closeAllConnections();
-    await new Promise((ok) => receiver.close(ok));
+    receiver.postMessage('close');
     await scratch.drop();
   }
 }

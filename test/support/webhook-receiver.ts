@@ -22,7 +22,9 @@ export interface ReceivedWebhook {
 
 /** What the receiver does with a request: answer with a status (and body), or never answer. */
 export type Reply =
-  number | { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+  | number
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
+  | 'hang';
 
 /**
  * A real HTTP consumer on 127.0.0.1 for e2e tests: records every request's
@@ -34,6 +36,11 @@ export class WebhookReceiver {
   private reply: (req: ReceivedWebhook, index: number) => Reply = () => 200;
   private waiters: (() => void)[] = [];
   private hanging: ServerResponse[] = [];
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer than requests). */
+  connections = 0;
+  /** Requests being answered right now, and the most there ever were at once. */
+  private open = 0;
+  maxConcurrent = 0;
 
   private constructor(private readonly server: Server) {}
 
@@ -43,6 +50,7 @@ export class WebhookReceiver {
     // The handler runs only after listen(), by which time `self` is set.
     const server = createServer((req, res) => self.handle(req, res));
     const self = new WebhookReceiver(server);
+    server.on('connection', () => self.connections++);
     if (reply) self.reply = reply;
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     return self;
@@ -97,6 +105,9 @@ export class WebhookReceiver {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    this.open++;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.open);
+    res.on('close', () => this.open--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -117,8 +128,12 @@ export class WebhookReceiver {
         return;
       }
       const r = typeof reply === 'number' ? { status: reply } : reply;
-      res.writeHead(r.status, { 'Content-Type': 'text/plain', ...(r.headers ?? {}) });
-      res.end(r.body ?? '');
+      const answer = () => {
+        res.writeHead(r.status, { 'Content-Type': 'text/plain', ...(r.headers ?? {}) });
+        res.end(r.body ?? '');
+      };
+      if (r.delayMs) setTimeout(answer, r.delayMs);
+      else answer();
     });
   }
 }

@@ -1,5 +1,10 @@
-import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  IncomingMessage,
+  RequestOptions,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import type { ResolvedAddress } from '../security/target-resolver';
 
@@ -20,6 +25,31 @@ export interface SendRequest {
   body: Buffer;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Keep-alive connection pools (from `deliveryAgents()`); without them, one connection per request. */
+  agents?: DeliveryAgents;
+}
+
+export interface DeliveryAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+/**
+ * Keep-alive pools shared by every delivery of one dispatcher: a healthy
+ * endpoint's requests reuse warm connections instead of paying a TCP (and
+ * TLS) handshake each. Pools are keyed by host and port; a new connection
+ * still goes to the pinned, checked address, and a reused one was checked
+ * when it was opened.
+ */
+export function deliveryAgents(maxSocketsPerHost: number): DeliveryAgents {
+  const opts = {
+    keepAlive: true,
+    maxSockets: maxSocketsPerHost,
+    maxFreeSockets: maxSocketsPerHost,
+    timeout: 60_000,
+    scheduling: 'lifo' as const,
+  };
+  return { http: new HttpAgent(opts), https: new HttpsAgent(opts) };
 }
 
 /** A lookup that always answers the already-checked address (no second DNS query). */
@@ -33,7 +63,9 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
 /**
  * One POST of a webhook body: node:http(s), the resolved address pinned,
  * redirects not followed (a 3xx is just a non-2xx answer), one deadline for
- * connect + response, no connection reuse. Never throws.
+ * connect + response. The connection goes back to `agents`' pool after a
+ * complete answer; it is closed after a timeout, an abort, an error or an
+ * answer longer than the excerpt. Never throws.
  */
 export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
   if (req.signal?.aborted)
@@ -47,13 +79,13 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
     const chunks: Buffer[] = [];
     let size = 0;
     let statusCode: number | null = null;
-    const finish = (outcome: SendOutcome) => {
+    const finish = (outcome: SendOutcome, reusable = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       resolve(outcome);
-      client.destroy();
+      if (!reusable || !req.agents) client.destroy();
     };
     const excerpt = () =>
       size > 0 ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : '';
@@ -72,7 +104,7 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
         Host: req.url.host,
       },
       lookup: pinnedLookup(req.target),
-      agent: false,
+      agent: req.agents ? (https ? req.agents.https : req.agents.http) : false,
       // SNI and certificate checks against the host name, while connecting to the pinned address.
       ...(https && !isIP(host) ? { servername: host } : {}),
     };
@@ -83,7 +115,7 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
         size += chunk.length;
         if (size >= RESPONSE_EXCERPT_BYTES) finish({ statusCode, excerpt: excerpt(), error: null });
       });
-      res.on('end', () => finish({ statusCode, excerpt: excerpt(), error: null }));
+      res.on('end', () => finish({ statusCode, excerpt: excerpt(), error: null }, true));
       res.on('error', () => finish({ statusCode, excerpt: excerpt(), error: null }));
     });
     const timer = setTimeout(

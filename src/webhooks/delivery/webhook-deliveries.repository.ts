@@ -51,6 +51,8 @@ export interface ClaimedDelivery {
   url: string;
   enabled: boolean;
   deleted_at: Date | null;
+  /** The endpoint's sealed signing secret (null: a legacy endpoint not yet given one). */
+  secret_ciphertext: string | null;
 }
 
 /** One attempt's outcome, written with the delivery's new state. */
@@ -162,7 +164,7 @@ export class WebhookDeliveriesRepository {
          FROM picked, webhook_endpoints e
         WHERE d.id = picked.id AND e.id = d.endpoint_id
        RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
-                 e.url, e.enabled, e.deleted_at`,
+                 e.url, e.enabled, e.deleted_at, e.secret_ciphertext`,
       [
         opts.now,
         opts.fullEndpoints,
@@ -185,40 +187,55 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  /** Logs the attempt and applies its outcome, if `workerId` still holds the lease. */
-  async recordAttempt(
-    c: ClaimedDelivery,
-    r: AttemptRecord,
+  /**
+   * Logs a batch of attempts and applies each outcome to its delivery, if
+   * `workerId` still holds that delivery's lease (one statement for the
+   * batch: a dispatcher finishing hundreds of attempts a second writes them
+   * in a few round trips, not one each).
+   */
+  async recordAttempts(
+    batch: { claimed: ClaimedDelivery; record: AttemptRecord }[],
     workerId: string,
     now: Date,
   ): Promise<void> {
+    if (batch.length === 0) return;
+    const col = <T>(f: (b: { claimed: ClaimedDelivery; record: AttemptRecord }) => T) =>
+      batch.map(f);
     await this.txHost.tx.query(
-      `WITH attempt AS (
+      `WITH a AS (
+         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::bigint[],
+                              $7::timestamptz[], $8::int[], $9::int[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
+           AS a (delivery_id, endpoint_id, attempt_number, url, target_address, signed_timestamp,
+                 started_at, duration_ms, status_code, response_excerpt, error, status, next_attempt_at)
+       ), logged AS (
          INSERT INTO webhook_delivery_attempts
            (delivery_id, endpoint_id, attempt_number, url, target_address, signed_timestamp, started_at, duration_ms, status_code, response_excerpt, error, worker)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         SELECT delivery_id, endpoint_id, attempt_number, url, target_address, signed_timestamp, started_at, duration_ms, status_code, response_excerpt, error, $14
+           FROM a
        )
-       UPDATE webhook_deliveries
-          SET status = $13, attempts = attempts + 1, cycle_attempts = cycle_attempts + 1,
-              next_attempt_at = $14, last_attempt_at = $7, last_status_code = $9, last_error = $11,
-              delivered_at = CASE WHEN $13 = 'DELIVERED' THEN $15::timestamptz ELSE delivered_at END,
+       UPDATE webhook_deliveries d
+          SET status = a.status, attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1,
+              next_attempt_at = a.next_attempt_at, last_attempt_at = a.started_at, last_status_code = a.status_code,
+              last_error = a.error,
+              delivered_at = CASE WHEN a.status = 'DELIVERED' THEN $15::timestamptz ELSE d.delivered_at END,
               locked_until = NULL, locked_by = NULL, updated_at = $15
-        WHERE id = $1 AND locked_by = $12`,
+         FROM a
+        WHERE d.id = a.delivery_id AND d.locked_by = $14`,
       [
-        c.id,
-        c.endpoint_id,
-        c.attempts + 1,
-        c.url,
-        r.targetAddress,
-        r.signedTimestamp,
-        r.startedAt,
-        r.durationMs,
-        r.statusCode,
-        r.excerpt === null ? null : r.excerpt.replace(/\u0000/g, ''),
-        r.error,
+        col((b) => b.claimed.id),
+        col((b) => b.claimed.endpoint_id),
+        col((b) => b.claimed.attempts + 1),
+        col((b) => b.claimed.url),
+        col((b) => b.record.targetAddress),
+        col((b) => b.record.signedTimestamp),
+        col((b) => b.record.startedAt),
+        col((b) => b.record.durationMs),
+        col((b) => b.record.statusCode),
+        col((b) => (b.record.excerpt === null ? null : b.record.excerpt.replace(/\u0000/g, ''))),
+        col((b) => b.record.error),
+        col((b) => b.record.status),
+        col((b) => b.record.nextAttemptAt),
         workerId,
-        r.status,
-        r.nextAttemptAt,
         now,
       ],
     );

@@ -6,10 +6,11 @@ import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
 import { DeliveryError, DeliveryStatus } from './delivery-status';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
-import { sendWebhook, SendOutcome } from './http-sender';
+import { DeliveryAgents, deliveryAgents, sendWebhook, SendOutcome } from './http-sender';
 import { nextRetryDelayMs } from './retry-schedule';
 import { deliveryHeaders } from './signer';
 import {
+  AttemptRecord as AttemptRecordOf,
   ClaimedDelivery as Claimed,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
@@ -22,8 +23,21 @@ import {
 } from '../security/target-resolver';
 import { deliveryUrlProblem, hostOf } from '../security/url-policy';
 
-/** At most this many requests in flight to one endpoint from one replica. */
-export const PER_ENDPOINT_CONCURRENCY = 4;
+/**
+ * Requests in flight to one endpoint from one replica adapt to how it
+ * answers (additive increase, multiplicative decrease): an endpoint starts
+ * at PER_ENDPOINT_START; each 2xx within SLOW_ATTEMPT_MS raises its cap by
+ * one up to PER_ENDPOINT_MAX; any failure (non-2xx, timeout, network error)
+ * or a slow answer halves it, down to 1. A healthy fast endpoint soon gets
+ * 32 parallel requests; a dead or slow one holds one or two slots.
+ */
+export const PER_ENDPOINT_START = 4;
+export const PER_ENDPOINT_MAX = 32;
+export const SLOW_ATTEMPT_MS = 1000;
+/** A claim's copy of the endpoint's sealed secret is used if the attempt is signed this soon after the claim. */
+export const CLAIMED_SECRET_FRESH_MS = 5;
+/** Finished attempts are written together, at most this many per statement. */
+export const RECORD_BATCH = 200;
 /**
  * At most this many requests in flight from one replica. Sockets waiting on a
  * slow consumer are cheap; a high cap keeps a few dead endpoints (at most 4
@@ -63,6 +77,16 @@ export class WebhookDispatcher {
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly inFlight = new Map<number, InFlight>();
   private readonly perEndpoint = new Map<number, number>();
+  /** Each endpoint's current cap (absent: PER_ENDPOINT_START). */
+  private readonly caps = new Map<number, number>();
+  private agents: DeliveryAgents = deliveryAgents(PER_ENDPOINT_MAX);
+  /** Finished attempts waiting to be written, and whether a write is scheduled. */
+  private pendingRecords: {
+    claimed: Claimed;
+    record: AttemptRecordOf;
+    done: (err?: Error) => void;
+  }[] = [];
+  private flushing: Promise<void> | null = null;
   private running = false;
   /** Whether stopping hands claims back (false: leave them leased, as a killed process does). */
   private handBack = true;
@@ -88,6 +112,11 @@ export class WebhookDispatcher {
   start(): void {
     this.running = true;
     this.handBack = true;
+  }
+
+  /** The current cap of an endpoint (for tests and metrics). */
+  capOf(endpointId: number): number {
+    return this.caps.get(endpointId) ?? PER_ENDPOINT_START;
   }
 
   /** Claims and launches as much due work as the caps allow. Safe to call often. */
@@ -136,7 +165,11 @@ export class WebhookDispatcher {
     const ids = [...this.inFlight.keys()];
     for (const f of this.inFlight.values()) f.abort.abort();
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    await this.flushing;
     await this.release(ids);
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+    this.agents = deliveryAgents(PER_ENDPOINT_MAX);
   }
 
   private async release(ids: number[]): Promise<void> {
@@ -151,11 +184,12 @@ export class WebhookDispatcher {
     const full: number[] = [];
     const busyIds: number[] = [];
     const busySlots: number[] = [];
-    for (const [endpointId, n] of this.perEndpoint) {
-      if (n >= PER_ENDPOINT_CONCURRENCY) full.push(endpointId);
-      else if (n > 0) {
+    for (const endpointId of new Set([...this.perEndpoint.keys(), ...this.caps.keys()])) {
+      const free = this.capOf(endpointId) - (this.perEndpoint.get(endpointId) ?? 0);
+      if (free <= 0) full.push(endpointId);
+      else {
         busyIds.push(endpointId);
-        busySlots.push(PER_ENDPOINT_CONCURRENCY - n);
+        busySlots.push(free);
       }
     }
     return this.deliveries.claimDue({
@@ -163,7 +197,7 @@ export class WebhookDispatcher {
       max,
       fullEndpoints: full,
       busy: { endpointIds: busyIds, slots: busySlots },
-      perEndpoint: PER_ENDPOINT_CONCURRENCY,
+      perEndpoint: PER_ENDPOINT_START,
       lockedUntil: new Date(now.getTime() + this.leaseMs),
       workerId: this.workerId,
     });
@@ -171,8 +205,9 @@ export class WebhookDispatcher {
 
   private launch(c: Claimed): void {
     const abort = new AbortController();
+    const claimedAt = performance.now();
     this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
-    const done = this.attempt(c, abort.signal)
+    const done = this.attempt(c, abort.signal, claimedAt)
       .catch((err: Error) =>
         this.logger.error(`delivery ${c.id} failed unexpectedly: ${err.message}`),
       )
@@ -186,18 +221,28 @@ export class WebhookDispatcher {
     this.inFlight.set(c.id, { endpointId: c.endpoint_id, abort, done });
   }
 
-  private async attempt(c: Claimed, signal: AbortSignal): Promise<void> {
+  private async attempt(c: Claimed, signal: AbortSignal, claimedAt: number): Promise<void> {
     const startedAt = this.clock.now();
     const t0 = performance.now();
-    const result = await this.execute(c, signal);
+    const result = await this.execute(c, signal, claimedAt);
     if (signal.aborted) return;
     const durationMs = Math.round(performance.now() - t0);
+    this.adapt(c.endpoint_id, result.status === 'DELIVERED' && durationMs <= SLOW_ATTEMPT_MS);
     await this.record(c, result, startedAt, durationMs);
     this.metrics.attempts.inc({ outcome: result.status });
     this.metrics.attemptDuration.observe(durationMs / 1000);
   }
 
-  private async execute(c: Claimed, signal: AbortSignal): Promise<Result> {
+  /** Additive increase on a quick 2xx, multiplicative decrease otherwise (see PER_ENDPOINT_START). */
+  private adapt(endpointId: number, healthy: boolean): void {
+    const cap = this.capOf(endpointId);
+    const next = healthy ? Math.min(PER_ENDPOINT_MAX, cap + 1) : Math.max(1, Math.floor(cap / 2));
+    if (next === PER_ENDPOINT_START) this.caps.delete(endpointId);
+    else this.caps.set(endpointId, next);
+    if (this.caps.size > 100_000) this.caps.clear();
+  }
+
+  private async execute(c: Claimed, signal: AbortSignal, claimedAt: number): Promise<Result> {
     const park = (error: string): Result => ({
       status: 'PARKED',
       statusCode: null,
@@ -238,7 +283,11 @@ export class WebhookDispatcher {
     }
     let secret: string;
     try {
-      secret = await this.endpoints.signingSecret(c.endpoint_id);
+      const fresh = performance.now() - claimedAt <= CLAIMED_SECRET_FRESH_MS;
+      secret = await this.endpoints.signingSecret(
+        c.endpoint_id,
+        fresh ? c.secret_ciphertext : undefined,
+      );
     } catch (err) {
       this.logger.error(
         `endpoint ${c.endpoint_id}: signing secret unreadable (${(err as Error).message})`,
@@ -270,6 +319,7 @@ export class WebhookDispatcher {
       body,
       timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
       signal,
+      agents: this.agents,
     });
     if (
       outcome.error === null &&
@@ -309,22 +359,48 @@ export class WebhookDispatcher {
     };
   }
 
-  private async record(c: Claimed, r: Result, startedAt: Date, durationMs: number): Promise<void> {
-    await this.deliveries.recordAttempt(
-      c,
-      {
-        status: r.status,
-        statusCode: r.statusCode,
-        error: r.error,
-        excerpt: r.excerpt,
-        nextAttemptAt: r.nextAttemptAt,
-        targetAddress: r.target?.address ?? null,
-        signedTimestamp: r.signedTimestamp,
-        startedAt,
-        durationMs,
-      },
-      this.workerId,
-      this.clock.now(),
-    );
+  /**
+   * Queues the attempt's record and resolves once it is written. Records
+   * finishing together are written in one statement (RECORD_BATCH at most):
+   * one write is in progress at a time, and what finished meanwhile goes in
+   * the next.
+   */
+  private record(c: Claimed, r: Result, startedAt: Date, durationMs: number): Promise<void> {
+    return new Promise<void>((ok, fail) => {
+      this.pendingRecords.push({
+        claimed: c,
+        record: {
+          status: r.status,
+          statusCode: r.statusCode,
+          error: r.error,
+          excerpt: r.excerpt,
+          nextAttemptAt: r.nextAttemptAt,
+          targetAddress: r.target?.address ?? null,
+          signedTimestamp: r.signedTimestamp,
+          startedAt,
+          durationMs,
+        },
+        done: (err) => (err ? fail(err) : ok()),
+      });
+      if (!this.flushing) this.flushing = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.pendingRecords.length > 0) {
+        // Let attempts finishing in the same turn join the batch.
+        await new Promise((ok) => setImmediate(ok));
+        const batch = this.pendingRecords.splice(0, RECORD_BATCH);
+        try {
+          await this.deliveries.recordAttempts(batch, this.workerId, this.clock.now());
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err as Error);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
   }
 }

@@ -32,8 +32,13 @@ export interface EndpointWithSecret {
 }
 
 /** Endpoint management for apps (mode from the key) and lookups for operators. */
+/** Decrypted secrets kept in memory, by sealed value (cleared when full). */
+const OPENED_SECRETS_KEPT = 10_000;
+
 @Injectable()
 export class WebhookEndpointsService {
+  private readonly opened = new Map<string, string>();
+
   constructor(
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly bus: DomainEventBus,
@@ -153,17 +158,30 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * The endpoint's signing secret as it is now (read when an attempt is
-   * signed, not when it was claimed: a rotation while the host was resolving
-   * already applies, no grace period). A legacy endpoint without one gets
-   * one sealed now, so nothing goes out unsigned.
+   * The endpoint's signing secret: from `sealed` when the caller read it a
+   * moment ago (the dispatcher's claim, within CLAIMED_SECRET_FRESH_MS),
+   * else as it is now in the database (so a rotation while the host was
+   * resolving already applies, no grace period). Decrypted once per sealed
+   * value. A legacy endpoint without one gets one sealed now, so nothing
+   * goes out unsigned.
    */
-  async signingSecret(id: number): Promise<string> {
+  async signingSecret(id: number, sealed?: string | null): Promise<string> {
     const key = this.config.encryptionKey;
-    const current = await this.endpoints.sealedSecret(id);
-    if (current) return openSecret(key, current);
+    const current = sealed ?? (await this.endpoints.sealedSecret(id));
+    if (current) return this.open(current);
     await this.endpoints.fillMissingSecret(id, sealSecret(key, newEndpointSecret()));
-    return openSecret(key, (await this.endpoints.sealedSecret(id))!);
+    return this.open((await this.endpoints.sealedSecret(id))!);
+  }
+
+  /** Decrypts a sealed secret once per sealed value (a rotation seals a new value). */
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = openSecret(this.config.encryptionKey, sealed);
+      if (this.opened.size >= OPENED_SECRETS_KEPT) this.opened.clear();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
   }
 
   private async lock(scope: TenantScope, id: number): Promise<WebhookEndpoint> {
