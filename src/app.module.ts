@@ -19,6 +19,7 @@ import { EventsModule } from './events/events.module';
 import { SandboxGatewayModule } from './gateways/sandbox';
 import { SslcommerzGatewayModule } from './gateways/sslcommerz';
 import { BkashGatewayModule } from './gateways/bkash';
+import { ResponseInterceptor } from './bootstrap/response.interceptor';
 import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -74,9 +75,10 @@ export class AppModule {
         RetentionModule,
       ],
       providers: [
-        // Order matters: idempotency wraps the envelope, so it stores the exact body sent.
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        IdempotencyInterceptor,
+        EnvelopeInterceptor,
+        // Idempotency around the envelope, so it stores the exact body sent.
+        { provide: APP_INTERCEPTOR, useClass: ResponseInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

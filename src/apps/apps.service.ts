@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { AppCredentialsService, IssuedCredential } from '../auth';
+import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
+import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
@@ -15,13 +17,22 @@ import { AppsRepository } from './apps.repository';
 export type { App } from './app.entity';
 import type { UpdateAppSettingsDto } from './dto/app.dto';
 
+/** How long one replica trusts an app's settings it read (a backstop to the change feed). */
+export const APP_CACHE_MS = 10_000;
+
 @Injectable()
 export class AppsService {
+  private readonly cache: ReplicaCache<App>;
+
   constructor(
     private readonly apps: AppsRepository,
     private readonly credentials: AppCredentialsService,
     private readonly audit: AuditService,
-  ) {}
+    private readonly changes: ChangeFeed,
+    clock: Clock,
+  ) {
+    this.cache = new ReplicaCache(changes, APP_CACHE_MS, () => clock.nowMs());
+  }
 
   /** Creates the app with both credential pairs; secrets are returned this once. */
   @Transactional()
@@ -54,6 +65,22 @@ export class AppsService {
 
   async get(id: number): Promise<App> {
     const app = await this.apps.byId(id);
+    if (!app) throw AppError.notFound('App');
+    return app;
+  }
+
+  /**
+   * The app as this replica last read it, for the hot paths that only read
+   * its settings (a payment's amount bounds, redirects, expiry): at most
+   * APP_CACHE_MS old, and dropped on every replica when a change of the app
+   * commits (the change feed). Never for read-modify-write: that locks the row.
+   */
+  async settingsOf(id: number): Promise<App> {
+    const app = await this.cache.get(
+      String(id),
+      (a) => appTopic(a.id),
+      () => this.apps.byId(id),
+    );
     if (!app) throw AppError.notFound('App');
     return app;
   }
@@ -103,8 +130,15 @@ export class AppsService {
     return saved;
   }
 
-  @Transactional()
+  /** Like `update`: every replica sees the new settings from the commit on, this one at once. */
   async updateSettings(id: number, patch: UpdateAppSettingsDto): Promise<App> {
+    const saved = await this.updateSettingsInTx(id, patch);
+    this.credentials.invalidateApp(id);
+    return saved;
+  }
+
+  @Transactional()
+  private async updateSettingsInTx(id: number, patch: UpdateAppSettingsDto): Promise<App> {
     const app = await this.apps.lockById(id);
     if (!app) throw AppError.notFound('App');
     const next = { ...app, ...stripUndefined(patch) } as App;
@@ -117,6 +151,7 @@ export class AppsService {
     }
     const before = { ...app } as unknown as Record<string, unknown>;
     const saved = await this.apps.save(next);
+    await this.changes.announce(appTopic(id));
     await this.audit.record({
       action: 'app.settings_updated',
       targetType: 'app',

@@ -50,9 +50,4 @@ export class AppCredentialsRepository {
   ofApp(appId: number): Promise<AppCredential[]> {
     return this.credentials.find({ where: { appId }, order: { mode: 'ASC' } });
   }
-
-  /** Sends a NOTIFY on `channel`, delivered when the current transaction commits. */
-  async notifyOnCommit(channel: string, payload: string): Promise<void> {
-    await this.txHost.tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
-  }
 }

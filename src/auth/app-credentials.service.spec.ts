@@ -1,5 +1,6 @@
 import { ManualClock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';
+import { ChangeFeed } from '../database/change-feed';
 import { AppCredentialsService } from './app-credentials.service';
 
 const SECRET = 'sk_test_secret';
@@ -20,7 +21,7 @@ function setup() {
   const service = new AppCredentialsService(
     { byApiKey: query } as never,
     new ManualClock(),
-    {} as never,
+    new ChangeFeed({} as never, {} as never),
   );
   const answer = async (row: unknown) => {
     for (let i = 0; answers.length === 0 && i < 100; i++) await new Promise((r) => setImmediate(r));

@@ -1,6 +1,5 @@
-import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { PgListener } from '../database/pg-listener';
+import { Injectable } from '@nestjs/common';
+import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
 import { Clock } from '../common/clock/clock';
 import { randomToken, safeEqual, sha256Hex } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
@@ -21,35 +20,27 @@ interface CachedCredential {
   appStatus: string;
   mode: Mode;
   secretHash: string;
-  cachedUntil: number;
 }
 
-/** Replicas tell each other about rotations and suspensions on this channel. */
-export const CREDENTIALS_CHANNEL = 'joma_app_credentials';
-
-/** How long a key lookup is trusted by one replica before it reads again (a backstop to the channel). */
+/** How long a key lookup is trusted by one replica before it reads again (a backstop to the change feed). */
 export const CREDENTIAL_CACHE_MS = 10_000;
 
 /**
  * Issues, rotates and checks app key/secret pairs. The lookup behind every
  * app call is cached per replica for a few seconds and dropped at once on
- * rotation or suspension in this replica.
+ * rotation or suspension (the change feed), on every replica.
  */
 @Injectable()
-export class AppCredentialsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly cache = new Map<string, CachedCredential>();
-  /**
-   * Bumped by every invalidation. A lookup caches what it read only if no
-   * invalidation arrived while it was reading: that row may predate the change.
-   */
-  private generation = 0;
-  private listener: PgListener | null = null;
+export class AppCredentialsService {
+  private readonly cache: ReplicaCache<CachedCredential>;
 
   constructor(
     private readonly credentials: AppCredentialsRepository,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
-  ) {}
+    private readonly changes: ChangeFeed,
+  ) {
+    this.cache = new ReplicaCache(changes, CREDENTIAL_CACHE_MS, () => clock.nowMs());
+  }
 
   private static mint(mode: Mode): IssuedCredential {
     const m = mode === 'TEST' ? 'test' : 'live';
@@ -96,32 +87,12 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
   }
 
   /**
-   * Tells every replica (this one included) to drop its cached keys of the
+   * Tells every replica (this one included) to drop what it cached of the
    * app. Call inside the transaction of the change: PostgreSQL delivers the
    * notification only when it commits, so nobody re-reads the old row.
    */
   private async announceChange(appId: number): Promise<void> {
-    await this.credentials.notifyOnCommit(CREDENTIALS_CHANNEL, String(appId));
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.listener = new PgListener(
-      this.config.databaseUrl,
-      [CREDENTIALS_CHANNEL],
-      (_channel, payload) => this.invalidateApp(Number(payload)),
-      'joma-credentials-listener',
-      // Changes announced while disconnected are unknown: start from an empty cache.
-      () => {
-        this.generation++;
-        this.cache.clear();
-      },
-    );
-    await this.listener.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.listener?.stop();
-    this.listener = null;
+    await this.changes.announce(appTopic(appId));
   }
 
   async keysOf(appId: number): Promise<{ mode: Mode; apiKey: string }[]> {
@@ -129,9 +100,9 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
     return rows.map((r) => ({ mode: r.mode, apiKey: r.apiKey }));
   }
 
+  /** This replica drops what it cached of the app at once (after the commit of an announced change). */
   invalidateApp(appId: number): void {
-    this.generation++;
-    for (const [key, entry] of this.cache) if (entry.appId === appId) this.cache.delete(key);
+    this.changes.touch(appTopic(appId));
   }
 
   async authenticate(
@@ -154,28 +125,23 @@ export class AppCredentialsService implements OnApplicationBootstrap, OnApplicat
     return { appId: entry.appId, appName: entry.appName, mode: entry.mode };
   }
 
-  private async lookup(apiKey: string): Promise<CachedCredential | null> {
-    const now = this.clock.nowMs();
-    const hit = this.cache.get(apiKey);
-    if (hit && hit.cachedUntil > now) return hit;
-    if (apiKey.length > 200) return null;
-    const generation = this.generation;
-    const row = await this.credentials.byApiKey(apiKey);
-    if (!row) {
-      this.cache.delete(apiKey);
-      return null;
-    }
-    const entry: CachedCredential = {
-      appId: row.appId,
-      appName: row.appName,
-      appStatus: row.appStatus,
-      mode: row.mode,
-      secretHash: row.secretHash,
-      cachedUntil: now + CREDENTIAL_CACHE_MS,
-    };
-    if (generation !== this.generation) return entry;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(apiKey, entry);
-    return entry;
+  private lookup(apiKey: string): Promise<CachedCredential | null> {
+    if (apiKey.length > 200) return Promise.resolve(null);
+    return this.cache.get(
+      apiKey,
+      (entry) => appTopic(entry.appId),
+      async () => {
+        const row = await this.credentials.byApiKey(apiKey);
+        return row
+          ? {
+              appId: row.appId,
+              appName: row.appName,
+              appStatus: row.appStatus,
+              mode: row.mode,
+              secretHash: row.secretHash,
+            }
+          : null;
+      },
+    );
   }
 }

@@ -17,6 +17,7 @@ import { AuthController } from './auth.controller';
 import { AuditEventsController } from './audit-events.controller';
 import { AuditModule } from '../audit';
 import { AuthService } from './auth.service';
+import { RateLimitModule } from '../common/rate-limit/rate-limiter';
 import { AdminJwtGuard } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';
 import { LoginThrottleService } from './login-throttle.service';
@@ -28,6 +29,8 @@ import { LoginThrottleService } from './login-throttle.service';
 @Module({
   imports: [
     AuditModule,
+    // The app-key guard takes every app call from the app's rate limit.
+    RateLimitModule,
     PassportModule,
     JwtModule.register({}),
     TypeOrmModule.forFeature([AdminUser, AdminSession, AppCredential]),

@@ -32,7 +32,8 @@ export function AppAuth() {
     UseGuards(AppKeyGuard),
     // One requirement holding both: the key AND the secret are needed.
     ApiSecurity({ [APP_KEY_SCHEME]: [], [APP_SECRET_SCHEME]: [] }),
-    ApiErrors(401, 403),
+    // 429: over the app's rate limit in this mode (RATE_LIMIT_PER_SECOND).
+    ApiErrors(401, 403, 429),
   );
 }
 

@@ -6,6 +6,7 @@ import type { TenantScope } from '../database/tenant';
 import { InvoicesService, type InvoiceTemplate, type InvoiceView } from '../invoices';
 import {
   type CreatePaymentDto,
+  type OpenedPayment,
   type Payment,
   PaymentConfirmationsService,
   PaymentsService,
@@ -31,12 +32,13 @@ export class InvoicePaymentsService {
    * committed resumes with that payment instead of creating another.
    */
   async createPayment(scope: TenantScope, input: CreatePaymentDto): Promise<Payment> {
-    const payment =
-      (await this.payments.resumed(scope)) ??
-      (input.invoiceId === undefined
+    const resumed = await this.payments.resumed(scope);
+    if (resumed) return this.payments.openCheckout(resumed);
+    const { payment, customer } =
+      input.invoiceId === undefined
         ? await this.payments.openPending(scope, input)
-        : await this.openOnInvoice(scope, input.invoiceId, input));
-    return this.payments.openCheckout(payment);
+        : await this.openOnInvoice(scope, input.invoiceId, input);
+    return this.payments.openCheckout(payment, customer);
   }
 
   /**
@@ -50,7 +52,7 @@ export class InvoicePaymentsService {
     scope: TenantScope,
     invoiceId: number,
     input: CreatePaymentDto,
-  ): Promise<Payment> {
+  ): Promise<OpenedPayment> {
     const { invoice, payable, dueMinor, customer } = await this.invoices.lockForPayment(
       scope,
       invoiceId,
@@ -97,8 +99,8 @@ export class InvoicePaymentsService {
     if (!found) throw AppError.notFound('Invoice');
     const scope = { appId: found.appId, mode: found.mode };
     await this.confirmations.refreshCheckoutsForInvoice(scope, found.id);
-    const payment = await this.openForDue(scope, found.id, gateway || undefined);
-    return this.payments.openCheckout(payment);
+    const { payment, customer } = await this.openForDue(scope, found.id, gateway || undefined);
+    return this.payments.openCheckout(payment, customer);
   }
 
   @Transactional()
@@ -106,7 +108,7 @@ export class InvoicePaymentsService {
     scope: TenantScope,
     invoiceId: number,
     gateway?: string,
-  ): Promise<Payment> {
+  ): Promise<OpenedPayment> {
     const { invoice, payable, dueMinor, customer } = await this.invoices.lockForPayment(
       scope,
       invoiceId,
@@ -114,7 +116,7 @@ export class InvoicePaymentsService {
     if (!payable) throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
     const open = await this.payments.openPaymentFor(scope, invoice.id, dueMinor);
     // A double click reuses the open checkout; choosing another gateway opens a new one.
-    if (open && (!gateway || open.gateway === gateway)) return open;
+    if (open && (!gateway || open.gateway === gateway)) return { payment: open, customer };
     const back = this.invoices.payableUrl(invoice);
     return this.payments.openPending(
       scope,

@@ -2,9 +2,13 @@ import { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { Clock } from '../common/clock/clock';
-import { bodyParsers } from '../common/http/body-parsers';
-import { sendError } from '../common/http/error-response';
+import type { Response } from 'express';
+import { AppError } from '../common/errors/app-error';
+import { bodyParsers, isPublicPage } from '../common/http/body-parsers';
 import type { JomaRequest } from '../common/http/request-context';
+import { RateLimiter } from '../common/rate-limit/rate-limiter';
+import { observeRequests } from '../common/http/logging';
+import { sendError } from '../common/http/error-response';
 import { requestIdMiddleware } from '../common/http/request-id';
 import { createValidationPipe } from '../common/http/validation';
 import { Metrics } from '../common/metrics/metrics';
@@ -21,23 +25,35 @@ export function configureApp(nest: INestApplication): void {
   const app = nest as NestExpressApplication;
   const clock = app.get(Clock);
   const metrics = app.get(Metrics);
+  const config = app.get(AppConfig);
+  const refuse = (err: AppError, req: JomaRequest, res: Response) =>
+    sendError(res, req, err, clock.now());
   app.useLogger(new QuietBootLogger(app.get(Logger)));
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
-  app.use(securityHeaders(app.get(AppConfig).publicBaseUrl));
+  // The client address (rate limits, audit log) comes through these proxies only.
+  app.set('trust proxy', config.trustProxy);
+  app.use(securityHeaders(config.publicBaseUrl));
   app.use(requestIdMiddleware);
-  app.use((req: JomaRequest, res: import('express').Response, next: () => void) => {
-    const end = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      const labels = { method: req.method, route: `${req.baseUrl ?? ''}${route}` };
-      end(labels);
-      metrics.httpRequests.inc({ ...labels, status: String(res.statusCode) });
-    });
-    next();
-  });
-  for (const parser of bodyParsers((err, req, res) => sendError(res, req, err, clock.now())))
-    app.use(parser);
+  app.use(observeRequests(metrics));
+  // Public pages are limited per client address before their bodies are read.
+  app.use(publicPageLimit(app.get(RateLimiter), refuse));
+  for (const parser of bodyParsers(refuse)) app.use(parser);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);
+}
+
+/** PUBLIC_RATE_LIMIT_PER_SECOND on the pay pages, the sandbox checkout and gateway callbacks. */
+function publicPageLimit(
+  limits: RateLimiter,
+  refuse: (err: AppError, req: JomaRequest, res: Response) => void,
+) {
+  return (req: JomaRequest, res: Response, next: () => void) => {
+    if (!isPublicPage(req.path)) return next();
+    try {
+      limits.takeClient(req.ip);
+    } catch (err) {
+      return refuse(err as AppError, req, res);
+    }
+    next();
+  };
 }

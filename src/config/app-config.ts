@@ -54,6 +54,14 @@ export class AppConfig {
   /** How often webhook workers poll when no NOTIFY wakes them. */
   readonly webhookPollIntervalMs: number;
   readonly logLevel: string;
+  /** App calls per second per app and mode, across all replicas (burst 2x); 0 = no limit. */
+  readonly rateLimitPerSecond: number;
+  /** Public pages and gateway callbacks: requests per second per client address (burst 2x); 0 = no limit. */
+  readonly publicRateLimitPerSecond: number;
+  /** How many replicas share the limits: each counts in memory and allows its share. */
+  readonly rateLimitReplicas: number;
+  /** Express `trust proxy`: which proxies' X-Forwarded-For names the client address. */
+  readonly trustProxy: boolean | number | string;
 
   constructor(values: {
     port: number;
@@ -90,6 +98,10 @@ export class AppConfig {
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
     logLevel?: string;
+    rateLimitPerSecond?: number;
+    publicRateLimitPerSecond?: number;
+    rateLimitReplicas?: number;
+    trustProxy?: boolean | number | string;
   }) {
     this.port = values.port;
     this.host = values.host ?? '0.0.0.0';
@@ -129,6 +141,10 @@ export class AppConfig {
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.logLevel = values.logLevel ?? 'info';
+    this.rateLimitPerSecond = values.rateLimitPerSecond ?? 100;
+    this.publicRateLimitPerSecond = values.publicRateLimitPerSecond ?? 20;
+    this.rateLimitReplicas = values.rateLimitReplicas ?? 1;
+    this.trustProxy = values.trustProxy ?? 'loopback';
   }
 
   static fromEnv(
@@ -168,6 +184,24 @@ export class AppConfig {
       bkashLiveUrl: env.BKASH_LIVE_URL,
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
       logLevel: env.LOG_LEVEL,
+      rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
+      publicRateLimitPerSecond: env.PUBLIC_RATE_LIMIT_PER_SECOND,
+      rateLimitReplicas: env.RATE_LIMIT_REPLICAS,
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
     });
   }
+}
+
+/**
+ * TRUST_PROXY as Express reads `trust proxy`: `false` (the socket's address),
+ * `true` (the left-most X-Forwarded-For entry: only behind a proxy that
+ * overwrites it), a hop count, or a comma-separated list of addresses, CIDRs
+ * and the names loopback, linklocal, uniquelocal.
+ */
+export function parseTrustProxy(value: string): boolean | number | string {
+  const v = value.trim();
+  if (v === 'false' || v === '') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
 }

@@ -217,6 +217,34 @@ export class EnvSchema {
   LOG_LEVEL: string = 'info';
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_SECOND: number = 100;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  PUBLIC_RATE_LIMIT_PER_SECOND: number = 20;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  RATE_LIMIT_REPLICAS: number = 1;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^(true|false|\d+|[0-9A-Za-z.:/, ]+)$/, {
+    message: 'must be true, false, a hop count, or a comma-separated list of addresses/CIDRs',
+  })
+  TRUST_PROXY: string = 'loopback';
+
+  @IsOptional()
   @IsString()
   DATA_DIR: string = '.data';
 }

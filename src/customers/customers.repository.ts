@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+import { hotRows } from '../database/hot-query';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';
 
@@ -26,7 +27,16 @@ export class CustomersRepository {
     externalId: string,
     details: CustomerDetails,
   ): Promise<Customer> {
-    const [row] = (await this.txHost.tx.query(
+    // Every new payment and invoice: sent straight to pg (hotRows), prepared once per connection.
+    const [row] = await hotRows<{
+      id: number;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      created_at: Date;
+      updated_at: Date;
+    }>(
+      this.txHost.tx,
       `INSERT INTO customers (app_id, mode, external_id, name, email, phone)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (app_id, mode, external_id) DO UPDATE SET
@@ -44,14 +54,8 @@ export class CustomersRepository {
         details.email ?? null,
         details.phone ?? null,
       ],
-    )) as {
-      id: number;
-      name: string | null;
-      email: string | null;
-      phone: string | null;
-      created_at: Date;
-      updated_at: Date;
-    }[];
+      'customers_upsert',
+    );
     return this.customers.repo.create({
       id: row.id,
       ...scope,

@@ -4,6 +4,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsModule } from 'nestjs-cls';
 import { AppConfig } from '../config/app-config';
+import { ChangeFeedModule } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 
 /**
@@ -36,6 +37,7 @@ import { dataSourceOptions } from './data-source-options';
         }),
       ],
     }),
+    ChangeFeedModule,
   ],
 })
 export class DatabaseModule {}

@@ -1,6 +1,7 @@
 import { EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import type { Mode } from '../common/http/request-context';
+import { EntitySql } from './entity-sql';
 import type { Tx } from './transaction';
 
 /** The partition a record lives in: one app, one mode. */
@@ -35,9 +36,24 @@ export class TenantRepo<T extends TenantRow> {
     return { ...extra, appId: scope.appId, mode: scope.mode } as FindOptionsWhere<T>;
   }
 
+  /** Plain SQL for this entity's hot paths (see EntitySql). */
+  get sql(): EntitySql<T> {
+    return (this.compiled ??= EntitySql.of(this.txHost.tx.connection, this.entity));
+  }
+
+  private compiled?: EntitySql<T>;
+
+  /** One record of the partition by id: the hottest read of the API (every GET by id). */
   async findOne(scope: TenantScope, id: number): Promise<T | null> {
     if (!Number.isSafeInteger(id) || id < 1) return null;
-    return this.repo.findOne({ where: this.where(scope, { id } as FindOptionsWhere<T>) });
+    const sql = this.sql;
+    const [row] = await sql.rows(
+      this.txHost.tx,
+      `SELECT ${sql.selectList} FROM ${sql.table} WHERE id = $1 AND app_id = $2 AND mode = $3`,
+      [id, scope.appId, scope.mode],
+      `${sql.table.replace(/"/g, '')}_by_id`,
+    );
+    return row ?? null;
   }
 
   async get(scope: TenantScope, id: number): Promise<T> {

@@ -72,7 +72,7 @@ export class InvoicesService {
     const totalMinor = addMinor(...lineTotals);
     // An invoice must be payable in one go on its pay page, so its total stays
     // within the app's maximum payment amount.
-    const app = await this.apps.get(scope.appId);
+    const app = await this.apps.settingsOf(scope.appId);
     if (totalMinor > app.maxAmountMinor) {
       throw new AppError(
         ErrorCode.AMOUNT_OUT_OF_RANGE,
@@ -165,7 +165,7 @@ export class InvoicesService {
     const lines = opts.details ? await this.invoices.linesOf(ids) : [];
     const customers = await this.customers.byIds(invoices.map((i) => i.customerId));
     const payments = opts.details ? await this.payments.forInvoices(scope, ids) : [];
-    const app = await this.apps.get(scope.appId);
+    const app = await this.apps.settingsOf(scope.appId);
     return invoices.map((invoice) => ({
       invoice,
       lines: lines.filter((l) => l.invoiceId === invoice.id),

@@ -1,6 +1,6 @@
 /** The payments feature's public door: what other features may use. */
 export { PaymentsModule } from './payments.module';
-export { PaymentsService, type OpenPaymentOptions } from './payments.service';
+export { PaymentsService, type OpenedPayment, type OpenPaymentOptions } from './payments.service';
 export { PaymentConfirmationsService } from './payment-confirmations.service';
 export { PaymentSimulationService, type SettleOutcome } from './payment-simulation.service';
 export type { Payment } from './payment.entity';

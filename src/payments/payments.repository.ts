@@ -34,8 +34,9 @@ export class PaymentsRepository {
     return this.payments.repo;
   }
 
+  /** Hot path (every new payment): one INSERT ... RETURNING, no query building. */
   insert(fields: Omit<Payment, 'id'>): Promise<Payment> {
-    return this.repo.save(this.repo.create(fields));
+    return this.payments.sql.insert(this.txHost.tx, fields);
   }
 
   save(payment: Payment): Promise<Payment> {
@@ -169,20 +170,15 @@ export class PaymentsRepository {
    * null when another call attached one first (or the payment moved on).
    */
   async attachCheckout(id: number, session: CheckoutSession, now: Date): Promise<Payment | null> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update()
-      .set({
-        gatewaySessionId: session.sessionId,
-        checkoutUrl: session.checkoutUrl,
-        updatedAt: now,
-      })
-      .where('id = :id AND gateway_session_id IS NULL AND status = :pending', {
-        id,
-        pending: 'PENDING',
-      })
-      .execute();
-    return result.affected ? this.byId(id) : null;
+    const sql = this.payments.sql;
+    const [row] = await sql.rows(
+      this.txHost.tx,
+      `UPDATE ${sql.table} SET gateway_session_id = $2, checkout_url = $3, updated_at = $4
+        WHERE id = $1 AND gateway_session_id IS NULL AND status = 'PENDING'
+        RETURNING ${sql.selectList}`,
+      [id, session.sessionId, session.checkoutUrl, now],
+    );
+    return row ?? null;
   }
 
   /**

@@ -37,6 +37,12 @@ export interface OpenPaymentOptions {
   customer?: Customer;
 }
 
+/** A payment just written PENDING, with the customer it was written for. */
+export interface OpenedPayment {
+  payment: Payment;
+  customer: Customer;
+}
+
 /**
  * Payments: creating them (a short transaction for the PENDING row, then the
  * gateway's checkout with no transaction open), reading them, and the app's
@@ -87,9 +93,9 @@ export class PaymentsService {
     scope: TenantScope,
     input: CreatePaymentDto,
     opts: OpenPaymentOptions = {},
-  ): Promise<Payment> {
+  ): Promise<OpenedPayment> {
     const currency = assertCurrency(input.currency);
-    const app = await this.apps.get(scope.appId);
+    const app = await this.apps.settingsOf(scope.appId);
     if (
       (!opts.hosted && input.amountMinor < app.minAmountMinor) ||
       input.amountMinor > app.maxAmountMinor
@@ -146,7 +152,7 @@ export class PaymentsService {
       updatedAt: now,
     });
     await this.idempotency.checkpoint(PAYMENT_CREATED, { paymentId: payment.id });
-    return payment;
+    return { payment, customer };
   }
 
   /**
@@ -193,12 +199,12 @@ export class PaymentsService {
    * (a double click, a resumed request) end with one checkout: the loser's
    * is closed. A gateway that cannot open one fails the payment (503).
    */
-  async openCheckout(payment: Payment): Promise<Payment> {
+  async openCheckout(payment: Payment, known?: Customer): Promise<Payment> {
     if (payment.gatewaySessionId || payment.status !== 'PENDING') return payment;
     const scope = { appId: payment.appId, mode: payment.mode };
     const gateway = this.gateways.get(payment.gateway);
-    const app = await this.apps.get(scope.appId);
-    const customer = await this.customers.get(scope, payment.customerId);
+    const app = await this.apps.settingsOf(scope.appId);
+    const customer = known ?? (await this.customers.get(scope, payment.customerId));
     let session: CheckoutSession;
     try {
       const ctx = await this.gateways.context(scope, gateway.name);

@@ -71,6 +71,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logLevel: 'silent',
     // Every test request comes from 127.0.0.1: a budget for failed logins per address.
     loginFailuresPerAddress: 10_000,
+    // Tests fire bursts from one address and app; test/e2e/rate-limits.e2e-spec.ts turns these on.
+    rateLimitPerSecond: 0,
+    publicRateLimitPerSecond: 0,
     webhookTestAllowedSchemes: ['http', 'https'],
     webhookAllowPrivateTargets: true,
     ...options.config,

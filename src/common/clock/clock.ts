@@ -13,6 +13,9 @@ export class SystemClock extends Clock {
   now(): Date {
     return new Date();
   }
+  override nowMs(): number {
+    return Date.now();
+  }
 }
 
 /** A clock that follows the system clock plus an offset tests can advance. */

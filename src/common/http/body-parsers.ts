@@ -64,15 +64,18 @@ export function inspectJson(
 }
 
 /**
- * Paths that take HTML form posts: the hosted pay page, the sandbox
- * checkout and gateway callbacks (SSLCommerz posts its IPN as a form).
- * Everywhere else a request body must be JSON.
+ * The public, customer-facing paths: the hosted pay page, the sandbox
+ * checkout and gateway callbacks. They take HTML form posts (SSLCommerz
+ * posts its IPN as a form; everywhere else a request body must be JSON) and
+ * are rate-limited per client address.
  */
-export function acceptsForms(path: string): boolean {
+export function isPublicPage(path: string): boolean {
   return (
     path.startsWith('/pay/') || path.startsWith('/sandbox/') || path.startsWith('/api/v1/gateways/')
   );
 }
+
+export const acceptsForms = isPublicPage;
 
 /** Whether the request carries a body (a length above zero, or chunked). */
 function hasBody(req: JomaRequest): boolean {

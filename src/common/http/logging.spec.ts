@@ -34,4 +34,8 @@ describe('loggerParams', () => {
     expect(params.pinoHttp.transport).toBeUndefined();
     expect(params.pinoHttp.stream).toBeDefined();
   });
+
+  it('mounts no per-request middleware of nestjs-pino (requestLog writes the request line)', () => {
+    expect(loggerParams('info').forRoutes).toEqual([]);
+  });
 });

@@ -1,6 +1,9 @@
-import type { Params } from 'nestjs-pino';
+import type { NextFunction, Response } from 'express';
+import { PinoLogger, type Params } from 'nestjs-pino';
+import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Metrics } from '../metrics/metrics';
+import type { JomaRequest } from './request-context';
 
 /**
  * Customer-facing capability paths (pay page tokens, payment result
@@ -11,9 +14,11 @@ export function safePath(url: string | undefined): string {
 }
 
 /**
- * One JSON line per request with its request id, written asynchronously
- * (off the request path). Headers are not logged at all, so X-Api-Secret,
- * Authorization and cookies never reach a log.
+ * The logger every log line goes through (nestjs-pino's `Logger` for the
+ * app's own lines), written asynchronously, off the request path. nestjs-pino
+ * mounts no per-request middleware (`forRoutes: []`): the one request line
+ * is written by `observeRequests` below, which costs one log call per request
+ * instead of a child logger, serializers and an async-context switch.
  */
 export function loggerParams(level: string): Params {
   const pretty = prettyTransport();
@@ -21,21 +26,44 @@ export function loggerParams(level: string): Params {
     pinoHttp: {
       level,
       ...(pretty ? { transport: pretty } : { stream: pino.destination({ dest: 1, sync: false }) }),
-      genReqId: (req: IncomingMessage) => (req as unknown as { id: string }).id,
-      customProps: () => ({}),
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          path: safePath(req.url),
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        err: (err: Error) => ({ type: err.name }),
-      },
-      customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
     },
+    forRoutes: [],
   };
+}
+
+/**
+ * When a request finishes: its metrics (by route template) and one JSON log
+ * line with its request id, method, path (customer-facing capability paths
+ * masked, query strings dropped), status and duration. Headers are not
+ * logged at all, so X-Api-Secret, Authorization and cookies never reach a log.
+ */
+export const observeRequests =
+  (metrics: Metrics) =>
+  (req: JomaRequest, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const ms = performance.now() - started;
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      metrics.observeHttp(req.method, `${req.baseUrl ?? ''}${route}`, res.statusCode, ms / 1000);
+      logRequest(req, res.statusCode, ms);
+    });
+    next();
+  };
+
+function logRequest(req: JomaRequest, status: number, ms: number): void {
+  const logger = PinoLogger.root;
+  {
+    const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+    if (!logger?.isLevelEnabled(level)) return;
+    logger[level](
+      {
+        req: { id: req.id, method: req.method, path: safePath(req.originalUrl) },
+        res: { statusCode: status },
+        responseTime: Math.round(ms),
+      },
+      status >= 500 ? 'request errored' : 'request completed',
+    );
+  }
 }
 
 /**

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { decryptSecret, encryptSecret } from '../../common/crypto/crypto';
+import { Clock } from '../../common/clock/clock';
 import { AppError } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
+import { appTopic, ChangeFeed, ReplicaCache } from '../../database/change-feed';
 import { isForeignKeyViolation } from '../../database/transaction';
 import type { GatewayContext, GatewayMode } from '../payment-gateway.types';
 import { GatewayCredentialsRepository } from './gateway-credentials.repository';
@@ -12,16 +14,43 @@ import { GatewayCredentialsRepository } from './gateway-credentials.repository';
  * opened only to hand them to the adapter for one call. Never returned by
  * the API, never logged.
  */
+/** How long one replica trusts the list of an app's configured gateways (a backstop to the change feed). */
+const CONFIGURED_CACHE_MS = 10_000;
+
+type ConfiguredGateway = { gateway: string; isDefault: boolean };
+
 @Injectable()
 export class GatewayCredentialsService {
+  /** Which gateways each app has set up per mode: read by every new payment. */
+  private readonly configuredCache: ReplicaCache<ConfiguredGateway[]>;
+
   constructor(
     private readonly credentials: GatewayCredentialsRepository,
     private readonly config: AppConfig,
-  ) {}
+    private readonly changes: ChangeFeed,
+    clock: Clock,
+  ) {
+    this.configuredCache = new ReplicaCache(changes, CONFIGURED_CACHE_MS, () => clock.nowMs());
+  }
 
-  /** Stores (replaces) the app's credentials for a gateway in a mode; optionally its default there. */
-  @Transactional()
+  /**
+   * Stores (replaces) the app's credentials for a gateway in a mode;
+   * optionally its default there. Every replica sees the change from the
+   * commit on (this one at once).
+   */
   async set(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    fields: Record<string, string>,
+    makeDefault: boolean,
+  ): Promise<void> {
+    await this.setInTx(appId, mode, gateway, fields, makeDefault);
+    this.changes.touch(appTopic(appId));
+  }
+
+  @Transactional()
+  private async setInTx(
     appId: number,
     mode: GatewayMode,
     gateway: string,
@@ -40,6 +69,7 @@ export class GatewayCredentialsService {
       throw err;
     }
     if (makeDefault) await this.credentials.makeDefault(appId, mode, gateway);
+    await this.changes.announce(appTopic(appId));
   }
 
   /** What an adapter call needs: the app, the mode and its credentials for the gateway. */
@@ -57,8 +87,14 @@ export class GatewayCredentialsService {
     };
   }
 
-  configured(appId: number, mode: GatewayMode) {
-    return this.credentials.configured(appId, mode);
+  /** The gateways the app has credentials for in the mode (cached per replica, see `set`). */
+  async configured(appId: number, mode: GatewayMode): Promise<ConfiguredGateway[]> {
+    const rows = await this.configuredCache.get(
+      `${appId}:${mode}`,
+      () => appTopic(appId),
+      () => this.credentials.configured(appId, mode),
+    );
+    return rows ?? [];
   }
 
   /**

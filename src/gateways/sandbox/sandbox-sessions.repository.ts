@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { EntitySql } from '../../database/entity-sql';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 
 /** Every query of the sandbox_sessions table (the sandbox gateway's own side). */
@@ -12,8 +13,12 @@ export class SandboxSessionsRepository {
     return this.txHost.tx.getRepository(SandboxSession);
   }
 
+  private sql?: EntitySql<SandboxSession>;
+
+  /** Every TEST payment's checkout: one plain INSERT (see EntitySql). */
   async insert(fields: Omit<SandboxSession, 'id' | 'createdAt'>): Promise<void> {
-    await this.sessions.insert(fields);
+    this.sql ??= EntitySql.of(this.txHost.tx.connection, SandboxSession);
+    await this.sql.insert(this.txHost.tx, fields);
   }
 
   find(sessionId: string): Promise<SandboxSession | null> {

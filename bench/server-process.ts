@@ -1,0 +1,126 @@
+/**
+ * Benchmark servers in processes of their own, as in production: the load
+ * generator never shares an event loop or a heap with the server it
+ * measures, and Joma logs at `info` (one JSON line per request, written to
+ * the child's standard output, which goes to /dev/null).
+ *
+ *   startServer('joma', url, { rateLimitPerSecond: 0 })  -> Joma's full stack
+ *   startServer('skeleton', url, { appId })              -> bench/skeleton.ts
+ *
+ * The child answers with `{ port, appId, apiKey, apiSecret }` once it listens.
+ */
+import 'reflect-metadata';
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export interface ServerOptions {
+  /** Joma: RATE_LIMIT_PER_SECOND (0 = off). */
+  rateLimitPerSecond?: number;
+  /** Skeleton: the app whose partition it reads and writes. */
+  appId?: number;
+  dbPoolSize?: number;
+}
+
+export interface RunningServer {
+  pid: number;
+  port: number;
+  appId: number;
+  apiKey: string;
+  apiSecret: string;
+  close(): Promise<void>;
+}
+
+export function startServer(
+  kind: 'joma' | 'skeleton',
+  databaseUrl: string,
+  options: ServerOptions = {},
+): Promise<RunningServer> {
+  const child = fork(__filename, [kind], {
+    execArgv: [
+      '-r',
+      'ts-node/register/transpile-only',
+      // BENCH_CPU_PROF=dir: a V8 CPU profile of each server, written when it stops.
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+    ],
+    env: { ...process.env, BENCH_SERVER: JSON.stringify({ databaseUrl, ...options }) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((ok, fail) => {
+    child.once('error', fail);
+    child.once('exit', (code) =>
+      fail(new Error(`${kind} server exited (${code}) before listening`)),
+    );
+    child.once('message', (m: Omit<RunningServer, 'close' | 'pid'>) => {
+      child.removeAllListeners('exit');
+      ok({
+        ...m,
+        pid: child.pid!,
+        close: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../src/app.module');
+  const { AppsService } = await import('../src/apps/apps.service');
+  const { configureApp } = await import('../src/bootstrap/configure-app');
+  const { AppConfig } = await import('../src/config/app-config');
+  const config = new AppConfig({
+    port: 0,
+    databaseUrl: options.databaseUrl,
+    jwtSecret: randomBytes(32).toString('hex'),
+    encryptionKeyHex: randomBytes(32).toString('hex'),
+    workersEnabled: false,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
+    dbPoolSize: options.dbPoolSize,
+    rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
+  });
+  const nest = await NestFactory.create(AppModule.forRoot(config), {
+    logger: false,
+    bodyParser: false,
+  });
+  configureApp(nest);
+  await nest.listen(0, '127.0.0.1');
+  const { app, credentials } = await nest.get(AppsService).create('bench');
+  const test = credentials.find((c) => c.mode === 'TEST')!;
+  process.once('SIGTERM', () => void nest.close().then(() => process.exit(0)));
+  return {
+    port: (nest.getHttpServer().address() as { port: number }).port,
+    appId: app.id,
+    apiKey: test.apiKey,
+    apiSecret: test.apiSecret,
+  };
+}
+
+async function serveSkeleton(options: ServerOptions & { databaseUrl: string }) {
+  const { startSkeleton } = await import('./skeleton');
+  const skeleton = await startSkeleton(
+    options.databaseUrl,
+    options.appId!,
+    options.dbPoolSize ?? 10,
+  );
+  process.once('SIGTERM', () => void skeleton.close().then(() => process.exit(0)));
+  return { port: skeleton.port, appId: options.appId!, apiKey: '', apiSecret: '' };
+}
+
+if (require.main === module) {
+  const options = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerOptions & {
+    databaseUrl: string;
+  };
+  const kind = process.argv[2];
+  (kind === 'joma' ? serveJoma(options) : serveSkeleton(options)).then(
+    (ready) => process.send!(ready),
+    (err: Error) => {
+      process.stderr.write(`${kind} server failed: ${err.stack}\n`);
+      process.exit(1);
+    },
+  );
+}

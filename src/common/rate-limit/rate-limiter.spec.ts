@@ -1,0 +1,85 @@
+import { ManualClock } from '../clock/clock';
+import { AppConfig } from '../../config/app-config';
+import { clientKey, RateLimiter } from './rate-limiter';
+
+const frozen = (): ManualClock => {
+  const clock = new ManualClock();
+  clock.freeze();
+  return clock;
+};
+
+const config = (values: Partial<ConstructorParameters<typeof AppConfig>[0]>) =>
+  new AppConfig({
+    port: 0,
+    databaseUrl: 'postgres://x',
+    jwtSecret: 'x',
+    encryptionKeyHex: '00',
+    ...values,
+  });
+
+describe('RateLimiter', () => {
+  it('allows 2x the app rate at once, then 429 RATE_LIMITED with Retry-After', () => {
+    const limiter = new RateLimiter(config({ rateLimitPerSecond: 5 }), frozen());
+    for (let i = 0; i < 10; i++) limiter.takeApp(1, 'TEST');
+    let refused: unknown;
+    try {
+      limiter.takeApp(1, 'TEST');
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } });
+    // The other mode and other apps have their own buckets.
+    expect(() => limiter.takeApp(1, 'LIVE')).not.toThrow();
+    expect(() => limiter.takeApp(2, 'TEST')).not.toThrow();
+  });
+
+  it('refills as time passes', () => {
+    const clock = frozen();
+    const limiter = new RateLimiter(config({ rateLimitPerSecond: 1 }), clock);
+    limiter.takeApp(1, 'TEST');
+    limiter.takeApp(1, 'TEST');
+    expect(() => limiter.takeApp(1, 'TEST')).toThrow();
+    clock.advance(1000);
+    expect(() => limiter.takeApp(1, 'TEST')).not.toThrow();
+  });
+
+  it('0 turns a limit off', () => {
+    const limiter = new RateLimiter(
+      config({ rateLimitPerSecond: 0, publicRateLimitPerSecond: 0 }),
+      frozen(),
+    );
+    for (let i = 0; i < 10_000; i++) {
+      limiter.takeApp(1, 'TEST');
+      limiter.takeClient('203.0.113.1');
+    }
+  });
+
+  it('each of N replicas allows 1/N of the limit', () => {
+    const limiter = new RateLimiter(
+      config({ rateLimitPerSecond: 100, rateLimitReplicas: 4 }),
+      frozen(),
+    );
+    let allowed = 0;
+    for (let i = 0; i < 1000; i++) {
+      try {
+        limiter.takeApp(1, 'LIVE');
+        allowed++;
+      } catch {
+        break;
+      }
+    }
+    expect(allowed).toBe(50); // burst of 2 x 25
+  });
+});
+
+describe('clientKey', () => {
+  it.each([
+    ['203.0.113.9', '203.0.113.9'],
+    ['::ffff:203.0.113.9', '203.0.113.9'],
+    ['2001:db8:1:2:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    [undefined, 'unknown'],
+  ])('%s -> %s', (address, key) => {
+    expect(clientKey(address)).toBe(key);
+  });
+});

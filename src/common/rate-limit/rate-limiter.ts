@@ -1,0 +1,76 @@
+import { Global, Injectable, Module } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
+import { AppConfig } from '../../config/app-config';
+import { Clock } from '../clock/clock';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { TokenBuckets } from './token-buckets';
+
+/**
+ * The rate limits: app calls per app and mode (RATE_LIMIT_PER_SECOND), and
+ * the public pages and gateway callbacks per client address
+ * (PUBLIC_RATE_LIMIT_PER_SECOND); each a token bucket with a burst of twice
+ * the rate; 0 turns a limit off. Over it: 429 RATE_LIMITED with Retry-After.
+ *
+ * Counted in memory, per replica, each allowing its share of the limit
+ * (RATE_LIMIT_REPLICAS): no database round trip per request, and the sum
+ * over the replicas is the limit, exact when the load balancer spreads an
+ * app's calls evenly (documented in docs/operations.md).
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly apps: TokenBuckets | null;
+  private readonly clients: TokenBuckets | null;
+
+  constructor(
+    config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    const buckets = (perSecond: number) => {
+      if (perSecond <= 0) return null;
+      const share = perSecond / config.rateLimitReplicas;
+      return new TokenBuckets(share, Math.max(1, 2 * share));
+    };
+    this.apps = buckets(config.rateLimitPerSecond);
+    this.clients = buckets(config.publicRateLimitPerSecond);
+  }
+
+  /** Takes one app call of the app in the mode, or throws 429. */
+  takeApp(appId: number, mode: string): void {
+    if (this.apps) this.refuseIfWaiting(this.apps.take(`${appId}:${mode}`, this.clock.nowMs()));
+  }
+
+  /** Takes one public request from the client address (IPv6 by its /64), or throws 429. */
+  takeClient(address: string | undefined): void {
+    if (this.clients)
+      this.refuseIfWaiting(this.clients.take(clientKey(address), this.clock.nowMs()));
+  }
+
+  private refuseIfWaiting(waitS: number): void {
+    if (waitS > 0)
+      throw new AppError(
+        ErrorCode.RATE_LIMITED,
+        `Too many requests; retry after ${waitS} s`,
+        undefined,
+        { 'Retry-After': String(waitS) },
+      );
+  }
+}
+
+/**
+ * The rate-limit key of a client address: IPv4 as it is (also when written
+ * IPv4-mapped), IPv6 by its /64 (one subscriber's usual allocation, so
+ * rotating through one's own addresses does not escape the limit).
+ */
+export function clientKey(address: string | undefined): string {
+  if (!address || !ipaddr.isValid(address)) return address ?? 'unknown';
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/** RateLimiter for every module (imported by auth, whose app-key guard every feature uses; the public-page middleware gets it from the app). */
+@Global()
+@Module({ providers: [RateLimiter], exports: [RateLimiter] })
+export class RateLimitModule {}

@@ -1,0 +1,116 @@
+import type {
+  DataSource,
+  Driver,
+  EntityManager,
+  EntityMetadata,
+  EntityTarget,
+  ObjectLiteral,
+} from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { hotRows } from './hot-query';
+
+/**
+ * Column types whose values TypeORM takes exactly as pg returns them; every
+ * other column (or one with a transformer) goes through the driver's own
+ * conversion, so entities come out as TypeORM's would (`date` as
+ * 'YYYY-MM-DD', bigint through its transformer, ...).
+ */
+const AS_PG_RETURNS = new Set([
+  'varchar',
+  'character varying',
+  'text',
+  'int',
+  'integer',
+  'int4',
+  'smallint',
+  'boolean',
+  'bool',
+  'uuid',
+  'json',
+  'jsonb',
+  'timestamptz',
+  'timestamp with time zone',
+]);
+
+/**
+ * Plain SQL for an entity's hot paths, compiled once from its TypeORM
+ * metadata: the select list (`"db_name" AS "propertyName"`), rows turned
+ * into entities by assigning the columns through their transformers, and an
+ * INSERT ... RETURNING. Skips TypeORM's per-call query building and
+ * hydration, which profiling showed to be the largest single cost per
+ * request, and TypeORM's per-query work (see hotRows); the SQL and the
+ * entities are the same.
+ */
+export class EntitySql<T extends ObjectLiteral> {
+  /** `"db_name" AS "propertyName", ...` of every selected column. */
+  readonly selectList: string;
+  readonly table: string;
+  /** Columns whose database value TypeORM converts (a transformer, or a type such as `date`). */
+  private readonly converted: ColumnMetadata[];
+  private readonly writable: ColumnMetadata[];
+  private readonly target: new () => T;
+  private readonly driver: Driver;
+
+  private constructor(meta: EntityMetadata) {
+    const columns = meta.columns.filter((c) => c.isSelect);
+    this.table = `"${meta.tableName}"`;
+    this.selectList = columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`).join(', ');
+    this.converted = columns.filter(
+      (c) => c.transformer || !AS_PG_RETURNS.has(String(c.type).toLowerCase()),
+    );
+    this.writable = meta.columns.filter((c) => !c.isGenerated && c.isInsert);
+    this.target = meta.target as new () => T;
+    this.driver = meta.connection.driver;
+  }
+
+  private static readonly compiled = new WeakMap<object, EntitySql<ObjectLiteral>>();
+
+  /** The compiled SQL of an entity (once per data source and entity). */
+  static of<E extends ObjectLiteral>(
+    dataSource: DataSource,
+    entity: EntityTarget<E>,
+  ): EntitySql<E> {
+    const meta = dataSource.getMetadata(entity);
+    let sql = EntitySql.compiled.get(meta);
+    if (!sql) {
+      sql = new EntitySql(meta);
+      EntitySql.compiled.set(meta, sql);
+    }
+    return sql as unknown as EntitySql<E>;
+  }
+
+  /** An entity from a row selected with `selectList` (or RETURNING it). */
+  hydrate(row: Record<string, unknown>): T {
+    for (const c of this.converted)
+      row[c.propertyName] = this.driver.prepareHydratedValue(row[c.propertyName], c);
+    return Object.assign(new this.target(), row);
+  }
+
+  /**
+   * Rows of a statement whose select list (or RETURNING) is `selectList`, as
+   * entities, sent straight to pg (see hotRows; `name` prepares it).
+   */
+  async rows(em: EntityManager, sql: string, params: unknown[], name?: string): Promise<T[]> {
+    const rows = await hotRows<Record<string, unknown>>(em, sql, params, name);
+    return rows.map((r) => this.hydrate(r));
+  }
+
+  /** INSERT of the fields given (generated columns left to the database) RETURNING the row. */
+  async insert(em: EntityManager, fields: Partial<T>): Promise<T> {
+    const names: string[] = [];
+    const values: unknown[] = [];
+    for (const c of this.writable) {
+      const value = (fields as Record<string, unknown>)[c.propertyName];
+      if (value === undefined) continue;
+      names.push(`"${c.databaseName}"`);
+      values.push(this.driver.preparePersistentValue(value, c));
+    }
+    const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
+    const [row] = await this.rows(
+      em,
+      `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders}) RETURNING ${this.selectList}`,
+      values,
+    );
+    return row;
+  }
+}
