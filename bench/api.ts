@@ -12,8 +12,9 @@
  *
  * Then: the limiter's own cost (Joma with the limiter on but never
  * reached, against Joma with RATE_LIMIT_PER_SECOND=0), invoice creation for
- * one app (gapless numbering), and load shedding (an open-loop generator at
- * twice the measured capacity against a limit of half of it).
+ * one app against eight apps (gapless numbering), and load shedding on the
+ * write route (an open-loop generator at twice its measured capacity against
+ * an app limit of a quarter of it).
  *
  * Writes bench/report-api.json (gitignored). Bounded: BENCH_API_REQUESTS
  * (3000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (5).
@@ -22,13 +23,16 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
-import { RunningServer, startServer } from './server-process';
+import { AppKeys, RunningServer, startServer } from './server-process';
 
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 5);
+const SHED_SECONDS = Number(process.env.BENCH_SHED_S ?? 15);
+const SHED_BURST_S = 5;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const round = (n: number) => Math.round(n * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -78,6 +82,62 @@ async function compare(
   return result;
 }
 
+/**
+ * One app floods the service: twice the route's `capacity` offered for
+ * SHED_SECONDS by an open-loop generator, while the app's limit is a quarter
+ * of the capacity. Its full bucket (the burst of 2x the limit) is admitted
+ * at the arrival rate, faster than the service can serve, so the first
+ * moments queue; `steady` is everything started after SHED_BURST_S, once the
+ * burst is spent. The reference is the same route at 90 % of the limit.
+ * Reports accepted latency against that reference, how fast the excess got
+ * its 429, and whether anything timed out.
+ */
+export const SHED_LIMIT_SHARE = 0.25;
+
+async function shedLoad(server: RunningServer, route: Route, capacity: number) {
+  const limit = Math.floor(capacity * SHED_LIMIT_SHARE);
+  const expected = route.expectStatus;
+  const open = (ratePerSecond: number) =>
+    runLoad({
+      ...route,
+      port: server.port,
+      concurrency: 512,
+      ratePerSecond,
+      requests: Math.floor(ratePerSecond * SHED_SECONDS),
+      timeoutMs: 10_000,
+      steadyAfterMs: SHED_BURST_S * 1000,
+    });
+  const refill = () => new Promise((r) => setTimeout(r, 3000));
+  // Warm the new process's code paths (429s past the bucket are expected here).
+  await runLoad({ ...route, port: server.port, requests: 300, concurrency: CONCURRENCY });
+  await refill();
+  const unloaded = (await open(Math.floor(limit * 0.9))).byStatus[expected];
+  await refill();
+  const overloaded = await open(2 * capacity);
+  const accepted = overloaded.byStatus[expected];
+  const rejected = overloaded.byStatus['429'];
+  const steady = overloaded.steadyByStatus!;
+  return {
+    capacityPerSecond: capacity,
+    limitPerSecond: limit,
+    offeredPerSecond: round(2 * capacity),
+    seconds: SHED_SECONDS,
+    unloaded,
+    accepted,
+    rejected,
+    acceptedP99OverUnloadedP99: round(accepted.p99Ms / unloaded.p99Ms),
+    steady: {
+      after: `${SHED_BURST_S} s`,
+      accepted: steady[expected],
+      rejected: steady['429'],
+      acceptedP99OverUnloadedP99: round(steady[expected].p99Ms / unloaded.p99Ms),
+    },
+    timeouts: overloaded.timeouts,
+    otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
+    maxRetryAfterS: overloaded.maxRetryAfterS,
+  };
+}
+
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('api');
   const servers: RunningServer[] = [];
@@ -88,7 +148,10 @@ async function main(): Promise<void> {
   };
   try {
     // The limiter on but out of reach: its cost is in every figure.
-    const joma = await start('joma', scratch.url, { rateLimitPerSecond: 1_000_000 });
+    const joma = await start('joma', scratch.url, {
+      rateLimitPerSecond: 1_000_000,
+      extraApps: 8,
+    });
     const skeleton = await start('skeleton', scratch.url, { appId: joma.appId });
     const auth = (s: RunningServer) => ({ 'x-api-key': s.apiKey, 'x-api-secret': s.apiSecret });
     const createPayment = (s: RunningServer): Route => ({
@@ -108,6 +171,17 @@ async function main(): Promise<void> {
     // Warm both servers' code paths and the tables (and payments to read).
     for (const s of [joma, skeleton]) await closedLoop(s, createPayment(joma), 1000);
 
+    if (process.env.BENCH_API_ONLY === 'shedding') {
+      // A quick look at load shedding alone: capacity from one round.
+      const capacity = (await closedLoop(joma, createPayment(joma))).requestsPerSecond;
+      const shedding = await start('joma', scratch.url, {
+        rateLimitPerSecond: Math.floor(capacity * SHED_LIMIT_SHARE),
+      });
+      log(
+        `Load shedding: ${JSON.stringify(await shedLoad(shedding, createPayment(joma), capacity))}`,
+      );
+      return;
+    }
     const health = await closedLoop(joma, { method: 'GET', path: '/healthz', expectStatus: 200 });
     log(`GET /healthz: ${JSON.stringify(health)}`);
     const p1 = await compare('P1 POST /api/v1/payments', joma, skeleton, () => createPayment(joma));
@@ -115,78 +189,76 @@ async function main(): Promise<void> {
       readPayment(joma),
     );
 
-    // The limiter's own cost: the same Joma with RATE_LIMIT_PER_SECOND=0, on the cheapest route.
+    // The limiter's own cost: two fresh servers warmed alike, one with the
+    // limiter on but out of reach, one with RATE_LIMIT_PER_SECOND=0, on the
+    // cheapest route (where its share is largest).
+    const limited = await start('joma', scratch.url, { rateLimitPerSecond: 1_000_000 });
     const unlimited = await start('joma', scratch.url, { rateLimitPerSecond: 0 });
-    await closedLoop(unlimited, readPayment(unlimited), 1000);
+    for (const s of [limited, unlimited]) await closedLoop(s, readPayment(joma), 3 * REQUESTS);
     const limiter = await compare(
       'Limiter on vs off, GET /api/v1/payments/{id}',
-      joma,
+      limited,
       unlimited,
-      readPayment,
+      () => readPayment(joma),
     );
-    await unlimited.close();
-    servers.splice(servers.indexOf(unlimited), 1);
-
-    // Invoice creation for one app: each takes the app's gapless number.
-    const run = randomBytes(3).toString('hex');
-    const invoiceRuns: LoadResult[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      invoiceRuns.push(
-        await closedLoop(joma, {
-          method: 'POST',
-          path: '/api/v1/invoices',
-          headers: { ...auth(joma), 'idempotency-key': `bench-${run}-${r}-{i}` },
-          body: JSON.stringify({
-            customerReference: 'bench-{i%50}',
-            lineItems: [
-              { description: 'Item A', qty: 2, unitAmountMinor: 45000 },
-              { description: 'Item B', qty: 1, unitAmountMinor: 6000 },
-            ],
-          }),
-          expectStatus: 201,
-        }),
-      );
+    for (const s of [limited, unlimited]) {
+      await s.close();
+      servers.splice(servers.indexOf(s), 1);
     }
-    const invoices = summary(invoiceRuns);
-    log(`POST /api/v1/invoices, one app (Idempotency-Key): ${JSON.stringify(invoices)}`);
 
-    // Load shedding: limit at half the measured capacity, offered twice the capacity.
-    const capacity = p2.joma.requestsPerSecond;
-    const limit = Math.floor(capacity / 2);
-    const shedding = await start('joma', scratch.url, { rateLimitPerSecond: limit });
-    const seconds = 4;
-    await closedLoop(shedding, readPayment(joma), 500);
-    await new Promise((r) => setTimeout(r, 2500)); // let the bucket refill
-    const unloaded = await runLoad({
-      ...readPayment(joma),
-      port: shedding.port,
-      concurrency: 256,
-      ratePerSecond: Math.floor(limit * 0.9),
-      requests: Math.floor(limit * 0.9 * seconds),
+    // Invoice creation: one app (every create takes that app's gapless number)
+    // against eight apps (eight counters) at the same total concurrency. Equal
+    // figures mean numbering does not cap one app.
+    const run = randomBytes(3).toString('hex');
+    const createInvoice = (keys: AppKeys, tag: string): Route => ({
+      method: 'POST',
+      path: '/api/v1/invoices',
+      headers: {
+        'x-api-key': keys.apiKey,
+        'x-api-secret': keys.apiSecret,
+        'idempotency-key': `bench-${run}-${tag}-{i}`,
+      },
+      body: JSON.stringify({
+        customerReference: 'bench-{i%50}',
+        lineItems: [
+          { description: 'Item A', qty: 2, unitAmountMinor: 45000 },
+          { description: 'Item B', qty: 1, unitAmountMinor: 6000 },
+        ],
+      }),
+      expectStatus: 201,
     });
-    await new Promise((r) => setTimeout(r, 2500));
-    const overloaded = await runLoad({
-      ...readPayment(joma),
-      port: shedding.port,
-      concurrency: 256,
-      ratePerSecond: 2 * capacity,
-      requests: 2 * capacity * seconds,
-    });
-    const accepted = overloaded.byStatus['200'];
-    const rejected = overloaded.byStatus['429'];
-    const shed = {
-      capacityPerSecond: capacity,
-      limitPerSecond: limit,
-      offeredPerSecond: 2 * capacity,
-      unloaded: unloaded.byStatus['200'],
-      accepted,
-      rejected,
-      acceptedP99OverUnloadedP99: round(accepted.p99Ms / unloaded.byStatus['200'].p99Ms),
-      timeouts: overloaded.timeouts,
-      otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
-      maxRetryAfterS: overloaded.maxRetryAfterS,
+    const oneApp: number[] = [];
+    const eightApps: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      oneApp.push((await closedLoop(joma, createInvoice(joma, `one-${r}`))).requestsPerSecond);
+      const started = performance.now();
+      const parts = await Promise.all(
+        joma.more.map((keys, k) =>
+          runLoad({
+            ...createInvoice(keys, `eight-${r}-${k}`),
+            port: joma.port,
+            requests: Math.floor(REQUESTS / joma.more.length),
+            concurrency: CONCURRENCY / joma.more.length,
+          }),
+        ),
+      );
+      if (parts.some((p) => p.errors > 0)) throw new Error('invoice creation failed');
+      const total = parts.reduce((n, p) => n + p.requests, 0);
+      eightApps.push(round(total / ((performance.now() - started) / 1000)));
+    }
+    const invoices = {
+      oneAppPerSecond: median(oneApp),
+      eightAppsPerSecond: median(eightApps),
+      ratio: round(median(oneApp) / median(eightApps)),
     };
-    log(`Load shedding: ${JSON.stringify(shed)}`);
+    log(`POST /api/v1/invoices (Idempotency-Key), one app vs eight: ${JSON.stringify(invoices)}`);
+
+    // Load shedding on the write route: limit at a quarter of its capacity, offered twice the capacity.
+    const shedding = await start('joma', scratch.url, {
+      rateLimitPerSecond: Math.floor(p1.joma.requestsPerSecond * SHED_LIMIT_SHARE),
+    });
+    const shed = await shedLoad(shedding, createPayment(joma), p1.joma.requestsPerSecond);
+    log(`Load shedding, POST /api/v1/payments: ${JSON.stringify(shed)}`);
 
     const report = {
       generatedAt: new Date().toISOString(),
@@ -207,8 +279,8 @@ async function main(): Promise<void> {
           ...limiter,
           costPercent: round((1 - limiter.ratio.throughput) * 100),
         },
-        'POST /api/v1/invoices, one app': invoices,
-        'Load shedding (GET /api/v1/payments/{id})': shed,
+        'POST /api/v1/invoices (Idempotency-Key), one app vs eight': invoices,
+        'Load shedding (POST /api/v1/payments)': shed,
       },
     };
     writeFileSync(join(__dirname, 'report-api.json'), `${JSON.stringify(report, null, 2)}\n`);

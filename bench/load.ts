@@ -24,6 +24,8 @@ export interface LoadSpec {
   ratePerSecond?: number;
   /** A request not answered within this counts as timed out (default 10 s). */
   timeoutMs?: number;
+  /** Open loop: also report latency by status of the requests started after this many ms. */
+  steadyAfterMs?: number;
 }
 
 export interface Latency {
@@ -44,6 +46,8 @@ export interface LoadResult {
   byStatus: Record<string, Latency>;
   /** The largest Retry-After seen on a 429, in seconds. */
   maxRetryAfterS?: number;
+  /** byStatus of the requests started after `steadyAfterMs`. */
+  steadyByStatus?: Record<string, Latency>;
 }
 
 const WORKER = `
@@ -52,11 +56,12 @@ const { Agent, request } = require('node:http');
 const { performance } = require('node:perf_hooks');
 const fill = (t, i) => t.replace(/\\{(1\\+)?i(%(\\d+))?\\}/g, (_, one, __, n) => String((n ? i % Number(n) : i) + (one ? 1 : 0)));
 const agent = new Agent({ keepAlive: true, maxSockets: s.concurrency });
-const lat = [], byStatus = {};
-let errors = 0, timeouts = 0, maxRetryAfterS;
-function record(status, ms) {
+const lat = [], byStatus = {}, steady = {};
+let errors = 0, timeouts = 0, maxRetryAfterS, tStart;
+function record(status, ms, startedAt) {
   lat.push(ms);
   (byStatus[status] ??= []).push(ms);
+  if (s.steadyAfterMs !== undefined && startedAt - tStart >= s.steadyAfterMs) (steady[status] ??= []).push(ms);
   if (status !== s.expectStatus) errors++;
 }
 function send(i) {
@@ -66,7 +71,7 @@ function send(i) {
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': body.length });
     const t0 = performance.now();
     let done = false;
-    const finish = (status) => { if (done) return; done = true; record(status, performance.now() - t0); ok(); };
+    const finish = (status) => { if (done) return; done = true; record(status, performance.now() - t0, t0); ok(); };
     const req = request({ host: '127.0.0.1', port: s.port, method: s.method, path: fill(s.path, i), agent, headers, timeout: s.timeoutMs ?? 10000 },
       (res) => {
         if (res.statusCode === 429) maxRetryAfterS = Math.max(maxRetryAfterS ?? 0, Number(res.headers['retry-after'] ?? 0));
@@ -82,6 +87,7 @@ const pct = (xs, p) => xs.length ? xs[Math.min(xs.length - 1, Math.max(0, Math.c
 const r = (n) => Math.round(n * 100) / 100;
 (async () => {
   const t0 = performance.now();
+  tStart = t0;
   if (s.ratePerSecond) {
     const pending = [];
     for (let i = 0; i < s.requests; i++) {
@@ -98,9 +104,13 @@ const r = (n) => Math.round(n * 100) / 100;
   const seconds = (performance.now() - t0) / 1000;
   agent.destroy();
   lat.sort((a, b) => a - b);
-  const statuses = {};
-  for (const [k, xs] of Object.entries(byStatus)) { xs.sort((a, b) => a - b); statuses[k] = { count: xs.length, p50Ms: r(pct(xs, 50)), p99Ms: r(pct(xs, 99)) }; }
-  parentPort.postMessage({ requests: s.requests, errors, timeouts, requestsPerSecond: r(s.requests / seconds), p50Ms: r(pct(lat, 50)), p99Ms: r(pct(lat, 99)), byStatus: statuses, maxRetryAfterS });
+  const summarise = (groups) => {
+    const out = {};
+    for (const [k, xs] of Object.entries(groups)) { xs.sort((a, b) => a - b); out[k] = { count: xs.length, p50Ms: r(pct(xs, 50)), p99Ms: r(pct(xs, 99)) }; }
+    return out;
+  };
+  parentPort.postMessage({ requests: s.requests, errors, timeouts, requestsPerSecond: r(s.requests / seconds), p50Ms: r(pct(lat, 50)), p99Ms: r(pct(lat, 99)), byStatus: summarise(byStatus), maxRetryAfterS,
+    steadyByStatus: s.steadyAfterMs === undefined ? undefined : summarise(steady) });
 })();
 `;
 

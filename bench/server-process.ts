@@ -19,14 +19,21 @@ export interface ServerOptions {
   /** Skeleton: the app whose partition it reads and writes. */
   appId?: number;
   dbPoolSize?: number;
+  /** Joma: more apps to create beside the first (their TEST keys in `more`). */
+  extraApps?: number;
 }
 
-export interface RunningServer {
-  pid: number;
-  port: number;
+export interface AppKeys {
   appId: number;
   apiKey: string;
   apiSecret: string;
+}
+
+export interface RunningServer extends AppKeys {
+  pid: number;
+  port: number;
+  /** The extra apps' TEST keys (options.extraApps). */
+  more: AppKeys[];
   close(): Promise<void>;
 }
 
@@ -89,14 +96,17 @@ async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
   });
   configureApp(nest);
   await nest.listen(0, '127.0.0.1');
-  const { app, credentials } = await nest.get(AppsService).create('bench');
-  const test = credentials.find((c) => c.mode === 'TEST')!;
+  const created = [];
+  for (let i = 0; i <= (options.extraApps ?? 0); i++) {
+    const { app, credentials } = await nest.get(AppsService).create(`bench-${i}`);
+    const test = credentials.find((c) => c.mode === 'TEST')!;
+    created.push({ appId: app.id, apiKey: test.apiKey, apiSecret: test.apiSecret });
+  }
   process.once('SIGTERM', () => void nest.close().then(() => process.exit(0)));
   return {
     port: (nest.getHttpServer().address() as { port: number }).port,
-    appId: app.id,
-    apiKey: test.apiKey,
-    apiSecret: test.apiSecret,
+    ...created[0],
+    more: created.slice(1),
   };
 }
 
@@ -108,7 +118,7 @@ async function serveSkeleton(options: ServerOptions & { databaseUrl: string }) {
     options.dbPoolSize ?? 10,
   );
   process.once('SIGTERM', () => void skeleton.close().then(() => process.exit(0)));
-  return { port: skeleton.port, appId: options.appId!, apiKey: '', apiSecret: '' };
+  return { port: skeleton.port, appId: options.appId!, apiKey: '', apiSecret: '', more: [] };
 }
 
 if (require.main === module) {

@@ -34,6 +34,8 @@ async function main(): Promise<void> {
       encryptionKeyHex: randomBytes(32).toString('hex'),
       workersEnabled: false,
       logLevel: 'silent',
+      // Measures the service, not the rate limiter (bench/api.ts measures that).
+      rateLimitPerSecond: 0,
     });
     nest = await NestFactory.create(AppModule.forRoot(config), { logger: false });
     await nest.init();

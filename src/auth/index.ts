@@ -9,3 +9,4 @@ export { AdminUsersService, type NewAdminUser } from './admin-users.service';
 export { AppCredentialsService, type IssuedCredential } from './app-credentials.service';
 export { LoginThrottleService } from './login-throttle.service';
 export { CreateAdminUserDto } from './dto/auth.dto';
+export { appCallLimit } from './guards/app-call-limit.middleware';

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { Clock } from '../common/clock/clock';
 import type { Response } from 'express';
+import { appCallLimit, AppCredentialsService } from '../auth';
 import { AppError } from '../common/errors/app-error';
 import { bodyParsers, isPublicPage } from '../common/http/body-parsers';
 import type { JomaRequest } from '../common/http/request-context';
@@ -35,8 +36,11 @@ export function configureApp(nest: INestApplication): void {
   app.use(securityHeaders(config.publicBaseUrl));
   app.use(requestIdMiddleware);
   app.use(observeRequests(metrics));
-  // Public pages are limited per client address before their bodies are read.
-  app.use(publicPageLimit(app.get(RateLimiter), refuse));
+  // Rate limits before bodies are read: public pages per client address, and
+  // app calls whose key this replica has cached (the rest in the app-key guard).
+  const limits = app.get(RateLimiter);
+  app.use(publicPageLimit(limits, refuse));
+  app.use(appCallLimit(app.get(AppCredentialsService), limits, refuse));
   for (const parser of bodyParsers(refuse)) app.use(parser);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

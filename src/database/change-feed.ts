@@ -125,14 +125,22 @@ export class ReplicaCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
+  /** The cached value of `key` if it is still good, without reading anything (synchronous). */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    if (hit && hit.until > this.nowMs() && this.feed.stamp(hit.topic) === hit.stamp)
+      return hit.value;
+    return undefined;
+  }
+
   async get(
     key: string,
     topicOf: (value: V) => string,
     load: () => Promise<V | null>,
   ): Promise<V | null> {
     const now = this.nowMs();
-    const hit = this.entries.get(key);
-    if (hit && hit.until > now && this.feed.stamp(hit.topic) === hit.stamp) return hit.value;
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
     const before = this.feed.now();
     const value = await load();
     if (value === null) {

@@ -1,11 +1,4 @@
-import {
-  afterPayment,
-  amountDue,
-  canVoid,
-  formatInvoiceNumber,
-  INVOICE_STATUSES,
-  isPayable,
-} from './invoice-state';
+import { afterPayment, amountDue, canVoid, INVOICE_STATUSES, isPayable } from './invoice-state';
 
 describe('amountDue', () => {
   it('is what is left to pay', () => {
@@ -99,18 +92,5 @@ describe('canVoid', () => {
 describe('isPayable', () => {
   it('ISSUED and PARTIALLY_PAID only', () => {
     expect(INVOICE_STATUSES.filter(isPayable)).toEqual(['ISSUED', 'PARTIALLY_PAID']);
-  });
-});
-
-describe('formatInvoiceNumber', () => {
-  it('pads to six digits', () => {
-    expect(formatInvoiceNumber(1)).toBe('INV-000001');
-    expect(formatInvoiceNumber(42)).toBe('INV-000042');
-    expect(formatInvoiceNumber(999999)).toBe('INV-999999');
-  });
-
-  it('grows past six digits instead of truncating or wrapping', () => {
-    expect(formatInvoiceNumber(1000000)).toBe('INV-1000000');
-    expect(formatInvoiceNumber(12345678)).toBe('INV-12345678');
   });
 });

@@ -62,8 +62,3 @@ export function afterPayment(
 export function canVoid(status: InvoiceStatus, paidMinor: number): boolean {
   return status === 'ISSUED' && paidMinor === 0;
 }
-
-/** `INV-000001` style, growing past six digits when needed. */
-export function formatInvoiceNumber(n: number): string {
-  return `INV-${String(n).padStart(6, '0')}`;
-}

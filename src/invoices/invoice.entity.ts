@@ -15,6 +15,11 @@ export class Invoice {
   @IdColumn() id: number;
   @BigIntColumn() appId: number;
   @ModeColumn() mode: Mode;
+  /**
+   * Never null once committed (a deferred check at commit), so lists sort it
+   * as NOT NULL; the column allows null only inside the creating transaction,
+   * until the number is taken, last (see InvoicesRepository.assignNumber).
+   */
   @Column({ type: 'text' }) number: string;
   @Column({ type: 'text' }) status: InvoiceStatus;
   @BigIntColumn() customerId: number;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { hotRows } from '../database/hot-query';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -29,15 +30,26 @@ export class InvoicesRepository {
     return this.txHost.tx.getRepository(InvoiceTemplate);
   }
 
-  /** Next number of the app+mode sequence; the counter row stays locked until commit, so numbers are gapless. */
-  async nextNumber(scope: TenantScope): Promise<number> {
-    const [row] = (await this.txHost.tx.query(
-      `INSERT INTO invoice_counters (app_id, mode, last_number) VALUES ($1, $2, 1)
-       ON CONFLICT (app_id, mode) DO UPDATE SET last_number = invoice_counters.last_number + 1
-       RETURNING last_number`,
-      [scope.appId, scope.mode],
-    )) as { last_number: string }[];
-    return Number(row.last_number);
+  /**
+   * Gives the invoice the next number of its app and mode (`INV-000001`,
+   * growing past six digits), in one statement. The counter row stays locked
+   * until commit, so numbers are gapless; call it as late in the creating
+   * transaction as possible, so that lock is held briefly.
+   */
+  async assignNumber(scope: TenantScope, invoiceId: number): Promise<string> {
+    const [row] = await hotRows<{ number: string }>(
+      this.txHost.tx,
+      `WITH next AS (
+         INSERT INTO invoice_counters (app_id, mode, last_number) VALUES ($1, $2, 1)
+         ON CONFLICT (app_id, mode) DO UPDATE SET last_number = invoice_counters.last_number + 1
+         RETURNING last_number::text AS n)
+       UPDATE invoices SET number = 'INV-' || lpad(next.n, greatest(6, length(next.n)), '0')
+         FROM next WHERE invoices.id = $3
+       RETURNING invoices.number`,
+      [scope.appId, scope.mode, invoiceId],
+      'invoices_assign_number',
+    );
+    return row.number;
   }
 
   /**
@@ -54,8 +66,9 @@ export class InvoicesRepository {
     return Number(row.n);
   }
 
-  insert(fields: Omit<Invoice, 'id' | 'createdAt' | 'updatedAt'>): Promise<Invoice> {
-    return this.repo.save(this.repo.create(fields));
+  /** A new invoice, without its number yet (assignNumber). */
+  insert(fields: Omit<Invoice, 'id' | 'number' | 'createdAt' | 'updatedAt'>): Promise<Invoice> {
+    return this.invoices.sql.insert(this.txHost.tx, fields);
   }
 
   insertLines(lines: Omit<InvoiceLineItem, 'id'>[]): Promise<InvoiceLineItem[]> {

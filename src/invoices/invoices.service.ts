@@ -18,7 +18,7 @@ import type { CreateInvoiceDto } from './dto/invoice.dto';
 import { Invoice, InvoiceTemplate } from './invoice.entity';
 import { InvoiceIssued, InvoiceVoided } from './invoice-events';
 import { InvoiceView } from './invoice.mapper';
-import { amountDue, canVoid, formatInvoiceNumber, isPayable } from './invoice-state';
+import { amountDue, canVoid, isPayable } from './invoice-state';
 import { InvoicesRepository } from './invoices.repository';
 import { InvoiceTemplatesService } from './invoice-templates.service';
 
@@ -91,10 +91,8 @@ export class InvoicesService {
       email: input.customerEmail,
       phone: input.customerPhone,
     });
-    const number = formatInvoiceNumber(await this.invoices.nextNumber(scope));
     const invoice = await this.invoices.insert({
       ...scope,
-      number,
       status: 'ISSUED',
       customerId: customer.id,
       subscriptionId: links.subscriptionId ?? null,
@@ -118,6 +116,8 @@ export class InvoicesService {
         lineTotalMinor: lineTotals[i],
       })),
     );
+    // Last: the app's number counter stays locked from here to the commit.
+    invoice.number = await this.invoices.assignNumber(scope, invoice.id);
     await this.bus.publish(new InvoiceIssued(scope, invoice, customer.externalId));
     return {
       invoice,

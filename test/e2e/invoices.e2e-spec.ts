@@ -178,19 +178,21 @@ describe('invoices', () => {
 
   it('keeps numbers gapless when a create fails after taking its number (with or without Idempotency-Key)', async () => {
     const fresh = await createApp(t);
-    // A database failure after the counter moved: inserting this line raises.
-    await t.db.query(`CREATE FUNCTION test_explode_line() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.description = 'explode' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
-    await t.db.query(`CREATE TRIGGER test_explode_line BEFORE INSERT ON invoice_line_items
-      FOR EACH ROW EXECUTE FUNCTION test_explode_line()`);
+    // A database failure after the counter moved (numbers are taken last, just
+    // before the invoice.issued event is recorded): recording this event raises.
+    await t.db.query(`CREATE FUNCTION test_explode_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.type = 'invoice.issued' AND NEW.data::text LIKE '%"explode-customer"%'
+        THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
+    await t.db.query(`CREATE TRIGGER test_explode_event BEFORE INSERT ON events
+      FOR EACH ROW EXECUTE FUNCTION test_explode_event()`);
     try {
       const first = await createInvoice(t, fresh.TEST);
       for (const key of [undefined, 'explode-1']) {
         const req = t.http().post('/api/v1/invoices').set(asApp(fresh.TEST));
         if (key) req.set('Idempotency-Key', key);
         const res = await req.send({
-          customerReference: 'c',
-          lineItems: [{ description: 'explode', qty: 1, unitAmountMinor: 100 }],
+          customerReference: 'explode-customer',
+          lineItems: [{ description: 'x', qty: 1, unitAmountMinor: 100 }],
         });
         expect(res.status).toBe(500);
       }
@@ -201,10 +203,55 @@ describe('invoices', () => {
         [fresh.id],
       );
       expect(events.rows[0].n).toBe(2);
+      const rows = await t.db.query(
+        `SELECT count(*)::int AS n, count(number)::int AS numbered FROM invoices WHERE app_id = $1`,
+        [fresh.id],
+      );
+      expect(rows.rows[0]).toEqual({ n: 2, numbered: 2 });
     } finally {
-      await t.db.query('DROP TRIGGER test_explode_line ON invoice_line_items');
-      await t.db.query('DROP FUNCTION test_explode_line()');
+      await t.db.query('DROP TRIGGER test_explode_event ON events');
+      await t.db.query('DROP FUNCTION test_explode_event()');
     }
+  });
+
+  it('pads numbers to six digits and grows past them instead of truncating', async () => {
+    const fresh = await createApp(t);
+    expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-000001');
+    await t.db.query(
+      `UPDATE invoice_counters SET last_number = 999998 WHERE app_id = $1 AND mode = 'TEST'`,
+      [fresh.id],
+    );
+    expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-999999');
+    expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-1000000');
+    await t.db.query(
+      `UPDATE invoice_counters SET last_number = 12345677 WHERE app_id = $1 AND mode = 'TEST'`,
+      [fresh.id],
+    );
+    expect((await createInvoice(t, fresh.TEST)).number).toBe('INV-12345678');
+  });
+
+  it('never commits an invoice without its number (a deferred check at commit)', async () => {
+    const fresh = await createApp(t);
+    const c = await t.db.connect();
+    try {
+      const customer = await c.query(
+        `INSERT INTO customers (app_id, mode, external_id) VALUES ($1, 'TEST', 'unnumbered') RETURNING id`,
+        [fresh.id],
+      );
+      await c.query('BEGIN');
+      await c.query(
+        `INSERT INTO invoices (app_id, mode, status, customer_id, total_minor, amount_paid_minor, currency, due_date, issued_at, pay_token)
+         VALUES ($1, 'TEST', 'ISSUED', $2, 100, 0, 'BDT', current_date, now(), 'tok-unnumbered-1')`,
+        [fresh.id, customer.rows[0].id],
+      );
+      await expect(c.query('COMMIT')).rejects.toMatchObject({ code: '23502' });
+    } finally {
+      c.release();
+    }
+    const rows = await t.db.query('SELECT count(*)::int AS n FROM invoices WHERE app_id = $1', [
+      fresh.id,
+    ]);
+    expect(rows.rows[0].n).toBe(0);
   });
 
   it('follows its payments: ISSUED -> PARTIALLY_PAID -> PAID with events', async () => {

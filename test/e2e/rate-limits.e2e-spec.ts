@@ -56,6 +56,27 @@ describe('rate limits', () => {
       expect(await statuses(6, () => list(app))).toEqual([200, 200, 200, 200, 200, 429]);
     });
 
+    it('refuses an over-limit call before reading its body; calls with a wrong secret are 401 and never counted', async () => {
+      t.clock.advance(10_000);
+      const fresh = await createApp(t);
+      const wrong = () =>
+        t
+          .http()
+          .get('/api/v1/payments')
+          .set({ 'X-Api-Key': fresh.TEST.apiKey, 'X-Api-Secret': 'sk_test_not-the-secret' });
+      expect(await statuses(20, wrong)).toEqual(Array(20).fill(401));
+      const list = () => t.http().get('/api/v1/payments').set(asApp(fresh.TEST));
+      expect(await statuses(10, list)).toEqual(Array(10).fill(200));
+      const malformed = await t
+        .http()
+        .post('/api/v1/payments')
+        .set(asApp(fresh.TEST))
+        .set('Content-Type', 'application/json')
+        .send('{not json');
+      expect(malformed.status).toBe(429); // not 400 MALFORMED_JSON: the body was never read
+      expect((await wrong()).status).toBe(401);
+    });
+
     it('a 429 does not use up the Idempotency-Key: the retry after the wait runs', async () => {
       t.clock.advance(10_000);
       const fresh = await createApp(t);

@@ -6,6 +6,8 @@ import { AppCredentialsService } from '../app-credentials.service';
 /**
  * X-Api-Key + X-Api-Secret: resolves the app and the mode of the call, then
  * takes the call from the app's rate limit in that mode (429 beyond it).
+ * `appCallLimit` does both before the body is read when this replica has
+ * the key cached; then there is nothing left to do here.
  */
 @Injectable()
 export class AppKeyGuard implements CanActivate {
@@ -16,6 +18,8 @@ export class AppKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<JomaRequest>();
+    // Already authenticated from this replica's cache, and counted, before the body was read.
+    if (req.principalApp) return true;
     const app = await this.credentials.authenticate(
       req.header('x-api-key'),
       req.header('x-api-secret'),
