@@ -34,6 +34,7 @@ export class AuthController {
       'Checks currentPassword (401 INVALID_CREDENTIALS when wrong; throttled like login, 429 beyond); newPassword has at least 12 characters. Every other session of yours is revoked; this one stays.',
   })
   @ApiEnvelope(CurrentUserDto)
+  @ApiErrors(429)
   async changePassword(
     @CurrentAdmin() admin: AdminPrincipal,
     @Body() body: ChangePasswordDto,

@@ -106,11 +106,50 @@ function tidySchemas(node: unknown, schemas: Record<string, Json>): void {
   for (const v of Object.values(o)) tidySchemas(v, schemas);
 }
 
+/** Response headers, documented on every response that can carry them. */
+const RESPONSE_HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      "The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message",
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before retrying',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'Idempotent-Replayed': {
+    description:
+      "'true' when this is the stored response of an earlier request with the same Idempotency-Key",
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/** Outcomes an Idempotency-Key replays (the success and the stored business errors). */
+const REPLAYED_ERRORS = new Set([404, 409, 422]);
+
+/** Database ids in paths: positive integers JavaScript holds exactly (others are 400). */
+const ID_SCHEMA = {
+  type: 'integer',
+  format: 'int64',
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+};
+
+function headersFor(status: number, idempotent: boolean): Json {
+  const headers: Json = { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'] };
+  if (status === 429 || status === 503) headers['Retry-After'] = RESPONSE_HEADERS['Retry-After'];
+  if (idempotent && (status < 300 || REPLAYED_ERRORS.has(status)))
+    headers['Idempotent-Replayed'] = RESPONSE_HEADERS['Idempotent-Replayed'];
+  return headers;
+}
+
 /**
  * The served document made exact where decorators cannot say it:
  * the server it is served from, `security: []` on public operations,
- * 413/415 on every operation with a body, a true example for every error
- * status, and schema spellings OpenAPI 3.0 tools read correctly.
+ * 413/415 on every operation with a body, the response headers on every
+ * response that can carry them, path ids as the positive integers they
+ * are, a true example for every error status, and schema spellings OpenAPI
+ * 3.0 tools read correctly.
  */
 export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This Joma instance' }];
@@ -124,8 +163,18 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
           responses[String(status)] ??= errorResponse(status, ERROR_DESCRIPTIONS[status]);
         }
       }
+      const parameters = (op.parameters ?? []) as Json[];
+      for (const p of parameters) {
+        const type = (p.schema as Json | undefined)?.type;
+        if (p.in === 'path' && (type === 'number' || type === 'integer'))
+          p.schema = { ...ID_SCHEMA };
+      }
+      const idempotent = parameters.some(
+        (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+      );
       for (const [status, res] of Object.entries(responses)) {
         const code = Number(status);
+        res.headers = { ...(res.headers as Json | undefined), ...headersFor(code, idempotent) };
         if (code < 400) continue;
         const content = res.content as Record<string, Json> | undefined;
         const json = content?.['application/json'];
@@ -136,7 +185,34 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
     }
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
+  closeRequestSchemas(doc, schemas);
   tidySchemas(doc.paths, schemas);
   tidySchemas(schemas, schemas);
   return doc;
+}
+
+/**
+ * Request bodies refuse members they do not declare (the one ValidationPipe
+ * runs with forbidNonWhitelisted): every schema a request body reaches, its
+ * nested objects included, says `additionalProperties: false`.
+ */
+function closeRequestSchemas(doc: OpenAPIObject, schemas: Record<string, Json>): void {
+  const closed = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    const o = node as Json;
+    if (typeof o.$ref === 'string') {
+      const name = o.$ref.replace('#/components/schemas/', '');
+      if (closed.has(name) || !schemas[name]) return;
+      closed.add(name);
+      const target = schemas[name];
+      if (target.type === 'object' || target.properties) target.additionalProperties = false;
+      return visit(target);
+    }
+    for (const v of Object.values(o)) visit(v);
+  };
+  for (const ops of Object.values(doc.paths))
+    for (const op of Object.values(ops as Record<string, Json>))
+      if (op && typeof op === 'object') visit((op as Json).requestBody);
 }

@@ -70,9 +70,12 @@ export class AdminBenefitsController {
 
   @Post()
   @AdminAuth('catalog:write')
-  @ApiOperation({ summary: 'Create a benefit for an app in the given mode' })
+  @ApiOperation({
+    summary: 'Create a benefit for an app in the given mode',
+    description: '404 when applicationId names no app.',
+  })
   @ApiEnvelope(BenefitDto, { status: 201 })
-  @ApiErrors(409)
+  @ApiErrors(404, 409)
   async create(
     @Query() scope: AdminScopeQuery,
     @Body() body: CreateBenefitDto,

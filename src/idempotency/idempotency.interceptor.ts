@@ -45,6 +45,7 @@ export function Idempotent(options: IdempotentOptions = {}) {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
       description:
         'Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE.',
     }),

@@ -19,6 +19,12 @@ describe('foundation: envelope and errors', () => {
       pagination: { page: 0, size: 0, totalElements: 0, totalPages: 0 },
     });
   });
+
+  it('serves /readyz: ready while the database answers', async () => {
+    const res = await t.http().get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ status: 'ready', database: 'up' });
+  });
 });
 
 describe('foundation: smoke of app keys, partition and idempotency', () => {

@@ -112,6 +112,53 @@ describe('the served OpenAPI document', () => {
     }
   });
 
+  it('documents X-Request-Id on every response, Retry-After on 429 and 503, Idempotent-Replayed where a key replays', () => {
+    let idempotent = 0;
+    for (const { op } of operations()) {
+      const takesKey = ((op.parameters ?? []) as Json[]).some((p) => p.name === 'Idempotency-Key');
+      if (takesKey) idempotent++;
+      for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
+        const headers = Object.keys(res.headers ?? {});
+        expect(headers).toContain('X-Request-Id');
+        if (status === '429' || status === '503') expect(headers).toContain('Retry-After');
+        const replayed =
+          takesKey && (Number(status) < 300 || ['404', '409', '422'].includes(status));
+        expect(headers.includes('Idempotent-Replayed')).toBe(replayed);
+      }
+    }
+    expect(idempotent).toBeGreaterThanOrEqual(8);
+  });
+
+  it('types path ids as positive integers JavaScript holds exactly; Idempotency-Key as 1..255 characters', () => {
+    let ids = 0;
+    for (const { op } of operations()) {
+      for (const p of (op.parameters ?? []) as Json[]) {
+        if (p.in === 'path' && p.schema?.type !== 'string') {
+          expect(p.schema).toEqual({
+            type: 'integer',
+            format: 'int64',
+            minimum: 1,
+            maximum: Number.MAX_SAFE_INTEGER,
+          });
+          ids++;
+        }
+        if (p.name === 'Idempotency-Key')
+          expect(p.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+      }
+    }
+    expect(ids).toBeGreaterThanOrEqual(40);
+  });
+
+  it('request bodies refuse undeclared members (additionalProperties: false), nested objects too', () => {
+    const schemas = doc.components.schemas as Record<string, Json>;
+    expect(schemas.CreatePaymentDto.additionalProperties).toBe(false);
+    expect(schemas.CreateInvoiceDto.additionalProperties).toBe(false);
+    const lineRef = schemas.CreateInvoiceDto.properties.lineItems.items.$ref as string;
+    expect(schemas[lineRef.split('/').pop()!].additionalProperties).toBe(false);
+    // Responses stay open to additions (clients must ignore unknown members).
+    expect(schemas.PaymentDto.additionalProperties).toBeUndefined();
+  });
+
   it('generates TypeScript types (openapi-typescript) that compile and describe the wire', async () => {
     const types = join(dir, 'joma-api.d.ts');
     await run(bin('openapi-typescript'), [file, '--output', types], { cwd: dir });

@@ -237,6 +237,19 @@ describe('webhooks: legacy single-URL endpoints and operator tools', () => {
       .get(`/api/v1/webhook-endpoints/${e.id}/deliveries?status=PARKED`)
       .set(asApp(app.TEST));
     expect(appView.body.data.map((d: { id: number }) => d.id)).toEqual([first.id]);
+    // The app sees the same delivery and its attempt log through its own route.
+    const appDetail = await t
+      .http()
+      .get(`/api/v1/webhook-endpoints/${e.id}/deliveries/${first.id}`)
+      .set(asApp(app.TEST));
+    expect(appDetail.status).toBe(200);
+    expect(appDetail.body.data).toMatchObject({ id: first.id, status: 'PARKED' });
+    expect(appDetail.body.data.attemptLog).toHaveLength(1);
+    const otherMode = await t
+      .http()
+      .get(`/api/v1/webhook-endpoints/${e.id}/deliveries/${first.id}`)
+      .set(asApp(app.LIVE));
+    expect(otherMode.status).toBe(404);
 
     failing.respondWith(() => 200);
     const resend = await t

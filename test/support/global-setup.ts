@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMigrations } from '../../src/database/migrate';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -30,6 +32,11 @@ export default async function globalSetup(): Promise<void> {
   await createDatabase(serverUrl, template);
   await runMigrations(databaseUrl(serverUrl, template));
   process.env.JOMA_TEST_SERVER_URL = serverUrl;
+  // Scratch files of this run (e.g. which documented operations the e2e tests exercised).
+  // .ci/run names its own (CI_TEST_RUN_DIR) to read the verdicts left there.
+  const ciRunDir = process.env.CI_TEST_RUN_DIR;
+  if (ciRunDir) mkdirSync(ciRunDir, { recursive: true });
+  process.env.JOMA_TEST_RUN_DIR = ciRunDir || mkdtempSync(join(tmpdir(), `joma-test-${runId}-`));
   process.env.JOMA_TEST_RUN_ID = runId;
   process.env.JOMA_TEST_TEMPLATE = template;
 }

@@ -7,6 +7,8 @@ import { Pool } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
+import type { NextFunction, Request, Response } from 'express';
+import { conformance, OpenApiConformance } from './openapi-conformance';
 import { ManualClock } from '../../src/common/clock/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { createDatabase, databaseUrl, newDatabaseName } from './test-database';
@@ -89,10 +91,21 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: false,
   });
   configureApp(app);
+  // Every response is checked against the served OpenAPI document (openapi-conformance.ts).
+  // (Set once the document is served; until then nothing is checked.)
+  const check: { conformance?: OpenApiConformance } = {};
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    check.conformance ? check.conformance.middleware()(req, res, next) : next(),
+  );
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   (config as { publicBaseUrl: string }).publicBaseUrl = baseUrl;
+  const checker = new OpenApiConformance(
+    (await (await fetch(`${baseUrl}/docs-json`)).json()) as Record<string, unknown>,
+  );
+  check.conformance = checker;
+  conformance.push(checker);
   const db = new Pool({ connectionString: url, max: 4 });
   return {
     app,
@@ -105,6 +118,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close() {
       await db.end();
       await app.close();
+      conformance.splice(conformance.indexOf(checker), 1);
     },
   };
 }

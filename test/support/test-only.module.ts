@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -50,6 +51,7 @@ export class Latch {
 }
 
 /** Routes that exist only in tests, mounted under /api/v1/test-only. */
+@ApiExcludeController()
 @Controller('api/v1/test-only')
 export class TestOnlyController {
   private calls = 0;

@@ -132,7 +132,12 @@ export class ReconciliationRunDto {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty({ type: 'integer', nullable: true, description: 'null: every app' })
   applicationId: number | null;
-  @ApiProperty({ enum: ['TEST', 'LIVE'], nullable: true, description: 'null: both modes' })
+  @ApiProperty({
+    type: 'string',
+    enum: ['TEST', 'LIVE', null],
+    nullable: true,
+    description: 'null: both modes',
+  })
   mode: 'TEST' | 'LIVE' | null;
   @ApiProperty({ type: 'string', format: 'date' }) period: string;
   @ApiProperty({ type: 'integer' }) matched: number;
