@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
+import { addValidationRules } from './openapi-validation-rules';
 
 type Json = Record<string, unknown>;
 
@@ -146,7 +147,8 @@ function headersFor(status: number, idempotent: boolean): Json {
 /**
  * The served document made exact where decorators cannot say it:
  * the server it is served from, `security: []` on public operations,
- * 413/415 on every operation with a body, the response headers on every
+ * 413/415 on every operation with a body, the validation rules of the DTOs
+ * (openapi-validation-rules.ts), the response headers on every
  * response that can carry them, path ids as the positive integers they
  * are, a true example for every error status, and schema spellings OpenAPI
  * 3.0 tools read correctly.
@@ -185,6 +187,7 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
     }
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
+  addValidationRules(schemas);
   closeRequestSchemas(doc, schemas);
   tidySchemas(doc.paths, schemas);
   tidySchemas(schemas, schemas);

@@ -159,6 +159,22 @@ describe('the served OpenAPI document', () => {
     expect(schemas.PaymentDto.additionalProperties).toBeUndefined();
   });
 
+  it('carries the rules the service enforces, from the same validation decorators', () => {
+    const schemas = doc.components.schemas as Record<string, Json>;
+    expect(schemas.CreateBenefitDto.properties.lookupKey).toMatchObject({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9._:-]+$',
+    });
+    expect(schemas.CreateWebhookEndpointDto.properties.events).toMatchObject({ minItems: 1 });
+    expect(schemas.CreateAdminUserDto.properties.email).toMatchObject({ format: 'email' });
+    expect(schemas.CreateAdminUserDto.properties.name).toMatchObject({ minLength: 1 });
+    expect(schemas.CreateInvoiceDto.properties.lineItems).toMatchObject({
+      minItems: 1,
+      maxItems: 100,
+    });
+  });
+
   it('generates TypeScript types (openapi-typescript) that compile and describe the wire', async () => {
     const types = join(dir, 'joma-api.d.ts');
     await run(bin('openapi-typescript'), [file, '--output', types], { cwd: dir });

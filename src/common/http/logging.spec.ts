@@ -1,4 +1,8 @@
-import { loggerParams, safePath } from './logging';
+import { EventEmitter } from 'node:events';
+import { PinoLogger } from 'nestjs-pino';
+import pinoHttp from 'pino-http';
+import { Metrics } from '../metrics/metrics';
+import { loggerParams, observeRequests, safePath } from './logging';
 
 describe('safePath', () => {
   it.each([
@@ -37,5 +41,36 @@ describe('loggerParams', () => {
 
   it('mounts no per-request middleware of nestjs-pino (requestLog writes the request line)', () => {
     expect(loggerParams('info').forRoutes).toEqual([]);
+  });
+});
+
+describe('the request log line', () => {
+  it('is one JSON line with the request id, method, masked path, status and duration', async () => {
+    const lines: string[] = [];
+    const params = loggerParams('info') as { pinoHttp: Record<string, unknown> };
+    const http = pinoHttp({
+      ...params.pinoHttp,
+      stream: { write: (line: string) => lines.push(line) },
+    } as Parameters<typeof pinoHttp>[0]);
+    (PinoLogger as unknown as { root: unknown }).root = http.logger;
+    const res = Object.assign(new EventEmitter(), { statusCode: 404 });
+    const req = {
+      id: 'req-1',
+      method: 'GET',
+      originalUrl: '/pay/SECRET-TOKEN?lang=bn',
+      route: undefined,
+    };
+    observeRequests(new Metrics())(req as never, res as never, () => undefined);
+    res.emit('finish');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      level: 40,
+      req: { id: 'req-1', method: 'GET', path: '/pay/***' },
+      res: { statusCode: 404 },
+      responseTime: expect.any(Number),
+      msg: 'request completed',
+    });
+    expect(lines[0]).not.toContain('SECRET-TOKEN');
   });
 });

@@ -26,6 +26,15 @@ export function loggerParams(level: string): Params {
     pinoHttp: {
       level,
       ...(pretty ? { transport: pretty } : { stream: pino.destination({ dest: 1, sync: false }) }),
+      // pino-http runs its standard serializers first (made for Node's request
+      // and response objects) and hands the original over as `raw`: the
+      // request line's fields are already safe, so they pass through as
+      // they are; errors are logged by type only.
+      serializers: {
+        req: (r: { raw: unknown }) => r.raw,
+        res: (r: { raw: unknown }) => r.raw,
+        err: (e: { type?: string }) => ({ type: e.type }),
+      },
     },
     forRoutes: [],
   };
