@@ -45,13 +45,13 @@ describe('loggerParams', () => {
 });
 
 describe('the request log line', () => {
-  it('is one JSON line with the request id, method, masked path, status and duration', async () => {
+  it('is one JSON line with the request id, method, masked path, status and duration', () => {
     const lines: string[] = [];
     const params = loggerParams('info') as { pinoHttp: Record<string, unknown> };
     const http = pinoHttp({
       ...params.pinoHttp,
       stream: { write: (line: string) => lines.push(line) },
-    } as Parameters<typeof pinoHttp>[0]);
+    } as unknown as Parameters<typeof pinoHttp>[0]);
     (PinoLogger as unknown as { root: unknown }).root = http.logger;
     const res = Object.assign(new EventEmitter(), { statusCode: 404 });
     const req = {
