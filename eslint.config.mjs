@@ -17,7 +17,16 @@ const nodeGlobals = {
 };
 
 export default defineConfig(
-  globalIgnores(['node_modules/', 'dist/', 'coverage/', '.data/', 'bench/report*.json']),
+  globalIgnores([
+    'node_modules/',
+    'dist/',
+    'coverage/',
+    '.data/',
+    'bench/report*.json',
+    // Generated from the OpenAPI document (npm run sdk:generate).
+    'clients/typescript/src/generated/',
+    'clients/typescript/dist/',
+  ]),
   tseslint.configs.recommended,
   prettier,
   {

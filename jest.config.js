@@ -17,7 +17,11 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: __dirname,
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/test/unit/**/*.spec.ts',
+        '<rootDir>/clients/typescript/test/**/*.spec.ts',
+      ],
       transform,
     },
     {
