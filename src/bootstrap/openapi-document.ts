@@ -50,7 +50,12 @@ const ERROR_EXAMPLES: Record<number, { code: ErrorCode; message: string; details
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE (body over 1 MiB)',
   415: 'UNSUPPORTED_MEDIA_TYPE (the body is not application/json)',
+  429: 'RATE_LIMITED: too many requests from this client address; Retry-After says when to retry',
+  503: 'SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After',
 };
+
+/** Operations that never touch the database (so never answer 503). */
+const NO_DATABASE = new Set(['/healthz']);
 
 function errorExample(status: number): Json {
   const e = ERROR_EXAMPLES[status] ?? ERROR_EXAMPLES[500];
@@ -155,7 +160,7 @@ function headersFor(status: number, idempotent: boolean): Json {
  */
 export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This Joma instance' }];
-  for (const ops of Object.values(doc.paths)) {
+  for (const [path, ops] of Object.entries(doc.paths)) {
     for (const op of Object.values(ops as Record<string, Json>)) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
       if (op.security === undefined) op.security = [];
@@ -165,6 +170,11 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
           responses[String(status)] ??= errorResponse(status, ERROR_DESCRIPTIONS[status]);
         }
       }
+      // Any operation that reads the database may find it saturated; the
+      // public gateway callbacks are rate-limited per client address.
+      if (!NO_DATABASE.has(path)) responses['503'] ??= errorResponse(503, ERROR_DESCRIPTIONS[503]);
+      if (path.startsWith('/api/v1/gateways/'))
+        responses['429'] ??= errorResponse(429, ERROR_DESCRIPTIONS[429]);
       const parameters = (op.parameters ?? []) as Json[];
       for (const p of parameters) {
         const type = (p.schema as Json | undefined)?.type;

@@ -1,11 +1,23 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreatePriceDto, PriceDto } from './dto/price.dto';
+import {
+  CreatePriceDto,
+  OneTimePriceRequest,
+  PriceDto,
+  RecurringPriceRequest,
+} from './dto/price.dto';
 import { toPriceDto } from './price.mapper';
 import { PricesService } from './prices.service';
 
@@ -22,6 +34,22 @@ export class PricesController {
     summary: 'Create an active price for a product',
     description:
       'A DRAFT product becomes ACTIVE with its first price. RECURRING needs interval and intervalCount; ONE_TIME takes neither, nor trialDays. Currency: BDT only. An ARCHIVED product is 409 INVALID_STATE.',
+  })
+  @ApiExtraModels(OneTimePriceRequest, RecurringPriceRequest)
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(OneTimePriceRequest) },
+        { $ref: getSchemaPath(RecurringPriceRequest) },
+      ],
+      discriminator: {
+        propertyName: 'type',
+        mapping: {
+          ONE_TIME: getSchemaPath(OneTimePriceRequest),
+          RECURRING: getSchemaPath(RecurringPriceRequest),
+        },
+      },
+    },
   })
   @ApiEnvelope(PriceDto, { status: 201 })
   @ApiErrors(404, 409)

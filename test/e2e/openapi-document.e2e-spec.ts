@@ -159,6 +159,35 @@ describe('the served OpenAPI document', () => {
     expect(schemas.PaymentDto.additionalProperties).toBeUndefined();
   });
 
+  it('documents 503 wherever the database is read, 429 on the public gateway callbacks', () => {
+    for (const { path, op } of operations()) {
+      const statuses = Object.keys(op.responses as Json);
+      if (path !== '/healthz') expect(statuses).toContain('503');
+      if (path.startsWith('/api/v1/gateways/')) expect(statuses).toContain('429');
+    }
+  });
+
+  it('documents a price request as ONE_TIME or RECURRING (the billing period required there)', () => {
+    const body = doc.paths['/api/v1/products/{id}/prices'].post.requestBody.content[
+      'application/json'
+    ].schema as Json;
+    expect(body.oneOf).toEqual([
+      { $ref: '#/components/schemas/OneTimePriceRequest' },
+      { $ref: '#/components/schemas/RecurringPriceRequest' },
+    ]);
+    expect(body.discriminator.propertyName).toBe('type');
+    const schemas = doc.components.schemas as Record<string, Json>;
+    expect(schemas.RecurringPriceRequest.required).toEqual(
+      expect.arrayContaining(['type', 'amountMinor', 'interval', 'intervalCount']),
+    );
+    expect(Object.keys(schemas.OneTimePriceRequest.properties).sort()).toEqual([
+      'amountMinor',
+      'currency',
+      'type',
+    ]);
+    expect(schemas.OneTimePriceRequest.additionalProperties).toBe(false);
+  });
+
   it('carries the rules the service enforces, from the same validation decorators', () => {
     const schemas = doc.components.schemas as Record<string, Json>;
     expect(schemas.CreateBenefitDto.properties.lookupKey).toMatchObject({

@@ -1,5 +1,5 @@
 import { OptionalField } from '../../common/http/validation';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import {
@@ -60,6 +60,47 @@ export class CreatePriceDto {
   @Min(0)
   @Max(MAX_TRIAL_DAYS)
   trialDays?: number;
+}
+
+/**
+ * The document's two shapes of CreatePriceDto (the ValidationPipe still
+ * validates CreatePriceDto; the service enforces the per-type rules): a
+ * ONE_TIME price takes no billing period, a RECURRING one requires it. The
+ * create route documents its body as `oneOf` these, discriminated by `type`,
+ * so generated clients get a union instead of all-optional fields.
+ */
+export class OneTimePriceRequest extends OmitType(CreatePriceDto, [
+  'type',
+  'interval',
+  'intervalCount',
+  'trialDays',
+] as const) {
+  @ApiProperty({ enum: ['ONE_TIME'] }) type: 'ONE_TIME';
+}
+
+export class RecurringPriceRequest extends OmitType(CreatePriceDto, [
+  'type',
+  'interval',
+  'intervalCount',
+] as const) {
+  @ApiProperty({ enum: ['RECURRING'] }) type: 'RECURRING';
+
+  @ApiProperty({
+    enum: PRICE_INTERVALS,
+    enumName: 'PriceInterval',
+    description: 'Billing period unit',
+  })
+  interval: PriceInterval;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_COUNT,
+    example: 1,
+    description:
+      'The period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)',
+  })
+  intervalCount: number;
 }
 
 export class PriceDto {

@@ -1676,9 +1676,7 @@ export interface components {
             /** @description A benefit of the same app and mode as the product */
             benefitId: number;
         };
-        CreatePriceDto: {
-            /** @example RECURRING */
-            type: components["schemas"]["PriceType"];
+        OneTimePriceRequest: {
             /**
              * Format: int64
              * @description Price in minor units (poisha), 1..2^53-1; 100 = ৳1.00
@@ -1691,18 +1689,42 @@ export interface components {
              * @example BDT
              */
             currency?: string;
-            /** @description Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME */
-            interval?: components["schemas"]["PriceInterval"];
             /**
-             * @description Required for RECURRING (>= 1); the period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)
-             * @example 1
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            intervalCount?: number;
+            type: "ONE_TIME";
+        };
+        RecurringPriceRequest: {
+            /**
+             * Format: int64
+             * @description Price in minor units (poisha), 1..2^53-1; 100 = ৳1.00
+             * @example 150000
+             */
+            amountMinor: number;
+            /**
+             * @description Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY
+             * @default BDT
+             * @example BDT
+             */
+            currency?: string;
             /**
              * @description RECURRING only; free days before the first charge
              * @default 0
              */
             trialDays?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "RECURRING";
+            /** @description Billing period unit */
+            interval: components["schemas"]["PriceInterval"];
+            /**
+             * @description The period is interval x intervalCount, at most three years (DAY 1095, WEEK 156, MONTH 36, YEAR 3)
+             * @example 1
+             */
+            intervalCount: number;
         };
         PaymentDto: {
             id: number;
@@ -2645,6 +2667,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AuthController_login: {
@@ -2838,6 +2890,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -3085,6 +3167,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AuthController_me: {
@@ -3229,6 +3341,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AuthController_logout: {
@@ -3360,6 +3502,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -3518,6 +3690,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -3763,6 +3965,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminUsersController_get: {
@@ -3924,6 +4156,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -4199,6 +4461,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminUsersController_setPassword: {
@@ -4433,6 +4725,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AuditEventsController_list: {
@@ -4596,6 +4918,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AppsController_list: {
@@ -4739,6 +5091,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -4956,6 +5338,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AppsController_get: {
@@ -5117,6 +5529,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -5364,6 +5806,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AppsController_updateSettings: {
@@ -5598,6 +6070,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AppsController_rotate: {
@@ -5760,6 +6262,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -5945,6 +6477,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -6261,6 +6823,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     BenefitsController_get: {
@@ -6465,6 +7057,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     BenefitsController_activate: {
@@ -6656,6 +7278,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -6932,6 +7584,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminBenefitsController_activate: {
@@ -7093,6 +7775,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -7279,6 +7991,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -7591,6 +8333,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     ProductsController_get: {
@@ -7783,6 +8555,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -8031,6 +8833,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminProductsController_archive: {
@@ -8193,6 +9025,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -8441,6 +9303,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     PricesController_create: {
@@ -8458,7 +9350,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreatePriceDto"];
+                "application/json": components["schemas"]["OneTimePriceRequest"] | components["schemas"]["RecurringPriceRequest"];
             };
         };
         responses: {
@@ -8777,6 +9669,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     PricesController_deactivate: {
@@ -8983,6 +9905,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     PaymentsController_list: {
@@ -9156,6 +10108,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -9740,6 +10722,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     PaymentsController_cancel: {
@@ -9972,6 +10984,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     CustomerPaymentsController_list: {
@@ -10188,6 +11230,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminPaymentsController_search: {
@@ -10335,6 +11407,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -10505,6 +11607,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this client address; Retry-After says when to retry */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -10520,6 +11652,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -10738,6 +11900,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     SubscriptionsController_list: {
@@ -10918,6 +12110,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -11123,6 +12345,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -11369,6 +12621,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     SubscriptionsController_resume: {
@@ -11589,6 +12871,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -11899,6 +13211,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminSubscriptionsController_list: {
@@ -12051,6 +13393,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -12256,6 +13628,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -12609,6 +14011,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     RefundsController_get: {
@@ -12814,6 +14246,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminRefundsController_list: {
@@ -12963,6 +14425,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -13179,6 +14671,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminRefundsController_reject: {
@@ -13382,6 +14904,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     LedgerController_balances: {
@@ -13522,6 +15074,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -13774,6 +15356,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     ReconciliationController_runs: {
@@ -13913,6 +15525,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -14070,6 +15712,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -14244,6 +15916,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -14439,6 +16141,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     InvoicesController_list: {
@@ -14613,6 +16345,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -14925,6 +16687,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     InvoicesController_getTemplate: {
@@ -15086,6 +16878,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -15333,6 +17155,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     InvoicesController_get: {
@@ -15524,6 +17376,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -15769,6 +17651,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminInvoicesController_list: {
@@ -15922,6 +17834,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -16268,6 +18210,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     TestHelpersController_settle: {
@@ -16561,6 +18533,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     TestHelpersController_expire: {
@@ -16781,6 +18783,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -17027,6 +19059,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     WebhookEndpointsController_list: {
@@ -17199,6 +19261,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -17515,6 +19607,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     WebhookEndpointsController_get: {
@@ -17719,6 +19841,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     WebhookEndpointsController_remove: {
@@ -17910,6 +20062,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -18187,6 +20369,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     WebhookEndpointsController_rotateSecret: {
@@ -18378,6 +20590,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -18608,6 +20850,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     WebhookEndpointsController_delivery: {
@@ -18800,6 +21072,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -19046,6 +21348,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     EventsController_list: {
@@ -19232,6 +21564,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminWebhooksController_list: {
@@ -19379,6 +21741,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -19553,6 +21945,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -19768,6 +22190,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminWebhooksController_endpointsList: {
@@ -19912,6 +22364,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -20114,6 +22596,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -20355,6 +22867,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
                      *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
