@@ -151,6 +151,8 @@ export class ReplicaCache<V> {
     const stamp = this.feed.stamp(topic);
     if (stamp > before) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
+    // Shared by every caller until it expires: frozen, so none can change it for the others.
+    Object.freeze(value);
     this.entries.set(key, { value, topic, stamp, until: now + this.ttlMs });
     return value;
   }

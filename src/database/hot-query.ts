@@ -4,7 +4,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 /**
- * Rows of one statement on a hot path, sent straight to pg: inside a
+ * Rows of one statement (a SELECT, or any statement with RETURNING), sent
+ * straight to pg: inside a
  * transaction on the transaction's connection, outside one on TypeORM's
  * pool. Skips what TypeORM does around every query (a query runner per
  * call outside a transaction, before/after query events, logging hooks),

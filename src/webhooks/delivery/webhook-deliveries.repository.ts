@@ -6,7 +6,7 @@ import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
 import { countedRows } from '../../database/list-counts';
 import type { Mode } from '../../common/http/request-context';
-import { returningRows } from '../../database/returning-rows';
+import { hotRows } from '../../database/hot-query';
 import type { TenantScope } from '../../database/tenant';
 import type { DeliveryStatus } from './delivery-status';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -133,7 +133,7 @@ export class WebhookDeliveriesRepository {
     lockedUntil: Date;
     workerId: string;
   }): Promise<ClaimedDelivery[]> {
-    return returningRows<ClaimedDelivery>(
+    return hotRows<ClaimedDelivery>(
       this.txHost.tx,
       `WITH candidates AS (
          SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
@@ -313,7 +313,7 @@ export class WebhookDeliveriesRepository {
 
   /** Every PARKED delivery of the endpoint back to PENDING now; how many. */
   async requeueParked(endpointId: number, now: Date): Promise<number> {
-    const rows = await returningRows<{ id: number }>(
+    const rows = await hotRows<{ id: number }>(
       this.txHost.tx,
       `UPDATE webhook_deliveries
           SET status = 'PENDING', next_attempt_at = $2, cycle_attempts = 0, locked_until = NULL, locked_by = NULL, updated_at = $2

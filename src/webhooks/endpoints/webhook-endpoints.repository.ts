@@ -5,7 +5,7 @@ import { IsNull } from 'typeorm';
 import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
-import { returningRows } from '../../database/returning-rows';
+import { hotRows } from '../../database/hot-query';
 import type { TenantScope } from '../../database/tenant';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -120,7 +120,7 @@ export class WebhookEndpointsRepository {
    * nothing, when the window already holds `limit`.
    */
   async countResend(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
-    const rows = await returningRows<{ resend_count: number }>(
+    const rows = await hotRows<{ resend_count: number }>(
       this.txHost.tx,
       `UPDATE webhook_endpoints
           SET resend_count = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN 1 ELSE resend_count + 1 END,
