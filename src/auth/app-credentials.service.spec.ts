@@ -1,7 +1,7 @@
 import { ManualClock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';
 import { ChangeFeed } from '../database/change-feed';
-import { AppCredentialsService } from './app-credentials.service';
+import { AppCredentialsService, UNKNOWN_KEY_CACHE_MS } from './app-credentials.service';
 
 const SECRET = 'sk_test_secret';
 const row = (appStatus: string) => ({
@@ -18,9 +18,11 @@ function setup() {
   const query = jest.fn(
     () => new Promise<unknown>((resolve) => answers.push(resolve as (row: unknown) => void)),
   );
+  const clock = new ManualClock();
+  clock.freeze();
   const service = new AppCredentialsService(
     { byApiKey: query } as never,
-    new ManualClock(),
+    clock,
     new ChangeFeed({} as never, {} as never),
   );
   const answer = async (row: unknown) => {
@@ -28,7 +30,7 @@ function setup() {
     // No read to answer: the call was served from the cache.
     answers.shift()?.(row);
   };
-  return { service, query, answer };
+  return { service, query, answer, clock };
 }
 
 describe('AppCredentialsService key cache', () => {
@@ -52,6 +54,23 @@ describe('AppCredentialsService key cache', () => {
     const next = service.authenticate('pk_test_k', SECRET);
     await answer(row('SUSPENDED'));
     await expect(next).rejects.toMatchObject({ code: 'APP_SUSPENDED' });
+    expect(query).toHaveBeenCalledTimes(2);
+  });
+
+  it('remembers an unknown key for a few seconds: a flood of made-up keys reads the database once', async () => {
+    const { service, query, answer, clock } = setup();
+    const first = service.authenticate('pk_test_made_up', SECRET);
+    await answer(null);
+    await expect(first).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    for (let i = 0; i < 20; i++)
+      await expect(service.authenticate('pk_test_made_up', SECRET)).rejects.toMatchObject({
+        code: 'INVALID_CREDENTIALS',
+      });
+    expect(query).toHaveBeenCalledTimes(1);
+    clock.advance(UNKNOWN_KEY_CACHE_MS + 1);
+    const later = service.authenticate('pk_test_made_up', SECRET);
+    await answer(null);
+    await expect(later).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(query).toHaveBeenCalledTimes(2);
   });
 });

@@ -22,6 +22,9 @@ interface CachedCredential {
   secretHash: string;
 }
 
+/** How long one replica remembers that a key matches no credential. */
+export const UNKNOWN_KEY_CACHE_MS = 5_000;
+
 /** How long a key lookup is trusted by one replica before it reads again (a backstop to the change feed). */
 export const CREDENTIAL_CACHE_MS = 10_000;
 
@@ -148,9 +151,19 @@ export class AppCredentialsService {
     return { appId: entry.appId, appName: entry.appName, mode: entry.mode };
   }
 
-  private lookup(apiKey: string): Promise<CachedCredential | null> {
-    if (apiKey.length > 200) return Promise.resolve(null);
-    return this.cache.get(
+  /**
+   * Keys that matched no credential, remembered for a few seconds: a flood of
+   * made-up keys costs a map lookup each, not a database read. Safe because
+   * a key never becomes valid later: the service mints every key, new and
+   * random, at creation and rotation.
+   */
+  private readonly unknownKeys = new Map<string, number>();
+
+  private async lookup(apiKey: string): Promise<CachedCredential | null> {
+    if (apiKey.length > 200) return null;
+    const now = this.clock.nowMs();
+    if ((this.unknownKeys.get(apiKey) ?? 0) > now) return null;
+    const entry = await this.cache.get(
       apiKey,
       (entry) => appTopic(entry.appId),
       async () => {
@@ -166,5 +179,10 @@ export class AppCredentialsService {
           : null;
       },
     );
+    if (!entry) {
+      if (this.unknownKeys.size >= 10_000) this.unknownKeys.clear();
+      this.unknownKeys.set(apiKey, now + UNKNOWN_KEY_CACHE_MS);
+    }
+    return entry;
   }
 }
