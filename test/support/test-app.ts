@@ -93,9 +93,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   configureApp(app);
   // Every response is checked against the served OpenAPI document (openapi-conformance.ts).
   // (Set once the document is served; until then nothing is checked.)
-  const check: { conformance?: OpenApiConformance } = {};
+  const check: { middleware?: ReturnType<OpenApiConformance['middleware']> } = {};
   app.use((req: Request, res: Response, next: NextFunction) =>
-    check.conformance ? check.conformance.middleware()(req, res, next) : next(),
+    check.middleware ? check.middleware(req, res, next) : next(),
   );
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
@@ -104,7 +104,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const checker = new OpenApiConformance(
     (await (await fetch(`${baseUrl}/docs-json`)).json()) as Record<string, unknown>,
   );
-  check.conformance = checker;
+  check.middleware = checker.middleware();
   conformance.push(checker);
   const db = new Pool({ connectionString: url, max: 4 });
   return {

@@ -61,18 +61,16 @@ export const observeRequests =
 
 function logRequest(req: JomaRequest, status: number, ms: number): void {
   const logger = PinoLogger.root;
-  {
-    const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-    if (!logger?.isLevelEnabled(level)) return;
-    logger[level](
-      {
-        req: { id: req.id, method: req.method, path: safePath(req.originalUrl) },
-        res: { statusCode: status },
-        responseTime: Math.round(ms),
-      },
-      status >= 500 ? 'request errored' : 'request completed',
-    );
-  }
+  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  if (!logger?.isLevelEnabled(level)) return;
+  logger[level](
+    {
+      req: { id: req.id, method: req.method, path: safePath(req.originalUrl) },
+      res: { statusCode: status },
+      responseTime: Math.round(ms),
+    },
+    status >= 500 ? 'request errored' : 'request completed',
+  );
 }
 
 /**
