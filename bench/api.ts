@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
-import { AppKeys, RunningServer, startServer } from './server-process';
+import { AppKeys, cpuMs, RunningServer, startServer } from './server-process';
 
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
@@ -39,20 +39,35 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 type Route = Omit<LoadSpec, 'port' | 'requests' | 'concurrency'>;
 
-const summary = (runs: LoadResult[]) => ({
+type Measured = LoadResult & { serverCpuUsPerRequest: number | null };
+
+const summary = (runs: Measured[]) => ({
   requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
   p50Ms: median(runs.map((r) => r.p50Ms)),
   p99Ms: median(runs.map((r) => r.p99Ms)),
+  serverCpuUsPerRequest: runs.some((r) => r.serverCpuUsPerRequest === null)
+    ? null
+    : median(runs.map((r) => r.serverCpuUsPerRequest!)),
   errors: runs.reduce((n, r) => n + r.errors, 0),
 });
 
-async function closedLoop(server: RunningServer, route: Route, requests = REQUESTS) {
+async function closedLoop(
+  server: RunningServer,
+  route: Route,
+  requests = REQUESTS,
+): Promise<Measured> {
+  const cpuBefore = cpuMs(server.pid);
   const result = await runLoad({ ...route, port: server.port, requests, concurrency: CONCURRENCY });
+  const cpuAfter = cpuMs(server.pid);
   if (result.errors > 0)
     throw new Error(
       `${route.method} ${route.path}: ${result.errors} unexpected answers ${JSON.stringify(result.byStatus)}`,
     );
-  return result;
+  const serverCpuUsPerRequest =
+    cpuBefore === null || cpuAfter === null
+      ? null
+      : Math.round(((cpuAfter - cpuBefore) * 1000) / requests);
+  return { ...result, serverCpuUsPerRequest };
 }
 
 /** `ROUNDS` alternating rounds of one route on two servers; medians and the median ratio. */
@@ -62,8 +77,8 @@ async function compare(
   b: RunningServer,
   route: (s: RunningServer) => Route,
 ) {
-  const runsA: LoadResult[] = [];
-  const runsB: LoadResult[] = [];
+  const runsA: Measured[] = [];
+  const runsB: Measured[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     runsA.push(await closedLoop(a, route(a)));
     runsB.push(await closedLoop(b, route(b)));
@@ -76,6 +91,12 @@ async function compare(
         median(runsA.map((x, i) => x.requestsPerSecond / runsB[i].requestsPerSecond)),
       ),
       p99: round(median(runsA.map((x, i) => x.p99Ms / runsB[i].p99Ms))),
+      // The baseline's CPU per request over Joma's (1 = as lean; higher is better, like throughput).
+      cpuPerRequest: runsA.some((x) => x.serverCpuUsPerRequest === null)
+        ? null
+        : round(
+            median(runsA.map((x, i) => runsB[i].serverCpuUsPerRequest! / x.serverCpuUsPerRequest!)),
+          ),
     },
   };
   log(`${name}: ${JSON.stringify(result)}`);
@@ -188,6 +209,11 @@ async function main(): Promise<void> {
     const p2 = await compare('P2 GET /api/v1/payments/{id}', joma, skeleton, () =>
       readPayment(joma),
     );
+    if (process.env.BENCH_API_ONLY === 'p1p2') {
+      const only = { 'P1 POST /api/v1/payments': p1, 'P2 GET /api/v1/payments/{id}': p2 };
+      writeFileSync(join(__dirname, 'report-api-p1p2.json'), `${JSON.stringify(only, null, 2)}\n`);
+      return;
+    }
 
     // The limiter's own cost: two fresh servers warmed alike, one with the
     // limiter on but out of reach, one with RATE_LIMIT_PER_SECOND=0, on the

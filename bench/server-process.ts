@@ -10,8 +10,10 @@
  * The child answers with `{ port, appId, apiKey, apiSecret }` once it listens.
  */
 import 'reflect-metadata';
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface ServerOptions {
   /** Joma: RATE_LIMIT_PER_SECOND (0 = off). */
@@ -37,15 +39,49 @@ export interface RunningServer extends AppKeys {
   close(): Promise<void>;
 }
 
+/**
+ * CPU time (user + system, ms) a server process has used so far, from
+ * /proc (Linux); null elsewhere. Per request, it is the figure a shared
+ * machine disturbs least: throughput also moves with what PostgreSQL and
+ * the load generator get of the same cores.
+ */
+export function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * This file compiled to JavaScript (once per bench process): the servers
+ * run plain JavaScript as `npm start` does, never under ts-node, whose
+ * TypeScript compiler would sit in their heaps (tens of MB that every full
+ * garbage collection walks) and compile modules while they are measured.
+ */
+let compiled: string | undefined;
+function compiledScript(): string {
+  if (!compiled) {
+    const root = join(__dirname, '..');
+    execFileSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', join(__dirname, 'tsconfig.bench.json')],
+      { cwd: root, stdio: 'inherit' },
+    );
+    compiled = join(root, 'dist', 'bench', 'bench', 'server-process.js');
+  }
+  return compiled;
+}
+
 export function startServer(
   kind: 'joma' | 'skeleton',
   databaseUrl: string,
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const child = fork(__filename, [kind], {
+  const script = __filename.endsWith('.js') ? __filename : compiledScript();
+  const child = fork(script, [kind], {
     execArgv: [
-      '-r',
-      'ts-node/register/transpile-only',
       // BENCH_CPU_PROF=dir: a V8 CPU profile of each server, written when it stops.
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]

@@ -31,6 +31,8 @@ export function configureApp(nest: INestApplication): void {
     sendError(res, req, err, clock.now());
   app.useLogger(new QuietBootLogger(app.get(Logger)));
   app.disable('x-powered-by');
+  // No ETag: API answers are read fresh, and hashing every body cost ~25 us a request (issue #12).
+  app.set('etag', false);
   // The client address (rate limits, audit log) comes through these proxies only.
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders(config.publicBaseUrl));

@@ -56,7 +56,8 @@ export class CustomersRepository {
       ],
       'customers_upsert',
     );
-    return this.customers.repo.create({
+    // A plain assignment: repo.create walks the entity's metadata per call.
+    return Object.assign(new Customer(), {
       id: row.id,
       ...scope,
       externalId,

@@ -22,12 +22,16 @@ export async function hotRows<R>(
   params: unknown[],
   name?: string,
 ): Promise<R[]> {
-  const query: QueryConfig = name ? { name, text, values: params } : { text, values: params };
   const runner = em.queryRunner as
     (PostgresQueryRunner & { databaseConnection?: PoolClient }) | undefined;
-  if (runner?.isTransactionActive && runner.databaseConnection) {
-    return (await runner.databaseConnection.query(query)).rows as R[];
-  }
-  const pool = (em.connection.driver as PostgresDriver).master as Pool;
-  return (await pool.query(query)).rows as R[];
+  const target =
+    runner?.isTransactionActive && runner.databaseConnection
+      ? runner.databaseConnection
+      : ((em.connection.driver as PostgresDriver).master as Pool);
+  // Text and values as two arguments when unnamed: pg copies a config
+  // object property by property (descriptors and all) before every query.
+  const result = name
+    ? await target.query({ name, text, values: params } satisfies QueryConfig)
+    : await target.query(text, params);
+  return result.rows as R[];
 }

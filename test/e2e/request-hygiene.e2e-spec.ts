@@ -21,6 +21,24 @@ describe('request hygiene: errors that say what to do', () => {
     lineItems: [{ description: 'Book', qty: 1, unitAmountMinor: 1000 }],
   };
 
+  it('API answers carry no ETag, so a conditional GET is answered in full (200 with its body, never 304)', async () => {
+    const own = await createApp(t);
+    const created = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(own.TEST))
+      .send(invoice)
+      .expect(201);
+    expect(created.headers.etag).toBeUndefined();
+    const path = `/api/v1/invoices/${created.body.data.id}`;
+    const first = await t.http().get(path).set(asApp(own.TEST)).expect(200);
+    expect(first.headers.etag).toBeUndefined();
+    // What a client or proxy would send had an ETag ever been given (express's weak tag of the body).
+    const again = await t.http().get(path).set(asApp(own.TEST)).set('If-None-Match', 'W/"0-0", *');
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(created.body.data.id);
+  });
+
   describe('415 UNSUPPORTED_MEDIA_TYPE for API bodies that are not JSON', () => {
     it("a form body (curl -d's default) is 415 telling to send application/json; nothing is created", async () => {
       const res = await t
