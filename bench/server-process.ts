@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ServerOptions {
@@ -88,8 +88,14 @@ export function startServer(
         : []),
     ],
     env: { ...process.env, BENCH_SERVER: JSON.stringify({ databaseUrl, ...options }) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // BENCH_SERVER_LOG=dir: each server's standard output (Joma's request log) in dir/<kind>-<pid>.log.
+    stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'pipe' : 'ignore', 'inherit', 'ipc'],
   });
+  if (process.env.BENCH_SERVER_LOG && child.stdout) {
+    child.stdout.pipe(
+      createWriteStream(join(process.env.BENCH_SERVER_LOG, `${kind}-${child.pid}.log`)),
+    );
+  }
   return new Promise((ok, fail) => {
     child.once('error', fail);
     child.once('exit', (code) =>
