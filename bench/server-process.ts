@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ServerOptions {
@@ -163,13 +163,41 @@ async function serveSkeleton(options: ServerOptions & { databaseUrl: string }) {
   return { port: skeleton.port, appId: options.appId!, apiKey: '', apiSecret: '', more: [] };
 }
 
+/**
+ * BENCH_HEAP_PROF=dir: V8's sampling heap profiler from the moment the
+ * server listens, counting objects the garbage collector has freed too, so
+ * the profile says what each function allocates (bytes per request: its
+ * totals over the requests served), written as dir/heap-<pid>.heapprofile
+ * when the server stops. Allocation is steadier to compare than time on a
+ * shared machine.
+ */
+async function sampleAllocations(dir: string): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  process.prependOnceListener('SIGTERM', () => {
+    void session.post('HeapProfiler.stopSampling').then(({ profile }) => {
+      writeFileSync(join(dir, `heap-${process.pid}.heapprofile`), JSON.stringify(profile));
+      process.exit(0);
+    });
+  });
+}
+
 if (require.main === module) {
   const options = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerOptions & {
     databaseUrl: string;
   };
   const kind = process.argv[2];
   (kind === 'joma' ? serveJoma(options) : serveSkeleton(options)).then(
-    (ready) => process.send!(ready),
+    async (ready) => {
+      if (process.env.BENCH_HEAP_PROF) await sampleAllocations(process.env.BENCH_HEAP_PROF);
+      process.send!(ready);
+    },
     (err: Error) => {
       process.stderr.write(`${kind} server failed: ${err.stack}\n`);
       process.exit(1);

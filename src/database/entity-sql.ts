@@ -7,6 +7,7 @@ import type {
   ObjectLiteral,
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
 import { hotRows } from './hot-query';
 
 /**
@@ -33,6 +34,26 @@ const AS_PG_RETURNS = new Set([
 ]);
 
 /**
+ * Column types pg takes as TypeORM hands them over: for these,
+ * `preparePersistentValue` only applies the column's transformer (and, on
+ * its way to that answer, builds a fresh array per column per call), so
+ * `insert` applies the transformer itself. Every other type goes through
+ * the driver, as TypeORM's own insert would.
+ */
+const AS_PG_TAKES = new Set([
+  'varchar',
+  'character varying',
+  'text',
+  'int',
+  'integer',
+  'int4',
+  'smallint',
+  'bigint',
+  'int8',
+  'uuid',
+]);
+
+/**
  * Plain SQL for an entity's hot paths, compiled once from its TypeORM
  * metadata: the select list (`"db_name" AS "propertyName"`), rows turned
  * into entities by assigning the columns through their transformers, and an
@@ -47,7 +68,9 @@ export class EntitySql<T extends ObjectLiteral> {
   readonly table: string;
   /** Columns whose database value TypeORM converts (a transformer, or a type such as `date`). */
   private readonly converted: ColumnMetadata[];
-  private readonly writable: ColumnMetadata[];
+  private readonly writable: { column: ColumnMetadata; write: (value: unknown) => unknown }[];
+  /** INSERT statements by the set of columns given (bit i: the i-th writable column). */
+  private readonly inserts = new Map<number, string>();
   private readonly target: new () => T;
   private readonly driver: Driver;
 
@@ -58,9 +81,22 @@ export class EntitySql<T extends ObjectLiteral> {
     this.converted = columns.filter(
       (c) => c.transformer || !AS_PG_RETURNS.has(String(c.type).toLowerCase()),
     );
-    this.writable = meta.columns.filter((c) => !c.isGenerated && c.isInsert);
-    this.target = meta.target as new () => T;
     this.driver = meta.connection.driver;
+    if (meta.columns.length > 53)
+      throw new Error(`EntitySql: ${meta.tableName} has too many columns`);
+    this.writable = meta.columns
+      .filter((c) => !c.isGenerated && c.isInsert)
+      .map((column) => ({ column, write: this.writerOf(column) }));
+    this.target = meta.target as new () => T;
+  }
+
+  /** How a value of the column is handed to pg: as TypeORM's driver would. */
+  private writerOf(column: ColumnMetadata): (value: unknown) => unknown {
+    if (!AS_PG_TAKES.has(String(column.type).toLowerCase()))
+      return (value) => this.driver.preparePersistentValue(value, column);
+    const transformer = column.transformer;
+    if (!transformer) return (value) => value;
+    return (value) => ApplyValueTransformers.transformTo(transformer, value) as unknown;
   }
 
   private static readonly compiled = new WeakMap<object, EntitySql<ObjectLiteral>>();
@@ -97,20 +133,26 @@ export class EntitySql<T extends ObjectLiteral> {
 
   /** INSERT of the fields given (generated columns left to the database) RETURNING the row. */
   async insert(em: EntityManager, fields: Partial<T>): Promise<T> {
-    const names: string[] = [];
     const values: unknown[] = [];
-    for (const c of this.writable) {
-      const value = (fields as Record<string, unknown>)[c.propertyName];
+    // Which columns are given, as the bits of one number (exact up to 53 columns).
+    let given = 0;
+    for (let i = 0; i < this.writable.length; i++) {
+      const { column, write } = this.writable[i];
+      const value = (fields as Record<string, unknown>)[column.propertyName];
       if (value === undefined) continue;
-      names.push(`"${c.databaseName}"`);
-      values.push(this.driver.preparePersistentValue(value, c));
+      given += 2 ** i;
+      values.push(write(value));
     }
-    const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
-    const [row] = await this.rows(
-      em,
-      `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders}) RETURNING ${this.selectList}`,
-      values,
-    );
+    let sql = this.inserts.get(given);
+    if (sql === undefined) {
+      const names = this.writable
+        .filter((_, i) => Math.floor(given / 2 ** i) % 2 === 1)
+        .map(({ column }) => `"${column.databaseName}"`);
+      const placeholders = names.map((_, i) => `$${i + 1}`).join(', ');
+      sql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders}) RETURNING ${this.selectList}`;
+      this.inserts.set(given, sql);
+    }
+    const [row] = await this.rows(em, sql, values);
     return row;
   }
 }
