@@ -117,19 +117,22 @@ async function compare(
  */
 export const SHED_LIMIT_SHARE = 0.25;
 
+/** An open loop: `ratePerSecond` arrivals for `seconds`, whether or not earlier ones answered. */
+const openLoop = (server: RunningServer, route: Route, ratePerSecond: number, seconds: number) =>
+  runLoad({
+    ...route,
+    port: server.port,
+    concurrency: 512,
+    ratePerSecond,
+    requests: Math.floor(ratePerSecond * seconds),
+    timeoutMs: 10_000,
+    steadyAfterMs: SHED_BURST_S * 1000,
+  });
+
 /** One trial: the reference at 90 % of the limit, then the flood, each after the bucket refilled. */
 async function shedTrial(server: RunningServer, route: Route, capacity: number, limit: number) {
   const expected = route.expectStatus;
-  const open = (ratePerSecond: number) =>
-    runLoad({
-      ...route,
-      port: server.port,
-      concurrency: 512,
-      ratePerSecond,
-      requests: Math.floor(ratePerSecond * SHED_SECONDS),
-      timeoutMs: 10_000,
-      steadyAfterMs: SHED_BURST_S * 1000,
-    });
+  const open = (ratePerSecond: number) => openLoop(server, route, ratePerSecond, SHED_SECONDS);
   const refill = () => new Promise((r) => setTimeout(r, 3000));
   await refill();
   const unloaded = (await open(Math.floor(limit * 0.9))).byStatus[expected];
@@ -167,14 +170,7 @@ async function shedLoad(server: RunningServer, route: Route, capacity: number) {
   // through a closed loop and a short flood (5 s at 2x capacity, not counted).
   // A cold process's first flood was the worst trial in every run we made.
   await runLoad({ ...route, port: server.port, requests: 300, concurrency: CONCURRENCY });
-  await runLoad({
-    ...route,
-    port: server.port,
-    concurrency: 512,
-    ratePerSecond: 2 * capacity,
-    requests: Math.floor(2 * capacity * 5),
-    timeoutMs: 10_000,
-  });
+  await openLoop(server, route, 2 * capacity, 5);
   const trials = [];
   for (let t = 0; t < SHED_TRIALS; t++) {
     const trial = await shedTrial(server, route, capacity, limit);
