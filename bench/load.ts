@@ -26,6 +26,8 @@ export interface LoadSpec {
   timeoutMs?: number;
   /** Open loop: also report latency by status of the requests started after this many ms. */
   steadyAfterMs?: number;
+  /** Closed loop: stop starting requests after this many seconds (then `requests` is only a cap). */
+  seconds?: number;
 }
 
 export interface Latency {
@@ -35,7 +37,10 @@ export interface Latency {
 }
 
 export interface LoadResult {
+  /** Requests made (closed loop with `seconds`: those started in time). */
   requests: number;
+  /** How long the run took, first request to last answer. */
+  seconds: number;
   /** Answers other than `expectStatus` (429s included), and timeouts. */
   errors: number;
   timeouts: number;
@@ -99,9 +104,13 @@ const r = (n) => Math.round(n * 100) / 100;
     await Promise.all(pending);
   } else {
     let next = 0;
-    await Promise.all(Array.from({ length: s.concurrency }, async () => { for (let i = next++; i < s.requests; i = next++) await send(i); }));
+    const until = s.seconds === undefined ? Infinity : t0 + s.seconds * 1000;
+    await Promise.all(Array.from({ length: s.concurrency }, async () => {
+      for (let i = next++; i < s.requests && performance.now() < until; i = next++) await send(i);
+    }));
   }
   const seconds = (performance.now() - t0) / 1000;
+  const made = lat.length;
   agent.destroy();
   lat.sort((a, b) => a - b);
   const summarise = (groups) => {
@@ -109,7 +118,7 @@ const r = (n) => Math.round(n * 100) / 100;
     for (const [k, xs] of Object.entries(groups)) { xs.sort((a, b) => a - b); out[k] = { count: xs.length, p50Ms: r(pct(xs, 50)), p99Ms: r(pct(xs, 99)) }; }
     return out;
   };
-  parentPort.postMessage({ requests: s.requests, errors, timeouts, requestsPerSecond: r(s.requests / seconds), p50Ms: r(pct(lat, 50)), p99Ms: r(pct(lat, 99)), byStatus: summarise(byStatus), maxRetryAfterS,
+  parentPort.postMessage({ requests: made, seconds: r(seconds), errors, timeouts, requestsPerSecond: r(made / seconds), p50Ms: r(pct(lat, 50)), p99Ms: r(pct(lat, 99)), byStatus: summarise(byStatus), maxRetryAfterS,
     steadyByStatus: s.steadyAfterMs === undefined ? undefined : summarise(steady) });
 })();
 `;

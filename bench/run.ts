@@ -20,7 +20,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Agent, request } from 'node:http';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -33,6 +32,7 @@ import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { AppConfig } from '../src/config/app-config';
+import { runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
 import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
@@ -182,6 +182,34 @@ async function main(): Promise<void> {
         .sort((a, b) => a - b);
     };
 
+    /**
+     * Where the time between recording and arrival goes, p50/p99 of each
+     * stage: recorded -> fanned out (the relay's transaction), fanned out ->
+     * attempt started (NOTIFY, the claim, signing), started -> arrived (HTTP).
+     */
+    const stagesOf = async (recordedAt: Map<number, number>) => {
+      const rows = (
+        await db.query<{ id: string; event_id: string; fanned: number; started: number }>(
+          `SELECT d.id, d.event_id, extract(epoch FROM e.fanned_out_at) * 1000 AS fanned,
+                  extract(epoch FROM a.started_at) * 1000 AS started
+             FROM webhook_deliveries d
+             JOIN events e ON e.id = d.event_id
+             JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
+            WHERE d.event_id = ANY($1::bigint[])`,
+          [[...recordedAt.keys()]],
+        )
+      ).rows.filter((r) => arrivals.has(Number(r.id)));
+      const stage = (f: (r: (typeof rows)[number]) => number) => {
+        const xs = rows.map(f).sort((a, b) => a - b);
+        return { p50Ms: round(percentile(xs, 50)), p99Ms: round(percentile(xs, 99)) };
+      };
+      return {
+        recordedToFannedOut: stage((r) => Number(r.fanned) - recordedAt.get(Number(r.event_id))!),
+        fannedOutToAttempt: stage((r) => Number(r.started) - Number(r.fanned)),
+        attemptToArrival: stage((r) => arrivals.get(Number(r.id))! - Number(r.started)),
+      };
+    };
+
     // --- 1. idle latency: one event at a time
     log(`latency: ${LATENCY_EVENTS} events, one at a time, one endpoint`);
     const idleCommits = new Map<number, number>();
@@ -195,54 +223,32 @@ async function main(): Promise<void> {
 
     // --- 2. keeping up: 16 HTTP clients creating invoices as fast as they can
     log(`keep-up: ${CLIENTS} clients creating invoices, ${KEEPUP_MS / 1000} s, one endpoint`);
-    const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-    const body = Buffer.from(
-      JSON.stringify({
-        customerReference: 'bench',
-        lineItems: [{ description: 'Item', qty: 1, unitAmountMinor: 45000 }],
-      }),
-    );
-    const createInvoice = () =>
-      new Promise<number>((ok, fail) => {
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port: apiPort,
-            method: 'POST',
-            path: '/api/v1/invoices',
-            agent,
-            headers: {
-              'content-type': 'application/json',
-              'content-length': body.length,
-              'x-api-key': key.apiKey,
-              'x-api-secret': key.apiSecret,
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => ok(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', fail);
-        req.end(body);
-      });
+    // The clients run in a worker thread (bench/load.ts), as the API bench's
+    // do: clients are other processes, not work on the service's event loop.
     const deliveredBefore = await delivered(one.id);
     const eventsBefore = Number(
       (await db.query(`SELECT coalesce(max(id), 0) AS n FROM events`)).rows[0].n,
     );
-    let created = 0;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        while (performance.now() - t0 < KEEPUP_MS) {
-          const status = await createInvoice();
-          if (status !== 201) throw new Error(`POST /api/v1/invoices answered ${status}`);
-          created++;
-        }
+    const load = await runLoad({
+      port: apiPort,
+      concurrency: CLIENTS,
+      requests: Number.MAX_SAFE_INTEGER,
+      seconds: KEEPUP_MS / 1000,
+      method: 'POST',
+      path: '/api/v1/invoices',
+      headers: { 'x-api-key': key.apiKey, 'x-api-secret': key.apiSecret },
+      body: JSON.stringify({
+        customerReference: 'bench',
+        lineItems: [{ description: 'Item', qty: 1, unitAmountMinor: 45000 }],
       }),
-    );
-    const createdMs = performance.now() - t0;
-    agent.destroy();
+      expectStatus: 201,
+    });
+    if (load.errors > 0)
+      throw new Error(
+        `POST /api/v1/invoices: ${load.errors} answers other than 201 (${JSON.stringify(load.byStatus)})`,
+      );
+    const created = load.requests;
+    const createdMs = load.seconds * 1000;
     const deliveredInWindow = (await delivered(one.id)) - deliveredBefore;
     // Every event of the window, with the moment it was recorded (just before its commit).
     const keepEvents = new Map<number, number>(
@@ -258,6 +264,7 @@ async function main(): Promise<void> {
       (await delivered(one.id)) - deliveredBefore >= keepEvents.size ? true : null,
     );
     const keepLatencies = await latenciesOf(keepEvents);
+    const keepStages = await stagesOf(keepEvents);
 
     // --- 3. drain a backlog made while the workers were stopped
     const drain = async (scope: typeof oneScope, endpointCount: number) => {
@@ -316,6 +323,7 @@ async function main(): Promise<void> {
           p50Ms: round(percentile(keepLatencies, 50)),
           p99Ms: round(percentile(keepLatencies, 99)),
         },
+        stages: keepStages,
       },
       drain: { oneEndpoint: drainOne, threeEndpoints: drainThree },
       duplicateRequests: received - arrivals.size,

@@ -15,6 +15,8 @@ export class AppConfig {
   readonly metricsHost: string;
   /** Database guard rails: pool size, statement timeout, pool acquire timeout (503 beyond). */
   readonly dbPoolSize: number;
+  /** Connections of the background workers, beside dbPoolSize (0: they share the API's). */
+  readonly dbWorkerPoolSize: number;
   readonly dbStatementTimeoutMs: number;
   readonly dbAcquireTimeoutMs: number;
   /** Login throttling (failures that lock, per key, within loginLockMinutes) and the hashing cap. */
@@ -69,6 +71,7 @@ export class AppConfig {
     metricsPort?: number;
     metricsHost?: string;
     dbPoolSize?: number;
+    dbWorkerPoolSize?: number;
     dbStatementTimeoutMs?: number;
     dbAcquireTimeoutMs?: number;
     loginFailuresPerEmailAddress?: number;
@@ -108,6 +111,7 @@ export class AppConfig {
     this.metricsPort = values.metricsPort ?? 0;
     this.metricsHost = values.metricsHost ?? '127.0.0.1';
     this.dbPoolSize = values.dbPoolSize ?? 10;
+    this.dbWorkerPoolSize = values.dbWorkerPoolSize ?? 4;
     this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
     this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
     this.loginFailuresPerEmailAddress = values.loginFailuresPerEmailAddress ?? 5;
@@ -157,6 +161,7 @@ export class AppConfig {
       metricsPort: env.METRICS_PORT,
       metricsHost: env.METRICS_HOST,
       dbPoolSize: env.DB_POOL_SIZE,
+      dbWorkerPoolSize: env.DB_WORKER_POOL_SIZE,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
       loginFailuresPerEmailAddress: env.LOGIN_FAILURES_PER_EMAIL_ADDRESS,

@@ -61,6 +61,13 @@ export class EnvSchema {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(0)
+  @Max(50)
+  DB_WORKER_POOL_SIZE: number = 4;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(100)
   @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS: number = 5000;

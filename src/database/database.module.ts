@@ -1,17 +1,19 @@
-import { Module } from '@nestjs/common';
-import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsModule } from 'nestjs-cls';
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
+import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
 /**
  * TypeORM on PostgreSQL plus the one transaction mechanism: services use
  * `TransactionHost` (nestjs-cls), so everything a use case writes (its rows,
  * its outbox events, a stored idempotent response) joins one transaction.
+ * Background workers run on connections of their own (`WorkerLane`).
  */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -32,12 +34,14 @@ import { dataSourceOptions } from './data-source-options';
       plugins: [
         new ClsPluginTransactional({
           imports: [TypeOrmModule],
-          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+          adapter: new LanedTypeOrmAdapter(),
           enableTransactionProxy: false,
         }),
       ],
     }),
     ChangeFeedModule,
   ],
+  providers: [WorkerLane],
+  exports: [WorkerLane],
 })
 export class DatabaseModule {}

@@ -77,9 +77,12 @@ export class WebhookDeliveriesRepository {
     return this.txHost.tx.getRepository(WebhookDelivery);
   }
 
-  /** Wakes every replica's dispatcher when the current transaction commits. */
-  async notifyDue(): Promise<void> {
-    await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+  /**
+   * Wakes every replica's dispatcher when the current transaction commits;
+   * `from` (a dispatcher's worker id, the payload) lets that one skip its own echo.
+   */
+  async notifyDue(from = ''): Promise<void> {
+    await this.txHost.tx.query(`SELECT pg_notify($1, $2)`, [DELIVERIES_CHANNEL, from]);
   }
 
   // The outbox relay

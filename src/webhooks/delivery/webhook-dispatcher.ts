@@ -4,6 +4,8 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
+import { WorkerLane } from '../../database/worker-lane';
+import { SpacedOut } from '../../common/async/spaced-out';
 import { DeliveryError, DeliveryStatus } from './delivery-status';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { DeliveryAgents, deliveryAgents, sendWebhook, SendOutcome } from './http-sender';
@@ -44,6 +46,12 @@ export const RECORD_BATCH = 200;
  * slots each) from occupying every slot and delaying healthy ones.
  */
 export const MAX_IN_FLIGHT = 256;
+/**
+ * Claims start at least this far apart: under a stream of events, what falls
+ * due in between is taken by one claim instead of one each (idle, a claim
+ * starts at once). Bounds claims to ~200 a second per replica.
+ */
+export const CLAIM_SPACING_MS = 5;
 /** A claim holds a delivery this long beyond the request deadline; then another replica may take it. */
 export const LEASE_MARGIN_MS = 50_000;
 
@@ -92,6 +100,7 @@ export class WebhookDispatcher {
   private handBack = true;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+  private readonly claims = new SpacedOut(CLAIM_SPACING_MS);
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -99,6 +108,7 @@ export class WebhookDispatcher {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly metrics: WebhookMetrics,
+    private readonly lane: WorkerLane,
   ) {}
 
   get leaseMs(): number {
@@ -126,9 +136,12 @@ export class WebhookDispatcher {
       this.pumpAgain = true;
       return this.pumping;
     }
-    this.pumping = this.pumpLoop().finally(() => {
-      this.pumping = null;
-    });
+    // Claims, attempts and their records run on the workers' connections.
+    this.pumping = this.lane
+      .run(() => this.pumpLoop())
+      .finally(() => {
+        this.pumping = null;
+      });
     return this.pumping;
   }
 
@@ -137,13 +150,19 @@ export class WebhookDispatcher {
       do {
         this.pumpAgain = false;
         while (this.running && this.inFlight.size < MAX_IN_FLIGHT) {
-          const claimed = await this.claim(MAX_IN_FLIGHT - this.inFlight.size);
+          await this.claims.turn();
+          const asked = MAX_IN_FLIGHT - this.inFlight.size;
+          const claimed = await this.claim(asked);
           if (!this.running) {
             await this.release(claimed.map((c) => c.id));
             return;
           }
-          if (claimed.length === 0) break;
           for (const c of claimed) this.launch(c);
+          const filled = claimed.some((c) => this.isFull(c.endpoint_id));
+          // Another claim can find more only if this one was cut short by
+          // `asked` or by an endpoint's cap (now full, so left out next time);
+          // otherwise it took every due row.
+          if (claimed.length < asked && !filled) break;
         }
       } while (this.pumpAgain && this.running);
     } catch (err) {
@@ -231,6 +250,10 @@ export class WebhookDispatcher {
     await this.record(c, result, startedAt, durationMs);
     this.metrics.attempts.inc({ outcome: result.status });
     this.metrics.attemptDuration.observe(durationMs / 1000);
+  }
+
+  private isFull(endpointId: number): boolean {
+    return (this.perEndpoint.get(endpointId) ?? 0) >= this.capOf(endpointId);
   }
 
   /** Additive increase on a quick 2xx, multiplicative decrease otherwise (see PER_ENDPOINT_START). */

@@ -41,7 +41,8 @@ export class WebhookFanout {
     private readonly clock: Clock,
   ) {}
 
-  fanOutBatch(limit = FANOUT_BATCH): Promise<FanoutResult> {
+  /** `relay`: the worker id of the dispatcher that pumps right after (it skips the NOTIFY's echo). */
+  fanOutBatch(limit = FANOUT_BATCH, relay?: string): Promise<FanoutResult> {
     return this.txHost.withTransaction(async () => {
       const events = await this.events.claimForFanout(limit);
       if (events.length === 0) return { events: 0, deliveries: 0, undeliverable: 0 };
@@ -102,7 +103,7 @@ export class WebhookFanout {
         events.map((e) => e.id),
         now,
       );
-      if (routed > 0) await this.deliveries.notifyDue();
+      if (routed > 0) await this.deliveries.notifyDue(relay);
       return { events: events.length, deliveries: routed, undeliverable: plan.length - routed };
     });
   }

@@ -1,15 +1,18 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { PgListener } from '../../database/pg-listener';
-import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, WebhookFanout } from './webhook-fanout';
-import { WebhookDispatcher } from './webhook-dispatcher';
+import { WorkerLane } from '../../database/worker-lane';
+import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
+import { CLAIM_SPACING_MS, WebhookDispatcher } from './webhook-dispatcher';
+import { SpacedOut } from '../../common/async/spaced-out';
 import { WebhookMetrics } from './webhook-metrics';
 
 /**
  * Runs fan-out and delivery in this process when WORKERS_ENABLED (tests start
- * it explicitly). Woken by NOTIFY (an event committed, deliveries created or
- * re-sent) and by a poll every webhookPollIntervalMs as the fallback, which
- * also picks up retries as they fall due. Stops cleanly on app close.
+ * it explicitly), on the workers' own connections (WorkerLane). Woken by
+ * NOTIFY (an event committed, deliveries created or re-sent) and by a poll
+ * every webhookPollIntervalMs as the fallback, which also picks up retries as
+ * they fall due. Stops cleanly on app close.
  */
 @Injectable()
 export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
@@ -19,12 +22,15 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private fanningOut: Promise<void> | null = null;
   private fanoutAgain = false;
+  /** Fan-outs start at least CLAIM_SPACING_MS apart, as claims do (events in between share one). */
+  private readonly fanouts = new SpacedOut(CLAIM_SPACING_MS);
 
   constructor(
     private readonly config: AppConfig,
     private readonly fanout: WebhookFanout,
     private readonly dispatcher: WebhookDispatcher,
     private readonly metrics: WebhookMetrics,
+    private readonly lane: WorkerLane,
   ) {}
 
   get isRunning(): boolean {
@@ -41,12 +47,18 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   async start(): Promise<void> {
     if (this.running) return;
+    await this.lane.open();
+    if (this.running) return;
     this.running = true;
     this.dispatcher.start();
     this.listener = new PgListener(
       this.config.databaseUrl,
       [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
-      (channel) => (channel === EVENTS_CHANNEL ? void this.fanOut() : void this.dispatcher.pump()),
+      (channel, payload) => {
+        if (channel === EVENTS_CHANNEL) void this.fanOut();
+        // Our own fan-out's NOTIFY: it already pumped (below).
+        else if (payload !== this.dispatcher.workerId) void this.dispatcher.pump();
+      },
       'joma-webhook-listener',
     );
     await this.listener.start();
@@ -93,9 +105,11 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
       this.fanoutAgain = true;
       return this.fanningOut;
     }
-    this.fanningOut = this.fanOutLoop().finally(() => {
-      this.fanningOut = null;
-    });
+    this.fanningOut = this.lane
+      .run(() => this.fanOutLoop())
+      .finally(() => {
+        this.fanningOut = null;
+      });
     return this.fanningOut;
   }
 
@@ -104,7 +118,8 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
       do {
         this.fanoutAgain = false;
         for (;;) {
-          const r = await this.fanout.fanOutBatch();
+          await this.fanouts.turn();
+          const r = await this.fanout.fanOutBatch(FANOUT_BATCH, this.dispatcher.workerId);
           if (r.deliveries) this.metrics.fannedOut.inc({ routed: 'true' }, r.deliveries);
           if (r.undeliverable) this.metrics.fannedOut.inc({ routed: 'false' }, r.undeliverable);
           if (r.deliveries > 0) void this.dispatcher.pump();

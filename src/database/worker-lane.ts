@@ -1,0 +1,104 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource, getDataSourceToken } from '@nestjs/typeorm';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService, ClsServiceManager } from 'nestjs-cls';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+
+/** The CLS key naming the data source of the code running now (absent: the API's). */
+const LANE = Symbol('joma-worker-lane');
+
+/**
+ * The one transactional adapter (TypeORM's), but on the data source of the
+ * lane the code runs in: the API's pool, or the workers' own connections
+ * inside `WorkerLane.run`. Repositories and services are the same on both
+ * lanes; only where their connection comes from differs.
+ */
+export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
+  constructor() {
+    super({ dataSourceToken: getDataSourceToken() });
+    const onSource = this.optionsFactory;
+    this.optionsFactory = (main: DataSource) => {
+      const byLane = new Map<DataSource, ReturnType<typeof onSource>>();
+      const current = () => {
+        const source =
+          (ClsServiceManager.getClsService().get(LANE) as DataSource | undefined) ?? main;
+        let options = byLane.get(source);
+        if (!options) byLane.set(source, (options = onSource(source)));
+        return options;
+      };
+      return {
+        wrapWithTransaction: (options, fn, setTx) =>
+          current().wrapWithTransaction(options, fn, setTx),
+        wrapWithNestedTransaction: (options, fn, setTx, tx) =>
+          current().wrapWithNestedTransaction(options, fn, setTx, tx),
+        getFallbackInstance: () => current().getFallbackInstance(),
+      };
+    };
+  }
+}
+
+/**
+ * Connections of the background workers (webhook fan-out and delivery), a
+ * pool of DB_WORKER_POOL_SIZE beside the API's DB_POOL_SIZE. Under API load
+ * every pooled connection is taken and requests queue for one; a claim or an
+ * attempt record queued behind them waited ~20 ms each, which was most of a
+ * webhook's commit-to-delivery time (bench/README.md). On their own lane the
+ * workers never wait behind requests, nor requests behind them. Size 0 puts
+ * the workers on the API's pool.
+ */
+@Injectable()
+export class WorkerLane implements OnApplicationShutdown {
+  private readonly logger = new Logger(WorkerLane.name);
+  private source: DataSource | null = null;
+  private opening: Promise<void> | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly main: DataSource,
+    private readonly cls: ClsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Opens the lane's pool (once; later calls wait for the first). */
+  open(): Promise<void> {
+    if (this.config.dbWorkerPoolSize === 0) return Promise.resolve();
+    this.opening ??= (async () => {
+      const options = this.main.options as typeof this.main.options & {
+        extra?: Record<string, unknown>;
+      };
+      const source = new DataSource({
+        ...options,
+        extra: {
+          ...options.extra,
+          max: this.config.dbWorkerPoolSize,
+          application_name: 'joma-workers',
+        },
+      } as typeof this.main.options);
+      await source.initialize();
+      this.source = source;
+    })().catch((err: Error) => {
+      this.opening = null;
+      this.logger.error(`worker connections failed to open: ${err.message}`);
+      throw err;
+    });
+    return this.opening;
+  }
+
+  /** Runs `fn`, and everything it starts, on the lane (on the API's pool until `open` finished). */
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const source = this.source;
+    if (!source) return fn();
+    return this.cls.run({ ifNested: 'override' }, () => {
+      this.cls.set(LANE, source);
+      return fn();
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+    const source = this.source;
+    this.source = null;
+    this.opening = null;
+    if (source?.isInitialized) await source.destroy();
+  }
+}
