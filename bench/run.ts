@@ -32,8 +32,10 @@ import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { AppConfig } from '../src/config/app-config';
+import { spawnSync } from 'node:child_process';
 import { runLoad } from './load';
-import { databaseLabel, scratchDatabase } from './scratch-database';
+import { compiledBench } from './server-process';
+import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
 import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
 import { WebhookFanout } from '../src/webhooks/delivery/webhook-fanout';
@@ -328,7 +330,7 @@ async function main(): Promise<void> {
       drain: { oneEndpoint: drainOne, threeEndpoints: drainThree },
       duplicateRequests: received - arrivals.size,
     };
-    writeFileSync(join(__dirname, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(repoRoot, 'bench', 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
     log(JSON.stringify(report, null, 2));
     log(`written to bench/report.json`);
   } finally {
@@ -339,10 +341,16 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (__filename.endsWith('.ts')) {
+  // The service runs in this process: run it as compiled JavaScript, as
+  // `npm start` does (see compiledBench), not under ts-node.
+  const run = spawnSync(process.execPath, [compiledBench('run')], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+} else
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );

@@ -4,6 +4,11 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 
+/** The repository's root, whether this runs from bench/ (ts-node) or compiled from dist/bench/bench/. */
+export const repoRoot = __filename.endsWith('.js')
+  ? join(__dirname, '..', '..', '..')
+  : join(__dirname, '..');
+
 export interface ScratchDatabase {
   url: string;
   /** Drops the database (and stops an embedded server). */
@@ -22,10 +27,7 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
     u.pathname = '';
     serverUrl = u.toString().replace(/\/$/, '');
   } else {
-    const embedded = await startEmbeddedPostgres(
-      join(__dirname, '..', '.data', 'bench-pg'),
-      'postgres',
-    );
+    const embedded = await startEmbeddedPostgres(join(repoRoot, '.data', 'bench-pg'), 'postgres');
     serverUrl = embedded.url.replace(/\/postgres$/, '');
     stopEmbedded = () => embedded.stop();
   }

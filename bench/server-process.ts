@@ -55,23 +55,24 @@ export function cpuMs(pid: number): number | null {
 }
 
 /**
- * This file compiled to JavaScript (once per bench process): the servers
- * run plain JavaScript as `npm start` does, never under ts-node, whose
- * TypeScript compiler would sit in their heaps (tens of MB that every full
- * garbage collection walks) and compile modules while they are measured.
+ * A bench script compiled to JavaScript (the whole tree, once per bench
+ * process): the service runs plain JavaScript as `npm start` does, never
+ * under ts-node, whose TypeScript compiler would sit in its heap (tens of MB
+ * that every full garbage collection walks), compile modules while it is
+ * measured, and load node:domain, which taxes every EventEmitter.
  */
-let compiled: string | undefined;
-function compiledScript(): string {
-  if (!compiled) {
-    const root = join(__dirname, '..');
+let compiledRoot: string | undefined;
+export function compiledBench(script: string): string {
+  const root = join(__dirname, '..');
+  if (!compiledRoot) {
     execFileSync(
       process.execPath,
       [require.resolve('typescript/bin/tsc'), '-p', join(__dirname, 'tsconfig.bench.json')],
       { cwd: root, stdio: 'inherit' },
     );
-    compiled = join(root, 'dist', 'bench', 'bench', 'server-process.js');
+    compiledRoot = join(root, 'dist', 'bench', 'bench');
   }
-  return compiled;
+  return join(compiledRoot, `${script}.js`);
 }
 
 export function startServer(
@@ -79,7 +80,7 @@ export function startServer(
   databaseUrl: string,
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const script = __filename.endsWith('.js') ? __filename : compiledScript();
+  const script = __filename.endsWith('.js') ? __filename : compiledBench('server-process');
   const child = fork(script, [kind], {
     execArgv: [
       // BENCH_CPU_PROF=dir: a V8 CPU profile of each server, written when it stops.

@@ -4,6 +4,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
+import { clsMiddlewareOnly } from './cls-middleware-only';
 import { dataSourceOptions } from './data-source-options';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
@@ -27,18 +28,20 @@ import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
         autoLoadEntities: true,
       }),
     }),
-    ClsModule.forRoot({
-      global: true,
-      // saveReq: the audit log reads who acted (and from where) from the request.
-      middleware: { mount: true, saveReq: true },
-      plugins: [
-        new ClsPluginTransactional({
-          imports: [TypeOrmModule],
-          adapter: new LanedTypeOrmAdapter(),
-          enableTransactionProxy: false,
-        }),
-      ],
-    }),
+    clsMiddlewareOnly(
+      ClsModule.forRoot({
+        global: true,
+        // saveReq: the audit log reads who acted (and from where) from the request.
+        middleware: { mount: true, saveReq: true },
+        plugins: [
+          new ClsPluginTransactional({
+            imports: [TypeOrmModule],
+            adapter: new LanedTypeOrmAdapter(),
+            enableTransactionProxy: false,
+          }),
+        ],
+      }),
+    ),
     ChangeFeedModule,
   ],
   providers: [WorkerLane],

@@ -103,3 +103,36 @@ describe('webhooks: throughput to a healthy endpoint, restraint with a failing o
     );
   });
 });
+
+/**
+ * A finished attempt claims again only when the latest claim was held back by
+ * a cap. With the poll fallback out of reach (10 min), a burst far above the
+ * starting cap still drains: every slot freed at the cap is refilled at once.
+ */
+describe('webhooks: a burst above the cap drains without the poll', () => {
+  let t: TestApp;
+  let r: WebhookReceiver;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { webhookPollIntervalMs: 600_000 } });
+    await workersOf(t).start();
+  });
+  afterAll(async () => {
+    await t.close();
+    await r?.close();
+  });
+
+  it('120 events to one endpoint starting at 4 in flight are all delivered, each once', async () => {
+    const app = await createApp(t);
+    r = await WebhookReceiver.start(() => ({ status: 200, delayMs: 5 }));
+    await createEndpoint(t, app.TEST, { url: r.url() });
+    const events = t.app.get(EventsService);
+    await t.app.get(TransactionHost).withTransaction(async () => {
+      for (let i = 0; i < 120; i++)
+        await events.record({ appId: app.id, mode: 'TEST' }, 'refund.succeeded', { n: i });
+    });
+    const got = await r.waitFor(120, 15_000);
+    expect(new Set(got.map((w) => w.id)).size).toBe(120);
+    expect(r.maxConcurrent).toBeGreaterThan(PER_ENDPOINT_START);
+  });
+});

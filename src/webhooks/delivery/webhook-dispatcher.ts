@@ -5,7 +5,6 @@ import { performance } from 'node:perf_hooks';
 import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
 import { WorkerLane } from '../../database/worker-lane';
-import { SpacedOut } from '../../common/async/spaced-out';
 import { DeliveryError, DeliveryStatus } from './delivery-status';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { DeliveryAgents, deliveryAgents, sendWebhook, SendOutcome } from './http-sender';
@@ -46,12 +45,6 @@ export const RECORD_BATCH = 200;
  * slots each) from occupying every slot and delaying healthy ones.
  */
 export const MAX_IN_FLIGHT = 256;
-/**
- * Claims start at least this far apart: under a stream of events, what falls
- * due in between is taken by one claim instead of one each (idle, a claim
- * starts at once). Bounds claims to ~200 a second per replica.
- */
-export const CLAIM_SPACING_MS = 5;
 /** A claim holds a delivery this long beyond the request deadline; then another replica may take it. */
 export const LEASE_MARGIN_MS = 50_000;
 
@@ -100,7 +93,13 @@ export class WebhookDispatcher {
   private handBack = true;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
-  private readonly claims = new SpacedOut(CLAIM_SPACING_MS);
+  /**
+   * Whether the latest claim was held back by a cap (it left out a full
+   * endpoint, or gave one all its free slots): then due rows may be waiting
+   * for a slot, and each finished attempt pumps. Otherwise that claim took
+   * every due row, and only new work (NOTIFY, the poll) needs another.
+   */
+  private heldBack = false;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -150,19 +149,18 @@ export class WebhookDispatcher {
       do {
         this.pumpAgain = false;
         while (this.running && this.inFlight.size < MAX_IN_FLIGHT) {
-          await this.claims.turn();
           const asked = MAX_IN_FLIGHT - this.inFlight.size;
-          const claimed = await this.claim(asked);
+          const { claimed, filledUp, leftOutFull } = await this.claim(asked);
           if (!this.running) {
             await this.release(claimed.map((c) => c.id));
             return;
           }
           for (const c of claimed) this.launch(c);
-          const filled = claimed.some((c) => this.isFull(c.endpoint_id));
-          // Another claim can find more only if this one was cut short by
-          // `asked` or by an endpoint's cap (now full, so left out next time);
-          // otherwise it took every due row.
-          if (claimed.length < asked && !filled) break;
+          this.heldBack = filledUp || leftOutFull;
+          // Another claim can find more only if this one was cut short, by
+          // `asked` or by filling an endpoint up (left out next time);
+          // otherwise it took every due row it may take now.
+          if (claimed.length < asked && !filledUp) break;
         }
       } while (this.pumpAgain && this.running);
     } catch (err) {
@@ -198,20 +196,29 @@ export class WebhookDispatcher {
       .catch((err: Error) => this.logger.warn(`releasing leases failed: ${err.message}`));
   }
 
-  private async claim(max: number): Promise<Claimed[]> {
+  /**
+   * Claims up to `max`, each endpoint at most its free slots. `filledUp`:
+   * some endpoint got all its free slots; `leftOutFull`: some endpoint had
+   * none. Either way due rows may be waiting for a slot to free up.
+   */
+  private async claim(
+    max: number,
+  ): Promise<{ claimed: Claimed[]; filledUp: boolean; leftOutFull: boolean }> {
     const now = this.clock.now();
     const full: number[] = [];
     const busyIds: number[] = [];
     const busySlots: number[] = [];
+    const allowance = new Map<number, number>();
     for (const endpointId of new Set([...this.perEndpoint.keys(), ...this.caps.keys()])) {
       const free = this.capOf(endpointId) - (this.perEndpoint.get(endpointId) ?? 0);
       if (free <= 0) full.push(endpointId);
       else {
         busyIds.push(endpointId);
         busySlots.push(free);
+        allowance.set(endpointId, free);
       }
     }
-    return this.deliveries.claimDue({
+    const claimed = await this.deliveries.claimDue({
       now,
       max,
       fullEndpoints: full,
@@ -220,40 +227,58 @@ export class WebhookDispatcher {
       lockedUntil: new Date(now.getTime() + this.leaseMs),
       workerId: this.workerId,
     });
+    const got = new Map<number, number>();
+    for (const c of claimed) got.set(c.endpoint_id, (got.get(c.endpoint_id) ?? 0) + 1);
+    const filledUp = [...got].some(([id, n]) => n >= (allowance.get(id) ?? PER_ENDPOINT_START));
+    return { claimed, filledUp, leftOutFull: full.length > 0 };
   }
 
   private launch(c: Claimed): void {
     const abort = new AbortController();
     const claimedAt = performance.now();
     this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
-    const done = this.attempt(c, abort.signal, claimedAt)
+    let slotFreed = false;
+    // The endpoint's slot is freed when its answer is in (or the attempt
+    // ended without one); the delivery stays leased until its record is written.
+    const freeSlot = () => {
+      if (slotFreed) return;
+      slotFreed = true;
+      const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
+      if (n <= 0) this.perEndpoint.delete(c.endpoint_id);
+      else this.perEndpoint.set(c.endpoint_id, n);
+      // A freed slot is worth a claim only if the latest one was held back
+      // by a cap (see `heldBack`); new work comes by NOTIFY or the poll.
+      if (this.running && this.heldBack) setImmediate(() => void this.pump());
+    };
+    const done = this.attempt(c, abort.signal, claimedAt, freeSlot)
       .catch((err: Error) =>
         this.logger.error(`delivery ${c.id} failed unexpectedly: ${err.message}`),
       )
       .finally(() => {
+        const atMax = this.inFlight.size >= MAX_IN_FLIGHT;
         this.inFlight.delete(c.id);
-        const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
-        if (n <= 0) this.perEndpoint.delete(c.endpoint_id);
-        else this.perEndpoint.set(c.endpoint_id, n);
-        if (this.running) setImmediate(() => void this.pump());
+        freeSlot();
+        if (this.running && atMax) setImmediate(() => void this.pump());
       });
     this.inFlight.set(c.id, { endpointId: c.endpoint_id, abort, done });
   }
 
-  private async attempt(c: Claimed, signal: AbortSignal, claimedAt: number): Promise<void> {
+  private async attempt(
+    c: Claimed,
+    signal: AbortSignal,
+    claimedAt: number,
+    answered: () => void,
+  ): Promise<void> {
     const startedAt = this.clock.now();
     const t0 = performance.now();
     const result = await this.execute(c, signal, claimedAt);
     if (signal.aborted) return;
     const durationMs = Math.round(performance.now() - t0);
     this.adapt(c.endpoint_id, result.status === 'DELIVERED' && durationMs <= SLOW_ATTEMPT_MS);
+    answered();
     await this.record(c, result, startedAt, durationMs);
     this.metrics.attempts.inc({ outcome: result.status });
     this.metrics.attemptDuration.observe(durationMs / 1000);
-  }
-
-  private isFull(endpointId: number): boolean {
-    return (this.perEndpoint.get(endpointId) ?? 0) >= this.capOf(endpointId);
   }
 
   /** Additive increase on a quick 2xx, multiplicative decrease otherwise (see PER_ENDPOINT_START). */

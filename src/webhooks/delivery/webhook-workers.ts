@@ -3,8 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { PgListener } from '../../database/pg-listener';
 import { WorkerLane } from '../../database/worker-lane';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
-import { CLAIM_SPACING_MS, WebhookDispatcher } from './webhook-dispatcher';
-import { SpacedOut } from '../../common/async/spaced-out';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookMetrics } from './webhook-metrics';
 
 /**
@@ -22,8 +21,6 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private fanningOut: Promise<void> | null = null;
   private fanoutAgain = false;
-  /** Fan-outs start at least CLAIM_SPACING_MS apart, as claims do (events in between share one). */
-  private readonly fanouts = new SpacedOut(CLAIM_SPACING_MS);
 
   constructor(
     private readonly config: AppConfig,
@@ -118,7 +115,6 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
       do {
         this.fanoutAgain = false;
         for (;;) {
-          await this.fanouts.turn();
           const r = await this.fanout.fanOutBatch(FANOUT_BATCH, this.dispatcher.workerId);
           if (r.deliveries) this.metrics.fannedOut.inc({ routed: 'true' }, r.deliveries);
           if (r.undeliverable) this.metrics.fannedOut.inc({ routed: 'false' }, r.undeliverable);
