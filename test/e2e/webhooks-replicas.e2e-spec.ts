@@ -164,6 +164,53 @@ describe('webhooks: several dispatchers on one database', () => {
   });
 });
 
+/**
+ * Claims handed back by a stopping replica are taken by a running one at
+ * once: the hand-back NOTIFYs, so nobody waits for the poll (10 min here).
+ */
+describe('webhooks: a hand-back wakes the other replicas', () => {
+  const SLOW_POLL = { ...FAST, webhookPollIntervalMs: 600_000 };
+  let a: TestApp;
+  let b: TestApp;
+  let r: WebhookReceiver;
+
+  beforeAll(async () => {
+    a = await createTestApp({ config: SLOW_POLL });
+    b = await replicaOf(a, SLOW_POLL);
+    r = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+    await r.close();
+  });
+
+  it('a running replica sends what a stopping one handed back, without waiting for its poll', async () => {
+    const app = await createApp(a);
+    r.respondWith((_, i) => (i === 0 ? 'hang' : 200));
+    await createEndpoint(a, app.TEST, { url: r.url() });
+    await workersOf(a).start();
+    await recordEvent(a, { appId: app.id, mode: 'TEST' }, 'invoice.issued', { invoice_id: 3 });
+    const [first] = await r.waitFor(1);
+    await workersOf(b).start();
+    await workersOf(a).stop();
+    const [, second] = await r.waitFor(2, 5000);
+    expect(second.id).toBe(first.id);
+    await eventually(
+      async () =>
+        (await deliveryRow(a, first.id)).status === 'DELIVERED' &&
+        (
+          await a.db.query('SELECT worker FROM webhook_delivery_attempts WHERE delivery_id = $1', [
+            first.id,
+          ])
+        ).rows.every((x) => x.worker === dispatcherOf(b).workerId),
+      5000,
+      'delivered by the running replica',
+    );
+    await workersOf(b).stop();
+  });
+});
+
 describe('webhooks: SSRF guard at delivery', () => {
   let open: TestApp;
   let guarded: TestApp;

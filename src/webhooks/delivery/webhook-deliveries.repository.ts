@@ -182,11 +182,19 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  /** Hands leases of `workerId` back, so another replica may claim them at once. */
+  /**
+   * Hands leases of `workerId` back and, if any were, wakes every replica's
+   * dispatcher (NOTIFY), so another one claims them at once.
+   */
   async releaseLeases(ids: number[], workerId: string): Promise<void> {
     await this.txHost.tx.query(
-      `UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::bigint[]) AND locked_by = $2`,
-      [ids, workerId],
+      `WITH released AS (
+         UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL
+          WHERE id = ANY($1::bigint[]) AND locked_by = $2
+         RETURNING 1
+       )
+       SELECT pg_notify($3, '') FROM (SELECT 1) AS one WHERE EXISTS (SELECT 1 FROM released)`,
+      [ids, workerId, DELIVERIES_CHANNEL],
     );
   }
 
