@@ -2,8 +2,14 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource, getDataSourceToken } from '@nestjs/typeorm';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppConfig } from '../config/app-config';
+
+/** A data source's pg pool. */
+export const poolOf = (source: DataSource): Pool =>
+  (source.driver as PostgresDriver).master as Pool;
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');
@@ -82,6 +88,11 @@ export class WorkerLane implements OnApplicationShutdown {
       throw err;
     });
     return this.opening;
+  }
+
+  /** The lane's pool, once open (for its metrics). */
+  get pool(): Pool | null {
+    return this.source ? poolOf(this.source) : null;
   }
 
   /** Runs `fn`, and everything it starts, on the lane (on the API's pool until `open` finished). */

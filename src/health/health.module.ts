@@ -3,6 +3,7 @@ import { HealthController } from './health.controller';
 import { HealthRepository } from './health.repository';
 import { Metrics } from '../common/metrics/metrics';
 import { MetricsServer } from './metrics-server';
+import { PoolMetrics } from './pool-metrics';
 
 @Global()
 @Module({
@@ -10,6 +11,7 @@ import { MetricsServer } from './metrics-server';
   providers: [
     { provide: Metrics, useFactory: () => new Metrics() },
     MetricsServer,
+    PoolMetrics,
     HealthRepository,
   ],
   exports: [Metrics, MetricsServer],

@@ -106,6 +106,15 @@ describe('webhooks: delivery to real receivers', () => {
     // (/metrics is on its own listener, off in tests: read the registry it serves.)
     const metrics = { text: await t.app.get(Metrics).registry.metrics() };
     expect(metrics.text).toMatch(/^joma_webhook_attempts_total\{outcome="DELIVERED"\} [1-9]\d*$/m);
+    // Recorded -> first attempt, once per delivery; and both pools' connections.
+    expect(metrics.text).toMatch(/^joma_webhook_first_attempt_delay_seconds_count [1-9]\d*$/m);
+    expect(metrics.text).toMatch(
+      /^joma_db_pool_connections\{pool="api",state="total"\} [1-9]\d*$/m,
+    );
+    expect(metrics.text).toMatch(
+      /^joma_db_pool_connections\{pool="workers",state="total"\} [1-9]\d*$/m,
+    );
+    expect(metrics.text).toMatch(/^joma_db_pool_connections\{pool="api",state="waiting"\} 0$/m);
   });
 
   it('retries a 500-answering endpoint on the schedule and parks it, while its sibling is delivered', async () => {

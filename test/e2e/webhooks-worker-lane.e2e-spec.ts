@@ -1,5 +1,6 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { Tx } from '../../src/database/transaction';
+import { Metrics } from '../../src/common/metrics/metrics';
 import { WorkerLane } from '../../src/database/worker-lane';
 import { createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -96,6 +97,18 @@ describe('webhooks: the workers have connections of their own', () => {
       await workersOf(t).start();
       await new Promise((ok) => setTimeout(ok, 1000));
       expect(r.received).toHaveLength(0);
+      // What an operator sees meanwhile: callers queued for the API's pool
+      // (the workers, between their acquire timeouts), and no workers' pool.
+      const text = await eventually(
+        async () => {
+          const m = await t.app.get(Metrics).registry.metrics();
+          return /^joma_db_pool_connections\{pool="api",state="waiting"\} [1-9]\d*$/m.test(m) && m;
+        },
+        3000,
+        'a caller waiting for the API pool',
+      );
+      expect(text).toMatch(/^joma_db_pool_connections\{pool="api",state="total"\} 2$/m);
+      expect(text).not.toMatch(/pool="workers"/);
       await hold.release();
       await r.waitFor(1, 5000);
     } finally {

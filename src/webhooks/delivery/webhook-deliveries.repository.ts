@@ -53,6 +53,8 @@ export interface ClaimedDelivery {
   deleted_at: Date | null;
   /** The endpoint's sealed signing secret (null: a legacy endpoint not yet given one). */
   secret_ciphertext: string | null;
+  /** When its event was recorded (null: the event was purged). */
+  event_created_at: Date | null;
 }
 
 /** One attempt's outcome, written with the delivery's new state. */
@@ -167,7 +169,8 @@ export class WebhookDeliveriesRepository {
          FROM picked, webhook_endpoints e
         WHERE d.id = picked.id AND e.id = d.endpoint_id
        RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
-                 e.url, e.enabled, e.deleted_at, e.secret_ciphertext`,
+                 e.url, e.enabled, e.deleted_at, e.secret_ciphertext,
+                 (SELECT ev.created_at FROM events ev WHERE ev.id = d.event_id) AS event_created_at`,
       [
         opts.now,
         opts.fullEndpoints,

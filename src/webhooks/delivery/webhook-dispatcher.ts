@@ -270,6 +270,10 @@ export class WebhookDispatcher {
     answered: () => void,
   ): Promise<void> {
     const startedAt = this.clock.now();
+    if (c.attempts === 0 && c.event_created_at)
+      this.metrics.firstAttemptDelay.observe(
+        Math.max(0, startedAt.getTime() - c.event_created_at.getTime()) / 1000,
+      );
     const t0 = performance.now();
     const result = await this.execute(c, signal, claimedAt);
     if (signal.aborted) return;

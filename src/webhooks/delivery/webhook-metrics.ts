@@ -8,6 +8,7 @@ export class WebhookMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly attemptDuration: Histogram;
   readonly fannedOut: Counter<'routed'>;
+  readonly firstAttemptDelay: Histogram;
 
   constructor(metrics: Metrics) {
     this.attempts = new Counter({
@@ -20,6 +21,12 @@ export class WebhookMetrics {
       name: 'joma_webhook_attempt_duration_seconds',
       help: 'Duration of webhook delivery attempts',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [metrics.registry],
+    });
+    this.firstAttemptDelay = new Histogram({
+      name: 'joma_webhook_first_attempt_delay_seconds',
+      help: 'From an event being recorded to the first attempt of each of its deliveries',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [metrics.registry],
     });
     this.fannedOut = new Counter({
