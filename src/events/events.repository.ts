@@ -37,39 +37,42 @@ export class EventsRepository {
   }
 
   /**
-   * Up to `limit` events not yet fanned out, oldest first, row-locked FOR
-   * UPDATE SKIP LOCKED: each is claimed by one relay at a time.
+   * Up to `limit` events not yet fanned out, oldest first, marked fanned out
+   * at `at` in the same statement. Rows are taken FOR UPDATE SKIP LOCKED, so
+   * each event is claimed by one relay; the caller's transaction writes their
+   * deliveries, and a rollback undoes the mark with them.
    */
-  async lockPendingFanout(limit: number): Promise<EventRecord[]> {
+  async claimPendingFanout(limit: number, at: Date): Promise<EventRecord[]> {
     const rows = (await this.txHost.tx.query(
-      `SELECT id, app_id, mode, type, data, created_at FROM events
-        WHERE fanned_out_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    )) as {
-      id: number;
-      app_id: number;
-      mode: Mode;
-      type: string;
-      data: Record<string, unknown>;
-      created_at: Date;
-    }[];
-    return rows.map((r) =>
-      this.events.create({
-        id: r.id,
-        appId: r.app_id,
-        mode: r.mode,
-        type: r.type as EventType,
-        data: r.data,
-        createdAt: r.created_at,
-      }),
-    );
-  }
-
-  async markFannedOut(ids: number[], at: Date): Promise<void> {
-    await this.txHost.tx.query(
-      `UPDATE events SET fanned_out_at = $2 WHERE id = ANY($1::bigint[])`,
-      [ids, at],
-    );
+      `WITH picked AS (
+         SELECT id FROM events WHERE fanned_out_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE events e SET fanned_out_at = $2 FROM picked WHERE e.id = picked.id
+       RETURNING e.id, e.app_id, e.mode, e.type, e.data, e.created_at`,
+      [limit, at],
+    )) as [
+      {
+        id: number;
+        app_id: number;
+        mode: Mode;
+        type: string;
+        data: Record<string, unknown>;
+        created_at: Date;
+      }[],
+      number,
+    ];
+    return rows[0]
+      .sort((a, b) => a.id - b.id)
+      .map((r) =>
+        this.events.create({
+          id: r.id,
+          appId: r.app_id,
+          mode: r.mode,
+          type: r.type as EventType,
+          data: r.data,
+          createdAt: r.created_at,
+        }),
+      );
   }
 
   /** Ids of fanned-out events of `mode` created before `before`, above `afterId`, in id order. */

@@ -58,18 +58,14 @@ export class EventsService {
   /**
    * For the outbox relay, inside its transaction: up to `limit` committed
    * events not yet fanned out, oldest first, each claimed by one relay
-   * (FOR UPDATE SKIP LOCKED) until the transaction that marks them ends.
+   * (FOR UPDATE SKIP LOCKED) and marked fanned out at `at`; the relay writes
+   * their deliveries in the same transaction, so both commit or neither.
    */
-  claimForFanout(limit: number): Promise<EventRecord[]> {
+  claimForFanout(limit: number, at: Date): Promise<EventRecord[]> {
     if (!this.txHost.isTransactionActive()) {
       throw new Error('EventsService.claimForFanout must run inside the relay transaction');
     }
-    return this.events.lockPendingFanout(limit);
-  }
-
-  /** The relay wrote these events' deliveries (same transaction as the claim). */
-  markFannedOut(ids: number[], at: Date): Promise<void> {
-    return this.events.markFannedOut(ids, at);
+    return this.events.claimPendingFanout(limit, at);
   }
 
   /**

@@ -98,13 +98,22 @@ export class WebhookDeliveriesRepository {
     return rows.map((r) => r.id);
   }
 
-  async insertMany(rows: PlannedDelivery[], now: Date): Promise<void> {
+  /**
+   * Inserts the relay's deliveries and, if any is due (PENDING), wakes every
+   * replica's dispatcher at commit (NOTIFY, payload `relay`: the dispatcher
+   * that pumps right after skips its own echo), in one statement.
+   */
+  async insertMany(rows: PlannedDelivery[], now: Date, relay = ''): Promise<void> {
     await this.txHost.tx.query(
-      `INSERT INTO webhook_deliveries
-         (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, created_at, updated_at)
-       SELECT d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.status, d.next_attempt_at, d.last_error, $11, $11
-         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::mode[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
-           AS d (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error)`,
+      `WITH inserted AS (
+         INSERT INTO webhook_deliveries
+           (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, created_at, updated_at)
+         SELECT d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.status, d.next_attempt_at, d.last_error, $11, $11
+           FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::mode[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
+             AS d (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error)
+         RETURNING status
+       )
+       SELECT pg_notify($12, $13) WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'PENDING')`,
       [
         rows.map((r) => r.id),
         rows.map((r) => r.eventId),
@@ -117,6 +126,8 @@ export class WebhookDeliveriesRepository {
         rows.map((r) => r.nextAttemptAt),
         rows.map((r) => r.lastError),
         now,
+        DELIVERIES_CHANNEL,
+        relay,
       ],
     );
   }

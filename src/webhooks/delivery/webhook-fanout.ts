@@ -44,7 +44,8 @@ export class WebhookFanout {
   /** `relay`: the worker id of the dispatcher that pumps right after (it skips the NOTIFY's echo). */
   fanOutBatch(limit = FANOUT_BATCH, relay?: string): Promise<FanoutResult> {
     return this.txHost.withTransaction(async () => {
-      const events = await this.events.claimForFanout(limit);
+      const now = this.clock.now();
+      const events = await this.events.claimForFanout(limit, now);
       if (events.length === 0) return { events: 0, deliveries: 0, undeliverable: 0 };
       const endpoints = await this.endpoints.routableIn(uniqueScopes(events));
 
@@ -59,7 +60,6 @@ export class WebhookFanout {
       }
 
       const ids = await this.deliveries.nextIds(plan.length);
-      const now = this.clock.now();
       const routed = plan.filter((p) => p.endpointId !== null).length;
       await this.deliveries.insertMany(
         plan.map(({ event, endpointId }, i) =>
@@ -98,12 +98,8 @@ export class WebhookFanout {
               },
         ),
         now,
+        relay,
       );
-      await this.events.markFannedOut(
-        events.map((e) => e.id),
-        now,
-      );
-      if (routed > 0) await this.deliveries.notifyDue(relay);
       return { events: events.length, deliveries: routed, undeliverable: plan.length - routed };
     });
   }
