@@ -1,7 +1,11 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+/** A data source's pg pool (where statements outside a transaction go). */
+export const poolOf = (source: DataSource): Pool =>
+  (source.driver as PostgresDriver).master as Pool;
 
 /**
  * Rows of one statement (a SELECT, or any statement with RETURNING), sent
@@ -27,7 +31,7 @@ export async function hotRows<R>(
   const target =
     runner?.isTransactionActive && runner.databaseConnection
       ? runner.databaseConnection
-      : ((em.connection.driver as PostgresDriver).master as Pool);
+      : poolOf(em.connection);
   // Text and values as two arguments when unnamed: pg copies a config
   // object property by property (descriptors and all) before every query.
   const result = name

@@ -4,12 +4,8 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppConfig } from '../config/app-config';
-
-/** A data source's pg pool. */
-export const poolOf = (source: DataSource): Pool =>
-  (source.driver as PostgresDriver).master as Pool;
+import { poolOf } from './hot-query';
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');

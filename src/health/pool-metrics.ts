@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Metrics } from '../common/metrics/metrics';
-import { poolOf, WorkerLane } from '../database/worker-lane';
+import { poolOf } from '../database/hot-query';
+import { WorkerLane } from '../database/worker-lane';
 
 /**
  * `joma_db_pool_connections{pool,state}`, read at each scrape: the API's pool

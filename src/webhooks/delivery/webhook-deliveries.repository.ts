@@ -31,6 +31,8 @@ export interface PlannedDelivery {
   appId: number;
   mode: Mode;
   eventType: string;
+  /** When the event was recorded (EventRecord.createdAt). */
+  eventRecordedAt: Date;
   body: string;
   status: 'PENDING' | 'UNDELIVERABLE';
   nextAttemptAt: Date | null;
@@ -53,8 +55,8 @@ export interface ClaimedDelivery {
   deleted_at: Date | null;
   /** The endpoint's sealed signing secret (null: a legacy endpoint not yet given one). */
   secret_ciphertext: string | null;
-  /** When its event was recorded (null: the event was purged). */
-  event_created_at: Date | null;
+  /** When its event was recorded (null on rows older than that column). */
+  event_recorded_at: Date | null;
 }
 
 /** One attempt's outcome, written with the delivery's new state. */
@@ -79,12 +81,9 @@ export class WebhookDeliveriesRepository {
     return this.txHost.tx.getRepository(WebhookDelivery);
   }
 
-  /**
-   * Wakes every replica's dispatcher when the current transaction commits;
-   * `from` (a dispatcher's worker id, the payload) lets that one skip its own echo.
-   */
-  async notifyDue(from = ''): Promise<void> {
-    await this.txHost.tx.query(`SELECT pg_notify($1, $2)`, [DELIVERIES_CHANNEL, from]);
+  /** Wakes every replica's dispatcher when the current transaction commits. */
+  async notifyDue(): Promise<void> {
+    await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
   }
 
   // The outbox relay
@@ -107,13 +106,13 @@ export class WebhookDeliveriesRepository {
     await this.txHost.tx.query(
       `WITH inserted AS (
          INSERT INTO webhook_deliveries
-           (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, created_at, updated_at)
-         SELECT d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.status, d.next_attempt_at, d.last_error, $11, $11
-           FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::mode[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
-             AS d (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error)
+           (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, event_recorded_at, created_at, updated_at)
+         SELECT d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.status, d.next_attempt_at, d.last_error, d.event_recorded_at, $12, $12
+           FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::mode[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::timestamptz[])
+             AS d (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, event_recorded_at)
          RETURNING status
        )
-       SELECT pg_notify($12, $13) WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'PENDING')`,
+       SELECT pg_notify($13, $14) WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'PENDING')`,
       [
         rows.map((r) => r.id),
         rows.map((r) => r.eventId),
@@ -125,6 +124,7 @@ export class WebhookDeliveriesRepository {
         rows.map((r) => r.status),
         rows.map((r) => r.nextAttemptAt),
         rows.map((r) => r.lastError),
+        rows.map((r) => r.eventRecordedAt),
         now,
         DELIVERIES_CHANNEL,
         relay,
@@ -180,8 +180,7 @@ export class WebhookDeliveriesRepository {
          FROM picked, webhook_endpoints e
         WHERE d.id = picked.id AND e.id = d.endpoint_id
        RETURNING d.id, d.event_id, d.endpoint_id, d.app_id, d.mode, d.event_type, d.body, d.attempts, d.cycle_attempts,
-                 e.url, e.enabled, e.deleted_at, e.secret_ciphertext,
-                 (SELECT ev.created_at FROM events ev WHERE ev.id = d.event_id) AS event_created_at`,
+                 d.event_recorded_at, e.url, e.enabled, e.deleted_at, e.secret_ciphertext`,
       [
         opts.now,
         opts.fullEndpoints,

@@ -30,6 +30,8 @@ export class WebhookDelivery {
   @Column({ type: 'integer', nullable: true }) lastStatusCode: number | null;
   @Column({ type: 'text', nullable: true }) lastError: string | null;
   @Column({ type: 'timestamptz', nullable: true }) deliveredAt: Date | null;
+  /** When its event was recorded (null on rows older than this column). */
+  @Column({ type: 'timestamptz', nullable: true }) eventRecordedAt: Date | null;
   @Column({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz' }) updatedAt: Date;
 }

@@ -270,9 +270,9 @@ export class WebhookDispatcher {
     answered: () => void,
   ): Promise<void> {
     const startedAt = this.clock.now();
-    if (c.attempts === 0 && c.event_created_at)
+    if (c.attempts === 0 && c.event_recorded_at)
       this.metrics.firstAttemptDelay.observe(
-        Math.max(0, startedAt.getTime() - c.event_created_at.getTime()) / 1000,
+        Math.max(0, startedAt.getTime() - c.event_recorded_at.getTime()) / 1000,
       );
     const t0 = performance.now();
     const result = await this.execute(c, signal, claimedAt);

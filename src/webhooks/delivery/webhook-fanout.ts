@@ -71,6 +71,7 @@ export class WebhookFanout {
                 appId: event.appId,
                 mode: event.mode,
                 eventType: event.type,
+                eventRecordedAt: event.createdAt,
                 // An UNDELIVERABLE row keeps no copy of the body: nothing will ever send it.
                 body: '',
                 status: 'UNDELIVERABLE',
@@ -84,6 +85,7 @@ export class WebhookFanout {
                 appId: event.appId,
                 mode: event.mode,
                 eventType: event.type,
+                eventRecordedAt: event.createdAt,
                 body: buildEnvelopeBody({
                   deliveryId: ids[i],
                   type: event.type,
