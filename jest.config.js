@@ -43,5 +43,17 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    // The same e2e suite on the opt-in Fastify adapter (HTTP_ADAPTER=fastify): both must pass.
+    {
+      displayName: 'e2e-fastify',
+      testEnvironment: 'node',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      transform,
+      globals: { JOMA_TEST_HTTP_ADAPTER: 'fastify' },
+      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
 };

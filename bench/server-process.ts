@@ -118,7 +118,7 @@ export function startServer(
 }
 
 async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
-  const { NestFactory } = await import('@nestjs/core');
+  const { createHttpApp } = await import('../src/bootstrap/http-adapter');
   const { AppModule } = await import('../src/app.module');
   const { AppsService } = await import('../src/apps/apps.service');
   const { configureApp } = await import('../src/bootstrap/configure-app');
@@ -132,11 +132,9 @@ async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
     dbPoolSize: options.dbPoolSize,
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
+    httpAdapter: process.env.HTTP_ADAPTER === 'fastify' ? 'fastify' : 'express',
   });
-  const nest = await NestFactory.create(AppModule.forRoot(config), {
-    logger: false,
-    bodyParser: false,
-  });
+  const nest = await createHttpApp(AppModule.forRoot(config), config, { logger: false });
   configureApp(nest);
   await nest.listen(0, '127.0.0.1');
   const created = [];

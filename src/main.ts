@@ -3,11 +3,10 @@
 // must not starve it. Must be set before the pool is first used.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service';
 import { configureApp } from './bootstrap/configure-app';
+import { createHttpApp } from './bootstrap/http-adapter';
 import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
@@ -40,10 +39,7 @@ async function main(): Promise<void> {
       : 'Migrations: up to date',
   );
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await createHttpApp(AppModule.forRoot(config), config, { bufferLogs: true });
   configureApp(app);
   if (embedded) {
     // One shutdown path: close the app (workers, pool), then the embedded server.

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { AppError } from '../common/errors/app-error';
 import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
@@ -22,7 +22,7 @@ export class PayPageController {
     @Param('token') token: string,
     @Query('lang') lang: unknown,
     @Headers('accept-language') accept: string | undefined,
-    @Res() res: Response,
+    @Res() res: HttpResponse,
   ): Promise<void> {
     const found = await this.billing.payPage(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
@@ -35,7 +35,7 @@ export class PayPageController {
     @Param('token') token: string,
     @Query('lang') lang: unknown,
     @Headers('accept-language') accept: string | undefined,
-    @Res() res: Response,
+    @Res() res: HttpResponse,
   ): Promise<void> {
     const chosen = pickLang(lang, accept);
     const found = await this.billing.payPage(token);
@@ -51,12 +51,12 @@ export class PayPageController {
     @Query('lang') lang: unknown,
     @Headers('accept-language') accept: string | undefined,
     @Body() body: Record<string, unknown> | undefined,
-    @Res() res: Response,
+    @Res() res: HttpResponse,
   ): Promise<void> {
     const gateway = typeof body?.gateway === 'string' && body.gateway ? body.gateway : undefined;
     try {
       const payment = await this.billing.payFromPage(token, gateway);
-      res.redirect(303, payment.checkoutUrl ?? `/pay/${token}`);
+      redirectSeeOther(res, payment.checkoutUrl ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
         const found = await this.billing.payPage(token);

@@ -1,5 +1,4 @@
 import { INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { Clock } from '../common/clock/clock';
 import type { Response } from 'express';
@@ -17,24 +16,20 @@ import { QuietBootLogger } from './quiet-boot-logger';
 import { setupSwagger } from './swagger';
 import { securityHeaders } from './security-headers';
 import { AppConfig } from '../config/app-config';
+import { configureHttpServer } from './http-adapter';
 
 /**
  * Everything an app instance needs beyond its modules, shared by `main.ts`
  * and the test app factory so tests run the real HTTP stack.
  */
-export function configureApp(nest: INestApplication): void {
-  const app = nest as NestExpressApplication;
+export function configureApp(app: INestApplication): void {
   const clock = app.get(Clock);
   const metrics = app.get(Metrics);
   const config = app.get(AppConfig);
-  const refuse = (err: AppError, req: JomaRequest, res: Response) =>
-    sendError(res, req, err, clock.now());
+  const refuse = (err: AppError, _req: JomaRequest, res: Response) =>
+    sendError(res, err, clock.now());
   app.useLogger(new QuietBootLogger(app.get(Logger)));
-  app.disable('x-powered-by');
-  // No ETag: API answers are read fresh, and hashing every body cost ~25 us a request (issue #12).
-  app.set('etag', false);
-  // The client address (rate limits, audit log) comes through these proxies only.
-  app.set('trust proxy', config.trustProxy);
+  configureHttpServer(app, config);
   app.use(securityHeaders(config.publicBaseUrl));
   app.use(requestIdMiddleware);
   app.use(observeRequests(metrics));

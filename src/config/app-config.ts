@@ -17,6 +17,8 @@ export class AppConfig {
   readonly dbPoolSize: number;
   /** Connections of the background workers, beside dbPoolSize (0: they share the API's). */
   readonly dbWorkerPoolSize: number;
+  /** The HTTP server under Nest (HTTP_ADAPTER): Express (the default) or Fastify. */
+  readonly httpAdapter: 'express' | 'fastify';
   readonly dbStatementTimeoutMs: number;
   readonly dbAcquireTimeoutMs: number;
   /** Login throttling (failures that lock, per key, within loginLockMinutes) and the hashing cap. */
@@ -72,6 +74,7 @@ export class AppConfig {
     metricsHost?: string;
     dbPoolSize?: number;
     dbWorkerPoolSize?: number;
+    httpAdapter?: 'express' | 'fastify';
     dbStatementTimeoutMs?: number;
     dbAcquireTimeoutMs?: number;
     loginFailuresPerEmailAddress?: number;
@@ -112,6 +115,7 @@ export class AppConfig {
     this.metricsHost = values.metricsHost ?? '127.0.0.1';
     this.dbPoolSize = values.dbPoolSize ?? 10;
     this.dbWorkerPoolSize = values.dbWorkerPoolSize ?? 4;
+    this.httpAdapter = values.httpAdapter ?? 'express';
     this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
     this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
     this.loginFailuresPerEmailAddress = values.loginFailuresPerEmailAddress ?? 5;
@@ -162,6 +166,7 @@ export class AppConfig {
       metricsHost: env.METRICS_HOST,
       dbPoolSize: env.DB_POOL_SIZE,
       dbWorkerPoolSize: env.DB_WORKER_POOL_SIZE,
+      httpAdapter: env.HTTP_ADAPTER,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
       loginFailuresPerEmailAddress: env.LOGIN_FAILURES_PER_EMAIL_ADDRESS,

@@ -20,6 +20,12 @@ describe('validateEnv', () => {
     expect(env.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
     expect(env.WORKERS_ENABLED).toBe(true);
     expect(env.DATA_DIR).toBe('.data');
+    expect(env.HTTP_ADAPTER).toBe('express');
+  });
+
+  it('takes HTTP_ADAPTER=fastify and refuses any other server', () => {
+    expect(validateEnv({ HTTP_ADAPTER: 'fastify' }).HTTP_ADAPTER).toBe('fastify');
+    expect(errorOf({ HTTP_ADAPTER: 'koa' }).message).toMatch(/^\s+HTTP_ADAPTER: /m);
   });
 
   it('parses good values', () => {

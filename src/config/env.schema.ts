@@ -252,6 +252,10 @@ export class EnvSchema {
   TRUST_PROXY: string = 'loopback';
 
   @IsOptional()
+  @IsIn(['express', 'fastify'])
+  HTTP_ADAPTER: 'express' | 'fastify' = 'express';
+
+  @IsOptional()
   @IsString()
   DATA_DIR: string = '.data';
 }

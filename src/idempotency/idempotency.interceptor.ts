@@ -10,7 +10,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { Response } from 'express';
+import { type HttpResponse, nodeResponse } from '../common/http/replies';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { Clock } from '../common/clock/clock';
 import { decryptSecret, encryptSecret, sha256Hex } from '../common/crypto/crypto';
@@ -94,8 +94,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
     if (!options) return next.handle();
     const req = context.switchToHttp().getRequest<JomaRequest>();
-    const res = context.switchToHttp().getResponse<Response>();
-    const key = req.header(IDEMPOTENCY_HEADER);
+    const res = context.switchToHttp().getResponse<HttpResponse>();
+    const sent = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
+    const key = Array.isArray(sent) ? sent.join(', ') : sent;
     if (key === undefined) return next.handle();
     if (key.length < 1 || key.length > 255)
       throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
@@ -119,7 +120,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     scope: { appId: number; mode: string; key: string },
     identity: { method: string; path: string; hash: string },
     options: IdempotentOptions,
-    res: Response,
+    res: HttpResponse,
     next: CallHandler,
   ): Promise<unknown> {
     const claim = await this.keys.claim(scope, identity);
@@ -138,7 +139,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** Handler and stored outcome in one transaction; anything not stored frees the key. */
-  private async atomically(key: ClaimedKey, res: Response, next: CallHandler): Promise<Outcome> {
+  private async atomically(
+    key: ClaimedKey,
+    res: HttpResponse,
+    next: CallHandler,
+  ): Promise<Outcome> {
     try {
       return await this.txHost.withTransaction(async () => {
         let outcome: Outcome;
@@ -163,7 +168,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** The handler commits its own steps; the outcome is stored after them. */
-  private async inSteps(key: ClaimedKey, res: Response, next: CallHandler): Promise<Outcome> {
+  private async inSteps(key: ClaimedKey, res: HttpResponse, next: CallHandler): Promise<Outcome> {
     let body: unknown;
     try {
       body = await lastValueFrom(next.handle());
@@ -209,8 +214,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private replay(stored: KeyRow, res: Response): Outcome {
-    res.setHeader('Idempotent-Replayed', 'true');
+  private replay(stored: KeyRow, res: HttpResponse): Outcome {
+    nodeResponse(res).setHeader('Idempotent-Replayed', 'true');
     const body = JSON.parse(
       decryptSecret(this.config.encryptionKey, stored.response_body!),
     ) as unknown;

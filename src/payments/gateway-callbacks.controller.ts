@@ -7,7 +7,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { AppError } from '../common/errors/app-error';
 import { sendHtml } from '../common/html/send-html';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
@@ -37,7 +37,7 @@ export class GatewayCallbacksController {
     @Param('gateway') gateway: string,
     @Query() query: Record<string, unknown>,
     @Body() body: Record<string, unknown> | undefined,
-    @Res() res: Response,
+    @Res() res: HttpResponse,
   ): Promise<void> {
     const result = await this.confirmations.confirmFromGateway(gateway, {
       ...query,
@@ -53,7 +53,7 @@ export class GatewayCallbacksController {
           : p.status === 'PENDING'
             ? null
             : p.cancelUrl;
-    res.redirect(303, target ?? `/pay/result/${p.reference}`);
+    redirectSeeOther(res, target ?? `/pay/result/${p.reference}`);
   }
 
   @Post('api/v1/gateways/:gateway/ipn')
@@ -83,7 +83,7 @@ export class GatewayCallbacksController {
   @Get('pay/result/:reference')
   @SkipEnvelope()
   @ApiExcludeEndpoint()
-  async result(@Param('reference') reference: string, @Res() res: Response): Promise<void> {
+  async result(@Param('reference') reference: string, @Res() res: HttpResponse): Promise<void> {
     const p = await this.payments.findByReference(reference);
     if (!p) throw AppError.notFound('Payment');
     sendHtml(res, paymentResultPage(p));

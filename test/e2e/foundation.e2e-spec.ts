@@ -1,6 +1,6 @@
 import { asApp, createApp } from '../support/factories';
 import { IdempotencyCleanupJob } from '../../src/idempotency/idempotency-cleanup.job';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, TestApp, testHttpAdapter } from '../support/test-app';
 
 describe('foundation: envelope and errors', () => {
   let t: TestApp;
@@ -8,6 +8,13 @@ describe('foundation: envelope and errors', () => {
     t = await createTestApp();
   });
   afterAll(() => t.close());
+
+  it('runs on the HTTP adapter its Jest project names (e2e: Express, e2e-fastify: Fastify)', async () => {
+    expect(t.app.getHttpAdapter().getType()).toBe(testHttpAdapter());
+    const res = await t.http().get('/healthz');
+    // Express names itself unless told not to; Joma tells it not to, and Fastify never does.
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
 
   it('serves /healthz in the envelope with a request id', async () => {
     const res = await t.http().get('/healthz').set('X-Request-Id', 'abc-123');

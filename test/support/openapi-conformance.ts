@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type JomaRequest, routeTemplate } from '../../src/common/http/request-context';
 
 /**
  * Every response the e2e suite receives is checked against the OpenAPI
@@ -65,7 +66,7 @@ export class OpenApiConformance {
     return this.problems.splice(0);
   }
 
-  /** Express middleware: checks each response when it finishes. */
+  /** Middleware (Express, or Fastify's middie): checks each response when it finishes. */
   middleware() {
     return (req: Request, res: Response, next: NextFunction) => {
       const chunks: Buffer[] = [];
@@ -77,11 +78,11 @@ export class OpenApiConformance {
         return end(...args);
       };
       res.once('finish', () => {
-        const route = (req.route as { path?: string } | undefined)?.path;
+        const route = routeTemplate(req as JomaRequest);
         if (!route) return;
         this.check(
           req.method,
-          templateOf(`${req.baseUrl ?? ''}${route}`),
+          templateOf(route),
           res.statusCode,
           res.getHeaders(),
           Buffer.concat(chunks),

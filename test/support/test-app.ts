@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
+import { createHttpApp } from '../../src/bootstrap/http-adapter';
 import type { NextFunction, Request, Response } from 'express';
 import { conformance, OpenApiConformance } from './openapi-conformance';
 import { ManualClock } from '../../src/common/clock/clock';
@@ -39,6 +38,17 @@ export interface TestAppOptions {
 /** Root of a test app with extra modules: the real AppModule plus the test's own. */
 @Module({})
 class TestRootModule {}
+
+/**
+ * The HTTP adapter the e2e suite runs on: Express, or Fastify in the
+ * `e2e-fastify` Jest project (its `globals`) or with JOMA_TEST_HTTP_ADAPTER=fastify.
+ */
+export function testHttpAdapter(): 'express' | 'fastify' {
+  const chosen =
+    (globalThis as { JOMA_TEST_HTTP_ADAPTER?: string }).JOMA_TEST_HTTP_ADAPTER ??
+    process.env.JOMA_TEST_HTTP_ADAPTER;
+  return chosen === 'fastify' ? 'fastify' : 'express';
+}
 
 /** A fresh database cloned from the migrated template, and the real app on it. */
 export async function createTestDatabase(label = 'file'): Promise<string> {
@@ -78,6 +88,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     publicRateLimitPerSecond: 0,
     webhookTestAllowedSchemes: ['http', 'https'],
     webhookAllowPrivateTargets: true,
+    httpAdapter: testHttpAdapter(),
     ...options.config,
   });
   const root: DynamicModule = options.imports?.length
@@ -86,10 +97,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         imports: [AppModule.forRoot(config, { clock }), ...options.imports],
       }
     : AppModule.forRoot(config, { clock });
-  const app = await NestFactory.create<NestExpressApplication>(root, {
-    bodyParser: false,
-    logger: false,
-  });
+  const app = await createHttpApp(root, config, { logger: false });
   configureApp(app);
   // Every response is checked against the served OpenAPI document (openapi-conformance.ts).
   // (Set once the document is served; until then nothing is checked.)

@@ -22,7 +22,7 @@ export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<JomaRequest>();
-    const header = req.header('authorization');
+    const header = req.headers.authorization;
     if (!header)
       throw new AppError(
         ErrorCode.AUTHENTICATION_REQUIRED,

@@ -21,8 +21,8 @@ export class AppKeyGuard implements CanActivate {
     // Already authenticated from this replica's cache, and counted, before the body was read.
     if (req.principalApp) return true;
     const app = await this.credentials.authenticate(
-      req.header('x-api-key'),
-      req.header('x-api-secret'),
+      req.headers['x-api-key'] as string | undefined,
+      req.headers['x-api-secret'] as string | undefined,
     );
     this.limits.takeApp(app.appId, app.mode);
     req.principalApp = app;

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import { type HttpResponse, sendBody } from '../http/replies';
 
 /**
  * The headers every hosted page (pay page, sandbox checkout, payment result)
@@ -8,14 +8,15 @@ import type { Response } from 'express';
 export const HOSTED_PAGE_CSP =
   "default-src 'none'; img-src https: http:; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'";
 
-export function sendHtml(res: Response, html: string, status = 200): void {
-  res
-    .status(status)
-    .setHeader('Cache-Control', 'no-store')
-    .setHeader('Content-Security-Policy', HOSTED_PAGE_CSP)
-    .setHeader('Referrer-Policy', 'no-referrer')
-    .setHeader('X-Content-Type-Options', 'nosniff')
-    .setHeader('X-Frame-Options', 'DENY')
-    .type('html')
-    .send(html);
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': HOSTED_PAGE_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Type': 'text/html; charset=utf-8',
+};
+
+export function sendHtml(res: HttpResponse, html: string, status = 200): void {
+  sendBody(res, status, PAGE_HEADERS, html);
 }

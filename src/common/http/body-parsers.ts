@@ -77,6 +77,12 @@ export function isPublicPage(path: string): boolean {
 
 export const acceptsForms = isPublicPage;
 
+/** Whether the body is declared JSON: application/json or any +json type, parameters aside. */
+function isJson(req: JomaRequest): boolean {
+  const type = req.headers['content-type']?.split(';', 1)[0].trim().toLowerCase();
+  return type !== undefined && (type === 'application/json' || /^[^/]+\/[^/]+\+json$/.test(type));
+}
+
 /** Whether the request carries a body (a length above zero, or chunked). */
 function hasBody(req: JomaRequest): boolean {
   const length = req.headers['content-length'];
@@ -121,7 +127,7 @@ export function bodyParsers(
     });
   const jsonOnly: RequestHandler = (req, res, next) => {
     const r = req as JomaRequest;
-    if (acceptsForms(r.path) || !hasBody(r) || r.is(['application/json', '+json'])) return next();
+    if (acceptsForms(r.path) || !hasBody(r) || isJson(r)) return next();
     onError(
       new AppError(
         ErrorCode.UNSUPPORTED_MEDIA_TYPE,
@@ -142,7 +148,7 @@ export function bodyParsers(
 
 /** Why a parsed JSON body is refused before validation, or undefined. */
 function refuseJson(req: JomaRequest): AppError | undefined {
-  if (req.rawBody === undefined || !req.is(['application/json', '+json'])) return undefined;
+  if (req.rawBody === undefined || !isJson(req)) return undefined;
   const body: unknown = req.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return AppError.validation('body', 'body must be a JSON object');

@@ -1,9 +1,8 @@
 import { HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
 import { Envelope, errorEnvelope } from './envelope';
-import type { JomaRequest } from './request-context';
+import { answered, type HttpResponse, sendJson } from './replies';
 
 const logger = new Logger('Errors');
 
@@ -62,15 +61,13 @@ export class RenderedAppError extends AppError {
   }
 }
 
-export function sendError(res: Response, req: JomaRequest, err: AppError, now: Date): void {
-  if (res.headersSent) return;
-  for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+export function sendError(res: HttpResponse, err: AppError, now: Date): void {
+  if (answered(res)) return;
   const body =
     err instanceof RenderedAppError
       ? err.envelope
       : errorEnvelope(err.code, err.message, now, err.details);
-  res.status(httpStatusOf(err.code)).json(body);
-  void req;
+  sendJson(res, httpStatusOf(err.code), body, err.headers);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
 import { Clock } from '../clock/clock';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { allowedMethods } from './allowed-methods';
 import { sendError, toClientError } from './error-response';
+import type { HttpResponse } from './replies';
 import type { JomaRequest } from './request-context';
 
 /** The one exception filter: everything thrown becomes an error envelope. */
@@ -15,7 +15,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const req = http.getRequest<JomaRequest>();
-    const res = http.getResponse<Response>();
+    const res = http.getResponse<HttpResponse>();
     let error = toClientError(exception, req.id ?? 'unknown');
     if (error.code === ErrorCode.ROUTE_NOT_FOUND) {
       // The path exists with other methods: say which (405 with Allow), not "no such route".
@@ -29,6 +29,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
         );
       }
     }
-    sendError(res, req, error, this.clock.now());
+    sendError(res, error, this.clock.now());
   }
 }

@@ -1,9 +1,9 @@
-import type { NextFunction, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { Metrics } from '../metrics/metrics';
-import type { JomaRequest } from './request-context';
+import { type JomaRequest, routeTemplate } from './request-context';
 
 /**
  * Customer-facing capability paths (pay page tokens, payment result
@@ -48,12 +48,11 @@ export function loggerParams(level: string): Params {
  */
 export const observeRequests =
   (metrics: Metrics) =>
-  (req: JomaRequest, res: Response, next: NextFunction): void => {
+  (req: JomaRequest, res: ServerResponse, next: () => void): void => {
     const started = performance.now();
     res.once('finish', () => {
       const ms = performance.now() - started;
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      metrics.observeHttp(req.method, `${req.baseUrl ?? ''}${route}`, res.statusCode, ms / 1000);
+      metrics.observeHttp(req.method, routeTemplate(req) ?? 'unmatched', res.statusCode, ms / 1000);
       logRequest(req, res.statusCode, ms);
     });
     next();

@@ -23,4 +23,16 @@ export interface JomaRequest extends Request {
   rawBody?: Buffer;
   principalApp?: AppPrincipal;
   user?: AdminPrincipal;
+  /** Under Fastify: the matched route's template, set just before its handler runs. */
+  routeTemplate?: string;
+}
+
+/**
+ * The template of the route a request was handed to (`/api/v1/payments/:id`),
+ * or undefined when none took it (no match, or refused by a middleware first).
+ */
+export function routeTemplate(req: JomaRequest): string | undefined {
+  if (req.routeTemplate !== undefined) return req.routeTemplate;
+  const path = (req.route as { path?: string } | undefined)?.path;
+  return path === undefined ? undefined : `${req.baseUrl ?? ''}${path}`;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import { type HttpResponse, redirectSeeOther } from '../../common/http/replies';
 import { AppError } from '../../common/errors/app-error';
 import { sendHtml } from '../../common/html/send-html';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
@@ -17,7 +17,7 @@ export class SandboxCheckoutController {
   constructor(private readonly sandbox: SandboxGateway) {}
 
   @Get(':sessionId')
-  async show(@Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
+  async show(@Param('sessionId') sessionId: string, @Res() res: HttpResponse): Promise<void> {
     const session = await this.sandbox.findSession(sessionId);
     if (!session) throw AppError.notFound('Checkout');
     sendHtml(res, sandboxCheckoutPage(session));
@@ -27,7 +27,7 @@ export class SandboxCheckoutController {
   async complete(
     @Param('sessionId') sessionId: string,
     @Body() body: { outcome?: string },
-    @Res() res: Response,
+    @Res() res: HttpResponse,
   ): Promise<void> {
     const choice = CHOICES.find((c) => c === body?.outcome);
     if (!choice) throw AppError.validation('outcome', 'outcome must be pay, fail or cancel');
@@ -36,6 +36,6 @@ export class SandboxCheckoutController {
     if (done.session.status === 'CLOSED') {
       throw AppError.invalidState('This checkout was closed by the merchant; no payment was taken');
     }
-    res.redirect(303, done.returnUrl);
+    redirectSeeOther(res, done.returnUrl);
   }
 }
