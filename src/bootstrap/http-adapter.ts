@@ -2,10 +2,15 @@ import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { Clock } from '../common/clock/clock';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { type RegisteredRoute, routePattern } from '../common/http/allowed-methods';
 import { MAX_SETTLEMENT_BODY_BYTES } from '../common/http/body-parsers';
+import { sendError } from '../common/http/error-response';
+import type { HttpResponse } from '../common/http/replies';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppConfig } from '../config/app-config';
 
@@ -28,6 +33,7 @@ export async function createHttpApp(
   }
   // Loaded only when chosen: an Express deployment never loads Fastify.
   const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+  const answers: { clock?: Clock } = {};
   const adapter = new FastifyAdapter({
     // The client address from X-Forwarded-For through these proxies only, as Express's `trust proxy`.
     trustProxy: config.trustProxy,
@@ -38,13 +44,30 @@ export async function createHttpApp(
     // Bodies are read and limited by Joma's own parsers (body-parsers.ts), before Fastify's turn.
     bodyLimit: MAX_SETTLEMENT_BODY_BYTES,
     logger: false,
+    // As on Express (Node's own server): requests in flight while closing are served, not refused.
+    return503OnClosing: false,
+    // A URL the router cannot decode (bad percent-encoding, an overlong segment) is refused
+    // before any hook runs: in the envelope, as every other refusal.
+    frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('X-Request-Id', request.id);
+      sendError(
+        reply as unknown as HttpResponse,
+        new AppError(
+          ErrorCode.VALIDATION_FAILED,
+          'The URL path is not valid (percent-encoding or length)',
+        ),
+        answers.clock?.now() ?? new Date(),
+      );
+    },
   });
   // Before NestFactory registers middie: these hooks run ahead of Nest middleware.
   prepareFastify(adapter.getInstance());
-  return NestFactory.create<NestFastifyApplication>(root, adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     ...options,
     bodyParser: false,
   });
+  answers.clock = app.get(Clock);
+  return app;
 }
 
 /** Express's settings, before any middleware or route is added (Fastify's are made at creation). */

@@ -48,6 +48,14 @@ describe('errors: every failure is an envelope with the documented code', () => 
     expectErrorEnvelope(res.body, 'METHOD_NOT_ALLOWED');
   });
 
+  it('a path with broken percent-encoding: 400 VALIDATION_FAILED in the envelope, with a request id', async () => {
+    const res = await t.http().get('/api/v1/benefits/%E0%A4%A').set('X-Request-Id', 'bad-url-1');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['x-request-id']).toBe('bad-url-1');
+    expectErrorEnvelope(res.body, 'VALIDATION_FAILED');
+  });
+
   it('malformed JSON: 400 MALFORMED_JSON', async () => {
     // (A well-formed JSON value that is not an object, such as null, is 400
     // VALIDATION_FAILED "body must be a JSON object": request-hygiene.e2e-spec.ts.)

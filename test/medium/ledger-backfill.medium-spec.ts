@@ -25,10 +25,11 @@ describe('ledger backfill migration (medium tier)', () => {
     await createDatabase(serverUrl, name);
     db = new Pool({ connectionString: url, max: 2 });
   });
+  // Dropping a database waits for a checkpoint: slow on a busy machine, so more than the default 30 s.
   afterAll(async () => {
     await db.end();
     await dropDatabase(serverUrl, name);
-  });
+  }, 120_000);
 
   it('posts one balanced capture per SUCCEEDED payment and nothing for the others', async () => {
     const all = loadMigrations();
