@@ -18,7 +18,8 @@
  *
  * Writes bench/report-api.json (gitignored). Bounded: BENCH_API_REQUESTS
  * (3000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (5); shedding: BENCH_SHED_S (15)
- * per run, BENCH_SHED_TRIALS (3). BENCH_API_ONLY=p1p2 or shedding runs just those.
+ * per run, BENCH_SHED_TRIALS (3). BENCH_API_ONLY=p1p2, adapters or shedding runs just those;
+ * HTTP_ADAPTER=fastify runs Joma's servers on Fastify.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -27,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
-import { AppKeys, cpuMs, RunningServer, startServer } from './server-process';
+import { AppKeys, benchHttpAdapter, cpuMs, RunningServer, startServer } from './server-process';
 
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
@@ -102,6 +103,45 @@ async function compare(
     },
   };
   log(`${name}: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/**
+ * Joma on Fastify against Joma on Express (HTTP_ADAPTER), everything else
+ * alike: two fresh servers warmed alike, alternating rounds of P1 and P2.
+ * `joma` is Fastify, `baseline` Express: a CPU ratio above 1 means Fastify
+ * spends less per request.
+ */
+async function compareAdapters(
+  start: (...args: Parameters<typeof startServer>) => Promise<RunningServer>,
+  databaseUrl: string,
+  write: Route,
+  read: Route,
+) {
+  const fastify = await start('joma', databaseUrl, {
+    rateLimitPerSecond: 1_000_000,
+    httpAdapter: 'fastify',
+  });
+  const express = await start('joma', databaseUrl, {
+    rateLimitPerSecond: 1_000_000,
+    httpAdapter: 'express',
+  });
+  for (const s of [fastify, express]) await closedLoop(s, write, 1000);
+  for (const s of [fastify, express]) await closedLoop(s, read, 1000);
+  const result = {
+    p1: await compare(
+      'Fastify vs Express, P1 POST /api/v1/payments',
+      fastify,
+      express,
+      () => write,
+    ),
+    p2: await compare(
+      'Fastify vs Express, P2 GET /api/v1/payments/{id}',
+      fastify,
+      express,
+      () => read,
+    ),
+  };
   return result;
 }
 
@@ -240,6 +280,19 @@ async function main(): Promise<void> {
       );
       return;
     }
+    if (process.env.BENCH_API_ONLY === 'adapters') {
+      const adapters = await compareAdapters(
+        start,
+        scratch.url,
+        createPayment(joma),
+        readPayment(joma),
+      );
+      writeFileSync(
+        join(__dirname, 'report-api-adapters.json'),
+        `${JSON.stringify(adapters, null, 2)}\n`,
+      );
+      return;
+    }
     const health = await closedLoop(joma, { method: 'GET', path: '/healthz', expectStatus: 200 });
     log(`GET /healthz: ${JSON.stringify(health)}`);
     const p1 = await compare('P1 POST /api/v1/payments', joma, skeleton, () => createPayment(joma));
@@ -247,7 +300,11 @@ async function main(): Promise<void> {
       readPayment(joma),
     );
     if (process.env.BENCH_API_ONLY === 'p1p2') {
-      const only = { 'P1 POST /api/v1/payments': p1, 'P2 GET /api/v1/payments/{id}': p2 };
+      const only = {
+        httpAdapter: benchHttpAdapter(),
+        'P1 POST /api/v1/payments': p1,
+        'P2 GET /api/v1/payments/{id}': p2,
+      };
       writeFileSync(join(__dirname, 'report-api-p1p2.json'), `${JSON.stringify(only, null, 2)}\n`);
       return;
     }
@@ -268,6 +325,14 @@ async function main(): Promise<void> {
       await s.close();
       servers.splice(servers.indexOf(s), 1);
     }
+
+    const adapters = await compareAdapters(
+      start,
+      scratch.url,
+      createPayment(joma),
+      readPayment(joma),
+    );
+    for (const s of servers.splice(-2)) await s.close();
 
     // Invoice creation: one app (every create takes that app's gapless number)
     // against eight apps (eight counters) at the same total concurrency. Equal
@@ -333,6 +398,7 @@ async function main(): Promise<void> {
         rounds: ROUNDS,
         keepAlive: true,
         servers: 'one process each; Joma logs at info',
+        httpAdapter: benchHttpAdapter(),
       },
       scenarios: {
         'GET /healthz': health,
@@ -342,6 +408,7 @@ async function main(): Promise<void> {
           ...limiter,
           costPercent: round((1 - limiter.ratio.throughput) * 100),
         },
+        'Fastify vs Express (Joma on each, HTTP_ADAPTER)': adapters,
         'POST /api/v1/invoices (Idempotency-Key), one app vs eight': invoices,
         'Load shedding (POST /api/v1/payments)': shed,
       },

@@ -23,6 +23,13 @@ export interface ServerOptions {
   dbPoolSize?: number;
   /** Joma: more apps to create beside the first (their TEST keys in `more`). */
   extraApps?: number;
+  /** Joma: the HTTP adapter (default: HTTP_ADAPTER, else Express). */
+  httpAdapter?: 'express' | 'fastify';
+}
+
+/** The adapter Joma's servers run on unless a server names its own: HTTP_ADAPTER, else Express. */
+export function benchHttpAdapter(): 'express' | 'fastify' {
+  return process.env.HTTP_ADAPTER === 'fastify' ? 'fastify' : 'express';
 }
 
 export interface AppKeys {
@@ -132,7 +139,7 @@ async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
     dbPoolSize: options.dbPoolSize,
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
-    httpAdapter: process.env.HTTP_ADAPTER === 'fastify' ? 'fastify' : 'express',
+    httpAdapter: options.httpAdapter ?? benchHttpAdapter(),
   });
   const nest = await createHttpApp(AppModule.forRoot(config), config, { logger: false });
   configureApp(nest);
