@@ -30,10 +30,10 @@ import { deliveryUrlProblem, hostOf } from '../security/url-policy';
  * at PER_ENDPOINT_START; each 2xx within SLOW_ATTEMPT_MS raises its cap by
  * one up to PER_ENDPOINT_MAX; any failure (non-2xx, timeout, network error)
  * or a slow answer halves it, down to 1. A healthy fast endpoint soon gets
- * 32 parallel requests; a dead or slow one holds one or two slots.
+ * 64 parallel requests; a dead or slow one holds one or two slots.
  */
 export const PER_ENDPOINT_START = 4;
-export const PER_ENDPOINT_MAX = 32;
+export const PER_ENDPOINT_MAX = 64;
 export const SLOW_ATTEMPT_MS = 1000;
 /** A claim's copy of the endpoint's sealed secret is used if the attempt is signed this soon after the claim. */
 export const CLAIMED_SECRET_FRESH_MS = 5;
