@@ -54,7 +54,8 @@ async function main(): Promise<void> {
     app.enableShutdownHooks(['SIGINT', 'SIGTERM']);
   }
   await app.listen(config.port, config.host);
-  log.info(`Listening on ${config.host}:${config.port}: ${config.publicBaseUrl}`);
+  const server = config.httpAdapter === 'fastify' ? ' (Fastify)' : '';
+  log.info(`Listening on ${config.host}:${config.port}${server}: ${config.publicBaseUrl}`);
   log.info(
     `API docs: ${config.publicBaseUrl}/docs (OpenAPI JSON at ${config.publicBaseUrl}/docs-json)`,
   );

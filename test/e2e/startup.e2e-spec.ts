@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from '../../src/common/net/free-port';
-import { createTestDatabase } from '../support/test-app';
+import { createTestDatabase, testHttpAdapter } from '../support/test-app';
 
 /**
  * The real entry point (`src/main.ts`) as `npm start` runs it, against a
@@ -29,6 +29,8 @@ function startMain(env: Record<string, string>): Run {
       ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       WORKERS_ENABLED: 'true',
       METRICS_PORT: '0',
+      // The Jest project's adapter (e2e: Express, e2e-fastify: Fastify), so main.ts starts on each.
+      HTTP_ADAPTER: testHttpAdapter(),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,7 +103,7 @@ describe('start-up (src/main.ts)', () => {
     expect(msgs).toEqual([
       `Database: ${new URL(url).host}${new URL(url).pathname} (DATABASE_URL)`,
       'Migrations: up to date',
-      `Listening on 127.0.0.1:${port}: http://localhost:${port}`,
+      `Listening on 127.0.0.1:${port}${testHttpAdapter() === 'fastify' ? ' (Fastify)' : ''}: http://localhost:${port}`,
       `API docs: http://localhost:${port}/docs (OpenAPI JSON at http://localhost:${port}/docs-json)`,
       `Metrics: http://127.0.0.1:${metricsPort}/metrics (not on the public port)`,
       expect.stringMatching(
