@@ -44,8 +44,10 @@ export async function createHttpApp(
     // Bodies are read and limited by Joma's own parsers (body-parsers.ts), before Fastify's turn.
     bodyLimit: MAX_SETTLEMENT_BODY_BYTES,
     logger: false,
-    // As on Express (Node's own server): requests in flight while closing are served, not refused.
+    // As on Express (Node's own server): requests in flight while closing are served, not
+    // refused, and an idle kept-alive connection is closed after 5 s (Fastify's own is 72 s).
     return503OnClosing: false,
+    keepAliveTimeout: 5_000,
     // A URL the router cannot decode (bad percent-encoding, an overlong segment) is refused
     // before any hook runs: in the envelope, as every other refusal.
     frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
