@@ -95,8 +95,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!options) return next.handle();
     const req = context.switchToHttp().getRequest<JomaRequest>();
     const res = context.switchToHttp().getResponse<HttpResponse>();
-    const sent = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
-    const key = Array.isArray(sent) ? sent.join(', ') : sent;
+    // (Node joins a repeated header of this kind into one string, as Express's req.header did.)
+    const key = req.headers[IDEMPOTENCY_HEADER] as string | undefined;
     if (key === undefined) return next.handle();
     if (key.length < 1 || key.length > 255)
       throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');

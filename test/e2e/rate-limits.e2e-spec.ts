@@ -126,6 +126,14 @@ describe('rate limits', () => {
       );
     });
 
+    it('a public path spelled differently (case, percent-encoding) is the same page and the same limit', async () => {
+      const spellings = ['/PAY/no-such-token', '/%70ay/no-such-token', '/Pay/no-such-token/'];
+      // Every spelling reaches the pay page (its 404), so every one is counted.
+      for (const path of spellings) expect((await page('203.0.113.20', path)).status).toBe(404);
+      expect((await page('203.0.113.20')).status).toBe(404);
+      for (const path of spellings) expect((await page('203.0.113.20', path)).status).toBe(429);
+    });
+
     it('IPv6 addresses count by their /64', async () => {
       const sameNet = [
         '2001:db8:7:1::1',

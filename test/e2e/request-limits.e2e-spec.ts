@@ -68,6 +68,12 @@ describe('request limits', () => {
       .set('Content-Type', 'application/json')
       .send(wideObject(3000));
     expect(wide.status).toBe(413);
+    // The same route spelled another way (case, trailing slash) has the same limit.
+    for (const path of ['/API/v1/auth/LOGIN', '/api/v1/auth/login/']) {
+      const other = await t.http().post(path).set('Content-Type', 'application/json').send(big);
+      expect(other.status).toBe(413);
+      expect(other.body.meta.message).toBe('Request body exceeds 4096 bytes');
+    }
   });
 
   it('an error lists at most 20 details', async () => {

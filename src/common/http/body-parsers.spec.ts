@@ -1,4 +1,4 @@
-import { inspectJson } from './body-parsers';
+import { inspectJson, isPublicPage, routedPath } from './body-parsers';
 
 const nestedDeeperThan = (value: unknown, max: number) => inspectJson(value, max).tooDeep;
 
@@ -24,5 +24,31 @@ describe('nestedDeeperThan', () => {
 
   it('walks a nesting far deeper than the call stack could, without recursion', () => {
     expect(nestedDeeperThan(nest(200_000), 32)).toBe(true);
+  });
+});
+
+describe('routedPath: the path decisions before routing are made on', () => {
+  it('decodes percent-encoding, lower-cases and drops a trailing slash, as the routers match', () => {
+    expect(routedPath('/PAY/Tok/')).toBe('/pay/tok');
+    expect(routedPath('/%70ay/x')).toBe('/pay/x');
+    expect(routedPath('/api/v1/auth/login/')).toBe('/api/v1/auth/login');
+    expect(routedPath('/')).toBe('/');
+  });
+
+  it('leaves an encoded slash encoded, and a malformed path as sent (lower case)', () => {
+    expect(routedPath('/pay%2Fx')).toBe('/pay%2fx');
+    expect(routedPath('/PAY/%E0%A4%A')).toBe('/pay/%e0%a4%a');
+  });
+
+  it('makes every spelling of a public page a public page', () => {
+    for (const p of [
+      '/pay/t',
+      '/PAY/t',
+      '/%70ay/t',
+      '/Sandbox/checkout/s',
+      '/API/v1/Gateways/x/ipn',
+    ])
+      expect(isPublicPage(p)).toBe(true);
+    expect(isPublicPage('/api/v1/payments')).toBe(false);
   });
 });

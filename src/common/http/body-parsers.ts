@@ -70,9 +70,28 @@ export function inspectJson(
  * are rate-limited per client address.
  */
 export function isPublicPage(path: string): boolean {
-  return (
-    path.startsWith('/pay/') || path.startsWith('/sandbox/') || path.startsWith('/api/v1/gateways/')
-  );
+  const p = routedPath(path);
+  return p.startsWith('/pay/') || p.startsWith('/sandbox/') || p.startsWith('/api/v1/gateways/');
+}
+
+/**
+ * A request path as the router matches it, for decisions made before
+ * routing (rate limits, body limits): percent-encoding decoded, lower case,
+ * no trailing slash. Routing is case-insensitive and ignores a trailing
+ * slash on both adapters, and Fastify's router decodes, so a decision on
+ * the path as sent could be sidestepped by spelling the route differently.
+ */
+export function routedPath(path: string): string {
+  let p = path;
+  if (p.includes('%')) {
+    try {
+      p = decodeURI(p);
+    } catch {
+      // Malformed: no router decodes it either, so it matches no public route.
+    }
+  }
+  p = p.toLowerCase();
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
 }
 
 export const acceptsForms = isPublicPage;
@@ -113,12 +132,16 @@ export function bodyParsers(
   const anyJson = jsonWithin(MAX_BODY_BYTES);
   const loginJson = jsonWithin(MAX_LOGIN_BODY_BYTES);
   const settlementJson = jsonWithin(MAX_SETTLEMENT_BODY_BYTES);
-  const json: RequestHandler = (req, res, next) =>
-    (req.path === LOGIN_PATH
-      ? loginJson
-      : req.path === SETTLEMENT_IMPORT_PATH && /^Bearer \S/.test(req.headers.authorization ?? '')
-        ? settlementJson
-        : anyJson)(req, res, next);
+  const json: RequestHandler = (req, res, next) => {
+    const path = routedPath(req.path);
+    return (
+      path === LOGIN_PATH
+        ? loginJson
+        : path === SETTLEMENT_IMPORT_PATH && /^Bearer \S/.test(req.headers.authorization ?? '')
+          ? settlementJson
+          : anyJson
+    )(req, res, next);
+  };
   const checkedJson: RequestHandler = (req, res, next) =>
     json(req, res, () => {
       const refusal = refuseJson(req as JomaRequest);

@@ -68,5 +68,6 @@ export function sendJson(
 
 /** 303 See Other to `url` (characters a header cannot carry are percent-encoded). */
 export function redirectSeeOther(res: HttpResponse, url: string): void {
-  sendBody(res, 303, { Location: url.replace(/[^\x21-\x7e]/g, encodeURIComponent) });
+  // Per code point (`u`), so a character outside the BMP is encoded whole, never as half a pair.
+  sendBody(res, 303, { Location: url.replace(/[^\x21-\x7e]/gu, encodeURIComponent) });
 }
