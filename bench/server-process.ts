@@ -94,6 +94,8 @@ export function startServer(
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
+      // BENCH_SERVER_NODE_ARGS: more Node flags for the servers (e.g. --trace-gc).
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ],
     env: { ...process.env, BENCH_SERVER: JSON.stringify({ databaseUrl, ...options }) },
     // BENCH_SERVER_LOG=dir: each server's standard output (Joma's request log) in dir/<kind>-<pid>.log.

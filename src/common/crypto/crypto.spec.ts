@@ -95,4 +95,26 @@ describe('hashes and tokens', () => {
     expect(randomToken(32)).not.toBe(t);
     expect(randomToken(18)).toHaveLength(24);
   });
+
+  it('randomToken never hands out the same entropy twice, across its 4 KiB blocks and beyond them', () => {
+    // 1,000 tokens of 32 bytes span eight blocks; 7-byte ones end blocks unevenly.
+    const tokens = [
+      ...Array.from({ length: 1000 }, () => randomToken(32)),
+      ...Array.from({ length: 700 }, () => randomToken(7)),
+      randomToken(5000),
+      randomToken(5000),
+    ];
+    expect(new Set(tokens).size).toBe(tokens.length);
+    // No 8-byte window of one token appears in another (slices never overlap).
+    const windows = new Set<string>();
+    for (const t of tokens.slice(0, 1000)) {
+      const bytes = Buffer.from(t, 'base64url');
+      for (let i = 0; i + 8 <= bytes.length; i += 8) {
+        const w = bytes.subarray(i, i + 8).toString('hex');
+        expect(windows.has(w)).toBe(false);
+        windows.add(w);
+      }
+    }
+    expect(Buffer.from(tokens[tokens.length - 1], 'base64url')).toHaveLength(5000);
+  });
 });

@@ -21,6 +21,22 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
+  /**
+   * An AppError without a stack trace, for refusals that are routine under
+   * load (a rate limit's 429): a flood makes thousands a second, none needs
+   * a stack, and capturing one on a deep middleware stack was the largest
+   * JavaScript cost of a refusal (bench/README.md, fifth pass).
+   */
+  static routine(code: ErrorCode, message: string, headers?: Record<string, string>): AppError {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new AppError(code, message, undefined, headers);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+
   static notFound(what = 'Resource'): AppError {
     return new AppError(ErrorCode.RESOURCE_NOT_FOUND, `${what} not found`);
   }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PinoLogger } from 'nestjs-pino';
 import pinoHttp from 'pino-http';
 import { Metrics } from '../metrics/metrics';
-import { loggerParams, observeRequests, safePath } from './logging';
+import { LOG_BATCH_BYTES, LOG_FLUSH_MS, loggerParams, observeRequests, safePath } from './logging';
 
 describe('safePath', () => {
   it.each([
@@ -37,6 +37,14 @@ describe('loggerParams', () => {
     const params = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
     expect(params.pinoHttp.transport).toBeUndefined();
     expect(params.pinoHttp.stream).toBeDefined();
+  });
+
+  it('writes them in batches (4 KiB or every 100 ms), not one system call per line', () => {
+    const params = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
+    const stream = params.pinoHttp.stream as { minLength: number; _periodicFlush: number };
+    expect(stream.minLength).toBe(LOG_BATCH_BYTES);
+    expect(stream._periodicFlush).toBe(LOG_FLUSH_MS);
+    expect([LOG_BATCH_BYTES, LOG_FLUSH_MS]).toEqual([4096, 100]);
   });
 
   it('mounts no per-request middleware of nestjs-pino (requestLog writes the request line)', () => {

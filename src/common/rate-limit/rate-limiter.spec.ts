@@ -1,4 +1,5 @@
 import { ManualClock } from '../clock/clock';
+import { AppError } from '../errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { clientKey, RateLimiter } from './rate-limiter';
 
@@ -28,6 +29,10 @@ describe('RateLimiter', () => {
       refused = err;
     }
     expect(refused).toMatchObject({ code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } });
+    // An AppError (the filter's envelope), built without a stack trace: a flood makes thousands.
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as Error).stack).toBe('AppError: Too many requests; retry after 1 s');
+    expect(Error.stackTraceLimit).toBeGreaterThan(0);
     // The other mode and other apps have their own buckets.
     expect(() => limiter.takeApp(1, 'LIVE')).not.toThrow();
     expect(() => limiter.takeApp(2, 'TEST')).not.toThrow();

@@ -48,12 +48,9 @@ export class RateLimiter {
 
   private refuseIfWaiting(waitS: number): void {
     if (waitS > 0)
-      throw new AppError(
-        ErrorCode.RATE_LIMITED,
-        `Too many requests; retry after ${waitS} s`,
-        undefined,
-        { 'Retry-After': String(waitS) },
-      );
+      throw AppError.routine(ErrorCode.RATE_LIMITED, `Too many requests; retry after ${waitS} s`, {
+        'Retry-After': String(waitS),
+      });
   }
 }
 
