@@ -16,7 +16,7 @@ import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ServerOptions {
-  /** Joma: RATE_LIMIT_PER_SECOND (0 = off). */
+  /** Joma: RATE_LIMIT_PER_SECOND (0 = off); skeleton: its one token bucket (0 = none). */
   rateLimitPerSecond?: number;
   /** Skeleton: the app whose partition it reads and writes. */
   appId?: number;
@@ -166,6 +166,7 @@ async function serveSkeleton(options: ServerOptions & { databaseUrl: string }) {
     options.databaseUrl,
     options.appId!,
     options.dbPoolSize ?? 10,
+    options.rateLimitPerSecond ?? 0,
   );
   process.once('SIGTERM', () => void skeleton.close().then(() => process.exit(0)));
   return { port: skeleton.port, appId: options.appId!, apiKey: '', apiSecret: '', more: [] };

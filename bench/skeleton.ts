@@ -49,10 +49,39 @@ class Envelope implements NestInterceptor {
   }
 }
 
+/**
+ * The cheapest refusal this stack makes, for the load-shedding comparison:
+ * one token bucket (`perSecond`, burst twice that) in an Express middleware
+ * ahead of routing, answering 429 with Retry-After and a small JSON body.
+ */
+function tokenBucket(perSecond: number) {
+  const burst = 2 * perSecond;
+  let tokens = burst;
+  let at = performance.now();
+  return (
+    _req: unknown,
+    res: { status(n: number): { set(h: object): { json(b: unknown): void } } },
+    next: () => void,
+  ) => {
+    const now = performance.now();
+    tokens = Math.min(burst, tokens + ((now - at) / 1000) * perSecond);
+    at = now;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return next();
+    }
+    res
+      .status(429)
+      .set({ 'Retry-After': '1' })
+      .json({ error: { code: 'RATE_LIMITED', message: 'Too many requests; retry after 1 s' } });
+  };
+}
+
 export async function startSkeleton(
   databaseUrl: string,
   appId: number,
   poolSize: number,
+  rateLimitPerSecond = 0,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
   const scope = [appId, 'TEST'];
@@ -126,6 +155,7 @@ export async function startSkeleton(
   class SkeletonModule {}
 
   const app = await NestFactory.create<NestExpressApplication>(SkeletonModule, { logger: false });
+  if (rateLimitPerSecond > 0) app.use(tokenBucket(rateLimitPerSecond));
   app.useGlobalPipes(
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
   );

@@ -6,20 +6,36 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
+import { leanTransaction } from './lean-transaction';
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');
 
 /**
- * The one transactional adapter (TypeORM's), but on the data source of the
- * lane the code runs in: the API's pool, or the workers' own connections
+ * The one transactional adapter (TypeORM's, its outermost transactions run
+ * by `leanTransaction`), on the data source of the lane the code runs in: the API's pool, or the workers' own connections
  * inside `WorkerLane.run`. Repositories and services are the same on both
  * lanes; only where their connection comes from differs.
  */
 export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
   constructor() {
     super({ dataSourceToken: getDataSourceToken() });
-    const onSource = this.optionsFactory;
+    const typeorm = this.optionsFactory;
+    // TypeORM's options, with the outermost transaction run by leanTransaction
+    // (unless an isolation level is asked for, which TypeORM's own sets).
+    const onSource = (source: DataSource): ReturnType<typeof typeorm> => {
+      const options = typeorm(source);
+      return {
+        ...options,
+        wrapWithTransaction: (txOptions, fn, setTx) =>
+          txOptions?.isolationLevel
+            ? options.wrapWithTransaction(txOptions, fn, setTx)
+            : leanTransaction(source, (manager) => {
+                setTx(manager);
+                return fn();
+              }),
+      };
+    };
     this.optionsFactory = (main: DataSource) => {
       const byLane = new Map<DataSource, ReturnType<typeof onSource>>();
       const current = () => {

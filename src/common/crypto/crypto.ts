@@ -1,8 +1,8 @@
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
+  hash,
   randomBytes,
   randomFillSync,
   scrypt as scryptCb,
@@ -17,8 +17,9 @@ const scrypt = promisify(scryptCb) as (
   opts: object,
 ) => Promise<Buffer>;
 
+/** SHA-256 in hex, one-shot (crypto.hash: no Hash object per call, ~4x cheaper for short inputs). */
 export function sha256Hex(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function hmacSha256Hex(key: string | Buffer, ...parts: (string | Buffer)[]): string {

@@ -1,0 +1,128 @@
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import { DataSource } from 'typeorm';
+import { hotRows, poolOf } from '../../src/database/hot-query';
+import type { Tx } from '../../src/database/transaction';
+import { createTestContext, insertApp, TestContext } from '../support/test-context';
+
+/**
+ * The transactions every service opens (`TransactionHost.withTransaction`,
+ * `@Transactional`) run through leanTransaction: they must be real
+ * PostgreSQL transactions on one connection, commit and roll back as
+ * TypeORM's did, keep SAVEPOINTs for nested ones, and give the connection
+ * back to the pool clean whatever happened inside.
+ */
+describe('leanTransaction (the outermost transaction of every service)', () => {
+  let c: TestContext;
+  let tx: Tx;
+  let appId: number;
+  let n = 0;
+  beforeAll(async () => {
+    c = await createTestContext();
+    tx = c.app.get(TransactionHost);
+    appId = await insertApp(c.db);
+  });
+  afterAll(() => c.close());
+
+  const newRef = () => `lean-${++n}`;
+  const insert = (ref: string) =>
+    tx.tx.query(
+      `INSERT INTO customers (app_id, mode, external_id) VALUES ($1, 'TEST', $2) RETURNING id`,
+      [appId, ref],
+    );
+  const stored = async (ref: string) =>
+    (await c.db.query(`SELECT 1 FROM customers WHERE external_id = $1`, [ref])).rowCount;
+  const pool = () => poolOf(c.app.get(DataSource));
+
+  it('commits: the write is invisible to other connections until COMMIT, then stored', async () => {
+    const ref = newRef();
+    let seenOutside: number | null = -1;
+    let seenInside: unknown[] = [];
+    await tx.withTransaction(async () => {
+      await insert(ref);
+      seenOutside = await stored(ref);
+      seenInside = await hotRows(
+        tx.tx,
+        `SELECT external_id FROM customers WHERE external_id = $1`,
+        [ref],
+      );
+    });
+    expect(seenOutside).toBe(0);
+    expect(seenInside).toEqual([{ external_id: ref }]);
+    expect(await stored(ref)).toBe(1);
+  });
+
+  it('rolls back on a throw and rethrows the error itself', async () => {
+    const ref = newRef();
+    const boom = new Error('boom');
+    await expect(
+      tx.withTransaction(async () => {
+        await insert(ref);
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(await stored(ref)).toBe(0);
+  });
+
+  it('rolls back after a failed statement, and the connection serves the next transaction clean', async () => {
+    const ref = newRef();
+    await expect(
+      tx.withTransaction(async () => {
+        await insert(ref);
+        await insert(ref); // unique (app_id, mode, external_id)
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await stored(ref)).toBe(0);
+    // Every pooled connection is idle and none is left inside a transaction.
+    for (let i = 0; i < 12; i++) {
+      const after = newRef();
+      await tx.withTransaction(() => insert(after));
+      expect(await stored(after)).toBe(1);
+    }
+    expect(pool().idleCount).toBe(pool().totalCount);
+    const { rows } = await c.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('a nested transaction is a SAVEPOINT: its rollback keeps the outer work, which commits', async () => {
+    const outer = newRef();
+    const inner = newRef();
+    await tx.withTransaction(async () => {
+      await insert(outer);
+      await tx
+        .withTransaction(Propagation.Nested, async () => {
+          await insert(inner);
+          throw new Error('inner fails');
+        })
+        .catch(() => undefined);
+    });
+    expect(await stored(outer)).toBe(1);
+    expect(await stored(inner)).toBe(0);
+  });
+
+  it('a nested transaction that succeeds commits with the outer one, and not before', async () => {
+    const inner = newRef();
+    let seenOutside: number | null = -1;
+    await tx.withTransaction(async () => {
+      await tx.withTransaction(Propagation.Nested, () => insert(inner));
+      seenOutside = await stored(inner);
+    });
+    expect(seenOutside).toBe(0);
+    expect(await stored(inner)).toBe(1);
+  });
+
+  it('an isolation level is honoured (TypeORM runs those)', async () => {
+    const level = await tx.withTransaction({ isolationLevel: 'SERIALIZABLE' }, async () => {
+      const rows = await tx.tx.query(`SHOW transaction_isolation`);
+      return rows[0].transaction_isolation;
+    });
+    expect(level).toBe('serializable');
+    const plain = await tx.withTransaction(async () => {
+      const rows = await tx.tx.query(`SHOW transaction_isolation`);
+      return rows[0].transaction_isolation;
+    });
+    expect(plain).toBe('read committed');
+  });
+});
