@@ -16,8 +16,8 @@ type Runner = PostgresQueryRunner & { transactionDepth: number };
  *
  * The runner's state is what TypeORM's own transaction leaves it in, so
  * everything inside behaves as before: the runner's `isTransactionActive`
- * (which `hotRows` reads to use the connection), and a nested
- * `manager.transaction(...)` becomes a SAVEPOINT at depth 1.
+ * (which `hotRows` reads to use the connection), and a nested transaction
+ * becomes a SAVEPOINT at depth 1 (`leanSavepoint`, or TypeORM's own).
  */
 export async function leanTransaction<T>(
   source: DataSource,
@@ -44,5 +44,35 @@ export async function leanTransaction<T>(
     return result;
   } finally {
     await runner.release();
+  }
+}
+
+/**
+ * A nested transaction as TypeORM makes it (SAVEPOINT typeorm_<depth>, ROLLBACK
+ * TO it on a throw), without RELEASE SAVEPOINT on success: COMMIT releases
+ * every savepoint anyway, and the release was one more round trip inside
+ * every idempotent request's transaction, where it can hold locks (an
+ * invoice's number counter stays locked until the commit). A later savepoint
+ * of the same name shadows an unreleased one, so ROLLBACK TO always reaches
+ * the innermost, as PostgreSQL documents.
+ */
+export async function leanSavepoint<T>(
+  manager: EntityManager,
+  fn: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const runner = manager.queryRunner as Runner | undefined;
+  if (!runner?.isTransactionActive) return manager.transaction(fn);
+  const connection = (await runner.connect()) as PoolClient;
+  const savepoint = `typeorm_${runner.transactionDepth}`;
+  await connection.query(`SAVEPOINT ${savepoint}`);
+  runner.transactionDepth += 1;
+  try {
+    return await fn(manager);
+  } catch (err) {
+    // If even this fails, the outer transaction is aborted and fails too.
+    await connection.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => undefined);
+    throw err;
+  } finally {
+    runner.transactionDepth -= 1;
   }
 }

@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
-import { leanTransaction } from './lean-transaction';
+import { leanSavepoint, leanTransaction } from './lean-transaction';
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');
@@ -21,8 +21,8 @@ export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
   constructor() {
     super({ dataSourceToken: getDataSourceToken() });
     const typeorm = this.optionsFactory;
-    // TypeORM's options, with the outermost transaction run by leanTransaction
-    // (unless an isolation level is asked for, which TypeORM's own sets).
+    // TypeORM's options, with transactions run by leanTransaction and nested
+    // ones by leanSavepoint (unless an isolation level is asked for: TypeORM's own).
     const onSource = (source: DataSource): ReturnType<typeof typeorm> => {
       const options = typeorm(source);
       return {
@@ -31,6 +31,13 @@ export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
           txOptions?.isolationLevel
             ? options.wrapWithTransaction(txOptions, fn, setTx)
             : leanTransaction(source, (manager) => {
+                setTx(manager);
+                return fn();
+              }),
+        wrapWithNestedTransaction: (txOptions, fn, setTx, tx) =>
+          txOptions?.isolationLevel
+            ? options.wrapWithNestedTransaction(txOptions, fn, setTx, tx)
+            : leanSavepoint(tx, (manager) => {
                 setTx(manager);
                 return fn();
               }),

@@ -113,6 +113,38 @@ describe('leanTransaction (the outermost transaction of every service)', () => {
     expect(await stored(inner)).toBe(1);
   });
 
+  it('savepoints of one transaction, one after another and one inside another, each roll back only their own work', async () => {
+    const [outer, first, second, deep, deeper] = [newRef(), newRef(), newRef(), newRef(), newRef()];
+    const fails = (ref: string) => async () => {
+      await insert(ref);
+      throw new Error(`${ref} fails`);
+    };
+    await tx.withTransaction(async () => {
+      await insert(outer);
+      await tx.withTransaction(Propagation.Nested, () => insert(first));
+      // Same depth, same savepoint name as the first (not released): must not undo the first.
+      await tx.withTransaction(Propagation.Nested, fails(second)).catch(() => undefined);
+      await tx.withTransaction(Propagation.Nested, async () => {
+        await insert(deep);
+        await tx.withTransaction(Propagation.Nested, fails(deeper)).catch(() => undefined);
+      });
+    });
+    expect(
+      await Promise.all([outer, first, second, deep, deeper].map((ref) => stored(ref))),
+    ).toEqual([1, 1, 0, 1, 0]);
+  });
+
+  it('a failed statement inside a savepoint leaves the outer transaction usable', async () => {
+    const dup = newRef();
+    const after = newRef();
+    await tx.withTransaction(async () => {
+      await insert(dup);
+      await tx.withTransaction(Propagation.Nested, () => insert(dup)).catch(() => undefined);
+      await insert(after);
+    });
+    expect([await stored(dup), await stored(after)]).toEqual([1, 1]);
+  });
+
   it('an isolation level is honoured (TypeORM runs those)', async () => {
     const level = await tx.withTransaction({ isolationLevel: 'SERIALIZABLE' }, async () => {
       const rows = await tx.tx.query(`SHOW transaction_isolation`);
