@@ -47,6 +47,14 @@ describe('loggerParams', () => {
     expect([LOG_BATCH_BYTES, LOG_FLUSH_MS]).toEqual([4096, 100]);
   });
 
+  it('opens no batching stream (nor its flush timer) at level silent', () => {
+    const params = withTty(false, () => loggerParams('silent')) as {
+      pinoHttp: Record<string, any>;
+    };
+    expect(params.pinoHttp.stream).toBeUndefined();
+    expect(params.pinoHttp.level).toBe('silent');
+  });
+
   it('mounts no per-request middleware of nestjs-pino (requestLog writes the request line)', () => {
     expect(loggerParams('info').forRoutes).toEqual([]);
   });

@@ -25,7 +25,8 @@ export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
-      ...(pretty ? { transport: pretty } : { stream: jsonLines() }),
+      // At 'silent' nothing is written: no batching stream (and no flush timer).
+      ...(pretty ? { transport: pretty } : level === 'silent' ? {} : { stream: jsonLines() }),
       // pino-http runs its standard serializers first (made for Node's request
       // and response objects) and hands the original over as `raw`: the
       // request line's fields are already safe, so they pass through as
