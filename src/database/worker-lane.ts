@@ -3,7 +3,7 @@ import { InjectDataSource, getDataSourceToken } from '@nestjs/typeorm';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
 import { leanSavepoint, leanTransaction } from './lean-transaction';
@@ -12,8 +12,9 @@ import { leanSavepoint, leanTransaction } from './lean-transaction';
 const LANE = Symbol('joma-worker-lane');
 
 /**
- * The one transactional adapter (TypeORM's, its outermost transactions run
- * by `leanTransaction`), on the data source of the lane the code runs in: the API's pool, or the workers' own connections
+ * The one transactional adapter (TypeORM's, with transactions and savepoints
+ * run by `leanTransaction` / `leanSavepoint`), on the data source of the lane
+ * the code runs in: the API's pool, or the workers' own connections
  * inside `WorkerLane.run`. Repositories and services are the same on both
  * lanes; only where their connection comes from differs.
  */
@@ -25,22 +26,22 @@ export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
     // ones by leanSavepoint (unless an isolation level is asked for: TypeORM's own).
     const onSource = (source: DataSource): ReturnType<typeof typeorm> => {
       const options = typeorm(source);
+      const handTo =
+        (setTx: (m: EntityManager) => void, fn: () => Promise<unknown>) =>
+        (manager: EntityManager) => {
+          setTx(manager);
+          return fn();
+        };
       return {
         ...options,
         wrapWithTransaction: (txOptions, fn, setTx) =>
           txOptions?.isolationLevel
             ? options.wrapWithTransaction(txOptions, fn, setTx)
-            : leanTransaction(source, (manager) => {
-                setTx(manager);
-                return fn();
-              }),
+            : leanTransaction(source, handTo(setTx, fn)),
         wrapWithNestedTransaction: (txOptions, fn, setTx, tx) =>
           txOptions?.isolationLevel
             ? options.wrapWithNestedTransaction(txOptions, fn, setTx, tx)
-            : leanSavepoint(tx, (manager) => {
-                setTx(manager);
-                return fn();
-              }),
+            : leanSavepoint(tx, handTo(setTx, fn)),
       };
     };
     this.optionsFactory = (main: DataSource) => {
