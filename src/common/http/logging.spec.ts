@@ -87,6 +87,9 @@ describe('the request log line', () => {
       responseTime: expect.any(Number),
       msg: 'request completed',
     });
+    // Exactly these fields: nothing else of the request or response reaches the line.
+    expect(line.req).toEqual({ id: 'req-1', method: 'GET', path: '/pay/***' });
+    expect(line.res).toEqual({ statusCode: 404 });
     expect(lines[0]).not.toContain('SECRET-TOKEN');
   });
 });
