@@ -35,6 +35,8 @@ export interface LoadSpec {
   keepSamples?: boolean;
   /** Closed loop: stop starting requests after this many seconds (then `requests` is only a cap). */
   seconds?: number;
+  /** Also return every request as [started (ms after the run began), latency (ms), status]. */
+  keepTimeline?: boolean;
 }
 
 export interface Latency {
@@ -62,6 +64,8 @@ export interface LoadResult {
   steadyByStatus?: Record<string, Latency>;
   /** With `keepSamples`: the latencies (ms, sorted) by status. */
   samples?: { all: Record<string, number[]>; steady: Record<string, number[]> };
+  /** With `keepTimeline`: every request as [started ms, latency ms, status], in order of answer. */
+  timeline?: [number, number, number | string][];
   /** Open loop: the most a request was sent after its scheduled time. */
   maxSendLagMs?: number;
   /** The generator thread's own CPU time per request (user + system). */
@@ -73,11 +77,12 @@ const { parentPort, workerData: s } = require('node:worker_threads');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const fill = (t, i) => t.replace(/\\{(1\\+)?i(%(\\d+))?\\}/g, (_, one, __, n) => String((n ? i % Number(n) : i) + (one ? 1 : 0)));
-const lat = [], byStatus = {}, steady = {};
+const lat = [], byStatus = {}, steady = {}, timeline = [];
 let errors = 0, timeouts = 0, maxRetryAfterS, tStart, maxSendLagMs = 0;
 function record(status, ms, startedAt) {
   lat.push(ms);
   (byStatus[status] ??= []).push(ms);
+  if (s.keepTimeline) timeline.push([Math.round((startedAt - tStart) * 100) / 100, Math.round(ms * 100) / 100, status]);
   if (s.steadyAfterMs !== undefined && startedAt - tStart >= s.steadyAfterMs) (steady[status] ??= []).push(ms);
   if (status !== s.expectStatus) errors++;
 }
@@ -200,6 +205,7 @@ const r = (n) => Math.round(n * 100) / 100;
   parentPort.postMessage({ requests: made, seconds: r(seconds), errors, timeouts, requestsPerSecond: r(made / seconds), p50Ms: r(pct(lat, 50)), p99Ms: r(pct(lat, 99)), byStatus: summarise(byStatus), maxRetryAfterS,
     steadyByStatus: s.steadyAfterMs === undefined ? undefined : summarise(steady),
     samples: s.keepSamples ? { all: byStatus, steady } : undefined,
+    timeline: s.keepTimeline ? timeline : undefined,
     generatorCpuUsPerRequest: cpu ? Math.round((cpu.user + cpu.system) / made) : undefined,
     maxSendLagMs: s.ratePerSecond ? r(maxSendLagMs) : undefined });
 })();

@@ -187,7 +187,9 @@ async function sampleAllocations(dir: string): Promise<void> {
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    // BENCH_HEAP_PROF_SURVIVORS=1: leave out what a scavenge frees, so the profile
+    // shows what lives long enough to be copied and promoted (the scavenges' cost).
+    includeObjectsCollectedByMinorGC: !process.env.BENCH_HEAP_PROF_SURVIVORS,
   } as never);
   process.prependOnceListener('SIGTERM', () => {
     void session.post('HeapProfiler.stopSampling').then(({ profile }) => {
