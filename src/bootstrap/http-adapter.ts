@@ -13,6 +13,7 @@ import { sendError } from '../common/http/error-response';
 import type { HttpResponse } from '../common/http/replies';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppConfig } from '../config/app-config';
+import { backportInterceptorAsyncScope } from './interceptor-async-scope';
 
 type NestOptions = { bufferLogs?: boolean; logger?: false };
 
@@ -28,6 +29,7 @@ export async function createHttpApp(
   config: AppConfig,
   options: NestOptions = {},
 ): Promise<INestApplication> {
+  backportInterceptorAsyncScope();
   if (config.httpAdapter !== 'fastify') {
     return NestFactory.create<NestExpressApplication>(root, { ...options, bodyParser: false });
   }
