@@ -4,7 +4,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
-import { clsMiddlewareOnly } from './cls-middleware-only';
+import { clsMiddlewareOnly, clsMiddlewareOptions } from './cls-middleware-only';
 import { dataSourceOptions } from './data-source-options';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
@@ -31,8 +31,7 @@ import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
     clsMiddlewareOnly(
       ClsModule.forRoot({
         global: true,
-        // saveReq: the audit log reads who acted (and from where) from the request.
-        middleware: { mount: true, saveReq: true },
+        middleware: clsMiddlewareOptions,
         plugins: [
           new ClsPluginTransactional({
             imports: [TypeOrmModule],
