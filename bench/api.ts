@@ -18,7 +18,8 @@
  *
  * Writes bench/report-api.json (gitignored). Bounded: BENCH_API_REQUESTS
  * (3000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (5); shedding: BENCH_SHED_TRIALS
- * (6) trials, each a reference of BENCH_SHED_REF_S (6) then a flood of BENCH_SHED_S (10) seconds.
+ * (6) trials, each a reference of BENCH_SHED_REF_S (6) then a flood of BENCH_SHED_S (10) seconds,
+ * after a warm-up flood of BENCH_SHED_WARM_S (20) seconds.
  * BENCH_API_ONLY=p1p2, adapters or shedding runs just those;
  * HTTP_ADAPTER=fastify runs Joma's servers on Fastify.
  */
@@ -36,6 +37,7 @@ const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 5);
 const SHED_SECONDS = Number(process.env.BENCH_SHED_S ?? 10);
 const SHED_REF_SECONDS = Number(process.env.BENCH_SHED_REF_S ?? 6);
+const SHED_WARM_SECONDS = Number(process.env.BENCH_SHED_WARM_S ?? 20);
 const SHED_BURST_S = 5;
 const SHED_TRIALS = Number(process.env.BENCH_SHED_TRIALS ?? 6);
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -267,10 +269,13 @@ async function shedLoad(
 ) {
   const limit = Math.floor(capacity * SHED_LIMIT_SHARE);
   // Warm the new process as a long-running server is: its code paths and heap
-  // through a closed loop and a short flood (5 s at 2x capacity, not counted).
-  // A cold process's first flood was the worst trial in every run we made.
+  // through a closed loop and a flood (SHED_WARM_SECONDS at 2x capacity, not
+  // counted). A cold process's first flood was the worst trial in every run we
+  // made; after a 5 s warm-up flood Joma's first trial still was (steady p99
+  // 7-10x its reference, the later ones 1-2x), after 20 s it was like the rest
+  // (bench/README.md, seventh pass).
   await runLoad({ ...route, port: server.port, requests: 300, concurrency: CONCURRENCY });
-  await openLoop(server, route, 2 * capacity, 5);
+  await openLoop(server, route, 2 * capacity, SHED_WARM_SECONDS);
   const trials: Awaited<ReturnType<typeof shedTrial>>[] = [];
   for (let t = 0; t < SHED_TRIALS; t++) {
     const { samples, ...trial } = await shedTrial(server, route, capacity, limit);
