@@ -14,8 +14,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:lists
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -26,6 +25,7 @@ import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { configureApp } from '../src/bootstrap/configure-app';
+import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { databaseLabel, scratchDatabase } from './scratch-database';
 
@@ -131,7 +131,7 @@ async function timed(n: number, call: () => Promise<Answer>, verify: (a: Answer)
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('lists');
   const db = new Client({ connectionString: scratch.url });
-  let nest: NestExpressApplication | undefined;
+  let nest: INestApplication | undefined;
   try {
     const config = new AppConfig({
       port: 0,
@@ -145,10 +145,8 @@ async function main(): Promise<void> {
       // Measures the service, not the rate limiter (bench/api.ts measures that).
       rateLimitPerSecond: 0,
     });
-    nest = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-      logger: false,
-      bodyParser: false,
-    });
+    // As main.ts builds it (the HTTP adapter's settings, the interceptor binding).
+    nest = await createHttpApp(AppModule.forRoot(config), config, { logger: false });
     configureApp(nest);
     await nest.listen(0, '127.0.0.1');
     const port = (nest.getHttpServer().address() as { port: number }).port;

@@ -18,8 +18,7 @@
  * dropped), or an embedded one under .data/bench-pg.
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { INestApplication } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -31,6 +30,7 @@ import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps/apps.service';
 import { configureApp } from '../src/bootstrap/configure-app';
+import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { spawnSync } from 'node:child_process';
 import { runLoad } from './load';
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   );
   const receiverUrl = `http://127.0.0.1:${port}`;
 
-  let nest: NestExpressApplication | undefined;
+  let nest: INestApplication | undefined;
   const db = new Client({ connectionString: databaseUrl });
   try {
     const config = new AppConfig({
@@ -123,10 +123,8 @@ async function main(): Promise<void> {
       // Measures the service, not the rate limiter (bench/api.ts measures that).
       rateLimitPerSecond: 0,
     });
-    nest = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-      logger: false,
-      bodyParser: false,
-    });
+    // As main.ts builds it (the HTTP adapter's settings, the interceptor binding).
+    nest = await createHttpApp(AppModule.forRoot(config), config, { logger: false });
     configureApp(nest);
     await nest.listen(0, '127.0.0.1');
     const apiPort = (nest.getHttpServer().address() as { port: number }).port;
