@@ -11,7 +11,8 @@
  * rounds, and the ratio is the median of the rounds' ratios.
  *
  * Then: the limiter's own cost (Joma with the limiter on but never
- * reached, against Joma with RATE_LIMIT_PER_SECOND=0), invoice creation for
+ * reached, against Joma with RATE_LIMIT_PER_SECOND=0, and the limiter's
+ * code timed by itself against P2's CPU per request), invoice creation for
  * one app against eight apps (gapless numbering), and load shedding on the
  * write route (an open-loop generator at twice its measured capacity against
  * an app limit of a quarter of it).
@@ -30,6 +31,9 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
+import { SystemClock } from '../src/common/clock/clock';
+import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
+import { AppConfig } from '../src/config/app-config';
 import { AppKeys, benchHttpAdapter, cpuMs, RunningServer, startServer } from './server-process';
 
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 3000);
@@ -94,12 +98,14 @@ async function compare(
   a: RunningServer,
   b: RunningServer,
   route: (s: RunningServer) => Route,
+  rounds = ROUNDS,
+  requests = REQUESTS,
 ) {
   const runsA: Measured[] = [];
   const runsB: Measured[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    runsA.push(await closedLoop(a, route(a)));
-    runsB.push(await closedLoop(b, route(b)));
+  for (let r = 0; r < rounds; r++) {
+    runsA.push(await closedLoop(a, route(a), requests));
+    runsB.push(await closedLoop(b, route(b), requests));
   }
   const result = {
     joma: summary(runsA),
@@ -119,6 +125,42 @@ async function compare(
   };
   log(`${name}: ${JSON.stringify(result)}`);
   return result;
+}
+
+/**
+ * The limiter's own cost, measured directly: Joma's RateLimiter (the code an
+ * app call runs, `takeApp` on a bucket never empty) called in a hot loop in
+ * this process, nanoseconds per call (median of 7 batches), and that as a
+ * share of the CPU Joma's server spent per P2 request. The on/off comparison
+ * of two servers says the same at full speed, within what two processes
+ * differ by (a few per cent either way).
+ */
+function limiterOwnCost(p2ServerCpuUsPerRequest: number | null) {
+  const limiter = new RateLimiter(
+    new AppConfig({
+      port: 0,
+      databaseUrl: 'postgres://unused',
+      jwtSecret: 'unused',
+      encryptionKeyHex: '00',
+      rateLimitPerSecond: 1_000_000,
+    }),
+    new SystemClock(),
+  );
+  const calls = 1_000_000;
+  const batch = () => {
+    const started = performance.now();
+    for (let i = 0; i < calls; i++) limiter.takeApp(1 + (i & 7), 'TEST');
+    return ((performance.now() - started) * 1e6) / calls;
+  };
+  batch(); // warm-up: compiled as it is in a server that has run a while
+  const nsPerCall = round(median(Array.from({ length: 7 }, batch)));
+  return {
+    nsPerCall,
+    shareOfP2ServerCpuPercent:
+      p2ServerCpuUsPerRequest === null
+        ? null
+        : round((nsPerCall / 1000 / p2ServerCpuUsPerRequest) * 100 * 1000) / 1000,
+  };
 }
 
 /**
@@ -410,12 +452,18 @@ async function main(): Promise<void> {
     const limited = await start('joma', scratch.url, { rateLimitPerSecond: 1_000_000 });
     const unlimited = await start('joma', scratch.url, { rateLimitPerSecond: 0 });
     for (const s of [limited, unlimited]) await closedLoop(s, readPayment(joma), 3 * REQUESTS);
+    // Twice the rounds of twice the requests: P2's rounds are short, and the
+    // difference sought is smaller than two processes' own.
     const limiter = await compare(
       'Limiter on vs off, GET /api/v1/payments/{id}',
       limited,
       unlimited,
       () => readPayment(joma),
+      2 * ROUNDS + 1,
+      2 * REQUESTS,
     );
+    const limiterOwn = limiterOwnCost(p2.joma.serverCpuUsPerRequest);
+    log(`Limiter's own cost per call, in this process: ${JSON.stringify(limiterOwn)}`);
     for (const s of [limited, unlimited]) {
       await s.close();
       servers.splice(servers.indexOf(s), 1);
@@ -499,6 +547,7 @@ async function main(): Promise<void> {
         'Limiter cost (GET /api/v1/payments/{id}, on vs off)': {
           ...limiter,
           costPercent: round((1 - limiter.ratio.throughput) * 100),
+          ownCost: limiterOwn,
         },
         'Fastify vs Express (Joma on each, HTTP_ADAPTER)': adapters,
         'POST /api/v1/invoices (Idempotency-Key), one app vs eight': invoices,

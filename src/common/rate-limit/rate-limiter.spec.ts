@@ -33,6 +33,13 @@ describe('RateLimiter', () => {
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as Error).stack).toBe('AppError: Too many requests; retry after 1 s');
     expect(Error.stackTraceLimit).toBeGreaterThan(0);
+    // Made once per wait and thrown again: a refusal allocates no error of its own.
+    expect(() => limiter.takeApp(1, 'TEST')).toThrow(refused as AppError);
+    try {
+      limiter.takeApp(1, 'TEST');
+    } catch (again) {
+      expect(again).toBe(refused);
+    }
     // The other mode and other apps have their own buckets.
     expect(() => limiter.takeApp(1, 'LIVE')).not.toThrow();
     expect(() => limiter.takeApp(2, 'TEST')).not.toThrow();
