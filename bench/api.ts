@@ -216,7 +216,13 @@ async function compareAdapters(
 export const SHED_LIMIT_SHARE = 0.25;
 
 /** An open loop: `ratePerSecond` arrivals for `seconds`, whether or not earlier ones answered. */
-const openLoop = (server: RunningServer, route: Route, ratePerSecond: number, seconds: number) =>
+const openLoop = (
+  server: RunningServer,
+  route: Route,
+  ratePerSecond: number,
+  seconds: number,
+  keepTimeline = false,
+) =>
   runLoad({
     ...route,
     port: server.port,
@@ -226,7 +232,25 @@ const openLoop = (server: RunningServer, route: Route, ratePerSecond: number, se
     timeoutMs: 10_000,
     steadyAfterMs: SHED_BURST_S * 1000,
     keepSamples: true,
+    keepTimeline,
   });
+
+/**
+ * The accepted requests' p99 by the second of the flood they started in:
+ * how long the burst's queue takes to clear, and that the steady window
+ * (from SHED_BURST_S on) starts well after it has.
+ */
+function acceptedP99BySecond(timeline: [number, number, number | string][], expected: number) {
+  const seconds: number[][] = [];
+  for (const [startedMs, ms, status] of timeline) {
+    if (status !== expected) continue;
+    (seconds[Math.floor(startedMs / 1000)] ??= []).push(ms);
+  }
+  return Array.from(seconds, (xs = []) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted.length ? round(sorted[Math.ceil(0.99 * sorted.length) - 1]) : null;
+  });
+}
 
 /** One trial: the reference at 90 % of the limit, then the flood, each after the bucket refilled. */
 async function shedTrial(server: RunningServer, route: Route, capacity: number, limit: number) {
@@ -236,7 +260,7 @@ async function shedTrial(server: RunningServer, route: Route, capacity: number, 
   const reference = await openLoop(server, route, Math.floor(limit * 0.9), SHED_REF_SECONDS);
   const unloaded = reference.byStatus[expected];
   await refill();
-  const overloaded = await openLoop(server, route, 2 * capacity, SHED_SECONDS);
+  const overloaded = await openLoop(server, route, 2 * capacity, SHED_SECONDS, true);
   const accepted = overloaded.byStatus[expected];
   const rejected = overloaded.byStatus['429'];
   const steady = overloaded.steadyByStatus!;
@@ -245,6 +269,7 @@ async function shedTrial(server: RunningServer, route: Route, capacity: number, 
     accepted,
     rejected,
     acceptedP99OverUnloadedP99: round(accepted.p99Ms / unloaded.p99Ms),
+    acceptedP99BySecondMs: acceptedP99BySecond(overloaded.timeline!, expected),
     steady: {
       after: `${SHED_BURST_S} s`,
       accepted: steady[expected],

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PinoLogger } from 'nestjs-pino';
 import pinoHttp from 'pino-http';
 import { Metrics } from '../metrics/metrics';
+import { LineBatches } from './line-batches';
 import { LOG_BATCH_BYTES, LOG_FLUSH_MS, loggerParams, observeRequests, safePath } from './logging';
 
 describe('safePath', () => {
@@ -41,9 +42,9 @@ describe('loggerParams', () => {
 
   it('writes them in batches (4 KiB or every 100 ms), not one system call per line', () => {
     const params = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
-    const stream = params.pinoHttp.stream as { minLength: number; _periodicFlush: number };
-    expect(stream.minLength).toBe(LOG_BATCH_BYTES);
-    expect(stream._periodicFlush).toBe(LOG_FLUSH_MS);
+    const stream = params.pinoHttp.stream as LineBatches;
+    expect(stream).toBeInstanceOf(LineBatches);
+    expect(stream).toMatchObject({ minBytes: LOG_BATCH_BYTES });
     expect([LOG_BATCH_BYTES, LOG_FLUSH_MS]).toEqual([4096, 100]);
   });
 

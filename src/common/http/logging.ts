@@ -3,6 +3,7 @@ import { PinoLogger, type Params } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { Metrics } from '../metrics/metrics';
+import { LineBatches } from './line-batches';
 import { type JomaRequest, routeTemplate } from './request-context';
 
 /**
@@ -48,19 +49,20 @@ export const LOG_FLUSH_MS = 100;
 
 /**
  * Standard output as pino writes it in production: asynchronously, and in
- * batches (LOG_BATCH_BYTES, or whatever is buffered every LOG_FLUSH_MS) rather
+ * batches (LOG_BATCH_BYTES, or whatever is pending every LOG_FLUSH_MS) rather
  * than one write system call per line: under load those calls were 3-5 % of
- * the CPU of a request on a 2-core VM (bench/README.md, fifth pass). What is
- * buffered is written at exit (pino flushes its destination on `exit`), so a
+ * the CPU of a request on a 2-core VM (bench/README.md, fifth pass). The
+ * batches are made by `LineBatches` (SonicBoom's own batching re-copies the
+ * batch for every line) and written by SonicBoom, which handles partial
+ * writes, EAGAIN and a closed pipe. What is pending is written at exit, so a
  * crash loses nothing; only a SIGKILL can lose the last LOG_FLUSH_MS of lines.
  */
-function jsonLines() {
-  return pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: LOG_BATCH_BYTES,
-    periodicFlush: LOG_FLUSH_MS,
-  });
+export function jsonLines(fd = 1): LineBatches {
+  return new LineBatches(
+    pino.destination({ dest: fd, sync: false, minLength: 0 }),
+    LOG_BATCH_BYTES,
+    LOG_FLUSH_MS,
+  );
 }
 
 /**
