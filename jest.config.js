@@ -7,7 +7,21 @@
  */
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
+  // Dependencies published only as ES modules (below), turned into CommonJS for Jest's
+  // module system: Node loads them as they are (require of an ES module), Jest cannot.
+  '/node_modules/.+\\.js$': [
+    'ts-jest',
+    { tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022' }, diagnostics: false },
+  ],
 };
+
+/**
+ * content-disposition 3 (through @fastify/static 10, which Swagger UI needs on
+ * the Fastify adapter) is ESM-only. Every other dependency is left as it is.
+ */
+const transformIgnorePatterns = [
+  '/node_modules/(?!(?:@fastify/static/node_modules/)?content-disposition/)',
+];
 
 module.exports = {
   maxWorkers: 2,
@@ -23,6 +37,7 @@ module.exports = {
         '<rootDir>/clients/typescript/test/**/*.spec.ts',
       ],
       transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'medium',
@@ -30,6 +45,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
       transform,
+      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
@@ -39,6 +55,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       transform,
+      transformIgnorePatterns,
       setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -50,6 +67,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       transform,
+      transformIgnorePatterns,
       globals: { JOMA_TEST_HTTP_ADAPTER: 'fastify' },
       setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
