@@ -41,6 +41,13 @@ describe('exposure', () => {
     expect(login.headers['cache-control']).toBe('no-store');
     const docs = await t.http().get('/docs/');
     expect(docs.status).toBe(200);
+    // Swagger UI's own files, served from the package (serve-static, or @fastify/static).
+    const asset = /src="\.?\/?((?:docs\/)?swagger-ui-bundle\.js)"/.exec(docs.text)?.[1];
+    expect(asset).toBeDefined();
+    const bundle = await t.http().get(`/docs/${asset!.replace(/^docs\//, '')}`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
     expect(docs.headers['x-frame-options']).toBe('DENY');
     expect(docs.headers['x-content-type-options']).toBe('nosniff');
     const health = await t.http().get('/healthz');
