@@ -4,16 +4,24 @@ export interface LineSink {
   flushSync(): void;
 }
 
-/** Every LineBatches made, flushed at exit by one listener (not one per logger). */
+/** Every LineBatches made, flushed at the end of the process by one listener each (not one per logger). */
 const open = new Set<LineBatches>();
 
-function flushAllAtExit(): void {
-  for (const batches of open) {
-    try {
-      batches.flushSync();
-    } catch {
-      // A closed or broken output: nothing more can be written to it.
-    }
+/** Pending lines to their sinks, which pino then flushes and closes (`beforeExit`). */
+function handOverBeforeExit(): void {
+  for (const batches of open) safely(() => batches.flush());
+}
+
+/** Pending lines written now: nothing runs after `exit`. */
+function flushAtExit(): void {
+  for (const batches of open) safely(() => batches.flushSync());
+}
+
+function safely(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // A closed or broken output: nothing more can be written to it.
   }
 }
 
@@ -29,9 +37,11 @@ function flushAllAtExit(): void {
  * a refused call's allocation; bench/README.md, eighth pass). Joining an
  * array allocates each batch once.
  *
- * Nothing is lost at exit: the process's `exit` hands what is pending to the
- * sink and flushes it synchronously (pino also flushes at `fatal` through
- * `flushSync`), so only a SIGKILL can lose the last `flushMs` of lines.
+ * Nothing is lost at the end: when the process runs out of work
+ * (`beforeExit`) what is pending goes to the sink before pino flushes and
+ * closes it, and at `exit` (process.exit, a crash) it is written
+ * synchronously; pino's `fatal` flushes through `flushSync`. Only a SIGKILL
+ * (or a signal's default action) can lose the last `flushMs` of lines.
  */
 export class LineBatches {
   private lines: string[] = [];
@@ -42,8 +52,12 @@ export class LineBatches {
     private readonly minBytes: number,
     flushMs: number,
   ) {
-    setInterval(() => this.flush(), flushMs).unref();
-    if (open.size === 0) process.once('exit', flushAllAtExit);
+    setInterval(() => safely(() => this.flush()), flushMs).unref();
+    if (open.size === 0) {
+      // Ahead of pino's own listeners, which flush and close the sink on `beforeExit`.
+      process.prependListener('beforeExit', handOverBeforeExit);
+      process.prependOnceListener('exit', flushAtExit);
+    }
     open.add(this);
   }
 
