@@ -11,7 +11,7 @@ import { DomainEventsModule } from './common/domain-events';
 import { ClockModule } from './common/clock/clock.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { AllExceptionsFilter } from './common/http/exception.filter';
-import { loggerParams } from './common/http/logging';
+import { loggerParams, PendingLogLines } from './common/http/logging';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -80,6 +80,7 @@ export class AppModule {
         // Idempotency around the envelope, so it stores the exact body sent.
         { provide: APP_INTERCEPTOR, useClass: ResponseInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        PendingLogLines,
       ],
     };
   }

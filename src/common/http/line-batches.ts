@@ -12,8 +12,12 @@ function handOverBeforeExit(): void {
   for (const batches of open) safely(() => batches.flush());
 }
 
-/** Pending lines written now: nothing runs after `exit`. */
-function flushAtExit(): void {
+/**
+ * Every pending line written now: at `exit` (nothing runs after it), and when
+ * the app has shut down on SIGTERM/SIGINT, just before Nest re-raises the
+ * signal, whose default action ends the process without an `exit` event.
+ */
+export function writePendingLines(): void {
   for (const batches of open) safely(() => batches.flushSync());
 }
 
@@ -56,7 +60,7 @@ export class LineBatches {
     if (open.size === 0) {
       // Ahead of pino's own listeners, which flush and close the sink on `beforeExit`.
       process.prependListener('beforeExit', handOverBeforeExit);
-      process.prependOnceListener('exit', flushAtExit);
+      process.prependOnceListener('exit', writePendingLines);
     }
     open.add(this);
   }

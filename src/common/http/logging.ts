@@ -1,9 +1,10 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { Metrics } from '../metrics/metrics';
-import { LineBatches } from './line-batches';
+import { LineBatches, writePendingLines } from './line-batches';
 import { type JomaRequest, routeTemplate } from './request-context';
 
 /**
@@ -119,4 +120,18 @@ function prettyTransport(): { target: string; options: Record<string, unknown> }
         '{if context}[{context}] {end}{msg}{if req} {req.method} {req.path} -> {res.statusCode} ({responseTime} ms){end}',
     },
   };
+}
+
+/**
+ * Writes the request log's pending lines when the app has shut down: on
+ * SIGTERM/SIGINT Nest closes the app, then re-raises the signal, and the
+ * process ends without an `exit` event, so lines of the shutdown's last
+ * LOG_FLUSH_MS would be lost. Provided by the root module, whose hooks run
+ * after every feature module's.
+ */
+@Injectable()
+export class PendingLogLines implements OnApplicationShutdown {
+  onApplicationShutdown(): void {
+    writePendingLines();
+  }
 }
