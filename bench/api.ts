@@ -19,8 +19,8 @@
  *
  * Writes bench/report-api.json (gitignored). Bounded: BENCH_API_REQUESTS
  * (3000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (5); shedding: BENCH_SHED_TRIALS
- * (6) trials, each a reference of BENCH_SHED_REF_S (6) then a flood of BENCH_SHED_S (10) seconds,
- * after a warm-up flood of BENCH_SHED_WARM_S (20) seconds.
+ * (6) trials, each a reference of BENCH_SHED_REF_S (6) then a flood of BENCH_SHED_S (10) seconds
+ * and its control (as long), after a warm-up flood of BENCH_SHED_WARM_S (20) seconds.
  * BENCH_API_ONLY=p1p2, adapters or shedding runs just those;
  * HTTP_ADAPTER=fastify runs Joma's servers on Fastify.
  */
@@ -252,8 +252,24 @@ function acceptedP99BySecond(timeline: [number, number, number | string][], expe
   });
 }
 
-/** One trial: the reference at 90 % of the limit, then the flood, each after the bucket refilled. */
-async function shedTrial(server: RunningServer, route: Route, capacity: number, limit: number) {
+/**
+ * One trial: the reference at 90 % of the limit, then the flood, then the
+ * control, each after the bucket refilled. The control offers the same load
+ * to the host but not to one process: the server gets what it accepts in a
+ * flood (97 % of the limit, so its bucket refuses nothing) while the excess
+ * (twice the capacity less the limit) goes to `elsewhere`, a second server
+ * of the same kind whose limit of 1 a second refuses it. Its steady p99 is
+ * what the flood's load on the machine (the generator, the loopback, the
+ * refusals' CPU) does to the accepted requests by itself; the flood's over
+ * it is what answering the refusals on the same event loop adds.
+ */
+async function shedTrial(
+  server: RunningServer,
+  elsewhere: RunningServer,
+  route: Route,
+  capacity: number,
+  limit: number,
+) {
   const expected = route.expectStatus;
   const refill = () => new Promise((r) => setTimeout(r, 3000));
   await refill();
@@ -264,6 +280,12 @@ async function shedTrial(server: RunningServer, route: Route, capacity: number, 
   const accepted = overloaded.byStatus[expected];
   const rejected = overloaded.byStatus['429'];
   const steady = overloaded.steadyByStatus!;
+  await refill();
+  const [control] = await Promise.all([
+    openLoop(server, route, Math.floor(limit * 0.97), SHED_SECONDS),
+    openLoop(elsewhere, route, 2 * capacity - limit, SHED_SECONDS),
+  ]);
+  const controlSteady = control.steadyByStatus![expected];
   return {
     unloaded,
     accepted,
@@ -276,6 +298,11 @@ async function shedTrial(server: RunningServer, route: Route, capacity: number, 
       rejected: steady['429'],
       acceptedP99OverUnloadedP99: round(steady[expected].p99Ms / unloaded.p99Ms),
     },
+    control: {
+      steadyAccepted: controlSteady,
+      refusedByServer: control.byStatus['429']?.count ?? 0,
+      floodP99OverControlP99: round(steady[expected].p99Ms / controlSteady.p99Ms),
+    },
     generator: {
       cpuUsPerRequest: {
         unloaded: reference.generatorCpuUsPerRequest,
@@ -286,6 +313,7 @@ async function shedTrial(server: RunningServer, route: Route, capacity: number, 
     samples: {
       unloaded: reference.samples!.all[expected] ?? [],
       steadyAccepted: overloaded.samples!.steady[expected] ?? [],
+      controlSteadyAccepted: control.samples!.steady[expected] ?? [],
     },
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
@@ -326,10 +354,13 @@ async function refusalCost(server: RunningServer, route: Route, besideHealthz: b
  * of ~800 requests, and whether a 10-second window met a stall of the host
  * decided it (single trials ranged from 0.3x to 15x, for the bare stack too;
  * bench/README.md, fifth and sixth passes). Each trial's own ratio, and
- * their median, are reported beside it.
+ * their median, are reported beside it, and so is the control of each trial
+ * (the same load on the machine, the excess refused by `elsewhere`): its
+ * pooled p99 over the reference's, and the flood's over the control's.
  */
 async function shedLoad(
   server: RunningServer,
+  elsewhere: RunningServer,
   route: Route,
   capacity: number,
   refusalsBesideHealthz = true,
@@ -343,9 +374,10 @@ async function shedLoad(
   // (bench/README.md, seventh pass).
   await runLoad({ ...route, port: server.port, requests: 300, concurrency: CONCURRENCY });
   await openLoop(server, route, 2 * capacity, SHED_WARM_SECONDS);
+  await openLoop(elsewhere, route, 2 * capacity, SHED_WARM_SECONDS);
   const trials: Awaited<ReturnType<typeof shedTrial>>[] = [];
   for (let t = 0; t < SHED_TRIALS; t++) {
-    const { samples, ...trial } = await shedTrial(server, route, capacity, limit);
+    const { samples, ...trial } = await shedTrial(server, elsewhere, route, capacity, limit);
     log(`  shedding trial ${t + 1}: ${JSON.stringify(trial)}`);
     trials.push({ ...trial, samples });
   }
@@ -356,6 +388,7 @@ async function shedLoad(
   };
   const pooledUnloaded = pooled((t) => t.samples.unloaded);
   const pooledAccepted = pooled((t) => t.samples.steadyAccepted);
+  const pooledControl = pooled((t) => t.samples.controlSteadyAccepted);
   const refusals = await refusalCost(server, route, refusalsBesideHealthz);
   log(`  refusal cost: ${JSON.stringify(refusals)}`);
   return {
@@ -368,7 +401,20 @@ async function shedLoad(
       medianTrial: median(ratios),
       trials: ratios,
     },
-    pooled: { unloaded: pooledUnloaded, steadyAccepted: pooledAccepted },
+    pooled: {
+      unloaded: pooledUnloaded,
+      steadyAccepted: pooledAccepted,
+      controlSteadyAccepted: pooledControl,
+    },
+    // The control (see shedTrial): the flood's load on the machine alone, and
+    // what refusing on the same event loop adds to it.
+    control: {
+      controlP99OverUnloadedP99: round(pooledControl.p99Ms / pooledUnloaded.p99Ms),
+      floodP99OverControlP99: {
+        pooled: round(pooledAccepted.p99Ms / pooledControl.p99Ms),
+        medianTrial: median(trials.map((t) => t.control.floodP99OverControlP99)),
+      },
+    },
     wholeRunAcceptedP99OverUnloadedP99: trials.map((t) => t.acceptedP99OverUnloadedP99),
     rejectedSteadyP50Ms: median(trials.map((t) => t.steady.rejected?.p50Ms ?? NaN)),
     timeouts: trials.reduce((n, t) => n + t.timeouts, 0),
@@ -422,12 +468,15 @@ async function main(): Promise<void> {
       const rateLimitPerSecond = Math.floor(capacity * SHED_LIMIT_SHARE);
       const jomaShed = await shedLoad(
         await start('joma', scratch.url, { rateLimitPerSecond }),
+        await start('joma', scratch.url, { rateLimitPerSecond: 1 }),
         createPayment(joma),
         capacity,
       );
       log(`  Joma: ${JSON.stringify(jomaShed)}`);
+      for (const s of servers.splice(-2)) await s.close();
       const skeletonShed = await shedLoad(
         await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond }),
+        await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond: 1 }),
         createPayment(joma),
         capacity,
         false,
