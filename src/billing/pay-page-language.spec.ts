@@ -1,4 +1,4 @@
-import { pickLang, takaFor } from './pay-page-language';
+import { langChoiceHeaders, pickLang, takaFor } from './pay-page-language';
 
 describe('pay page language and amounts', () => {
   it('groups taka the Bangladeshi way, in Bengali digits in Bangla', () => {
@@ -9,10 +9,28 @@ describe('pay page language and amounts', () => {
     expect(takaFor('bn', 12345650)).toBe('৳১,২৩,৪৫৬.৫০');
   });
 
-  it('takes ?lang= first, then Accept-Language, else English', () => {
-    expect(pickLang('bn', 'en-US')).toBe('bn');
-    expect(pickLang(undefined, 'bn-BD,bn;q=0.9,en;q=0.8')).toBe('bn');
-    expect(pickLang(undefined, 'en-GB,bn;q=0.5')).toBe('en');
-    expect(pickLang('fr', 'fr-FR')).toBe('en');
+  it('takes ?lang= first, then the choice kept in the cookie, then Accept-Language, else English', () => {
+    expect(pickLang('bn', 'joma_lang=en', 'en-US')).toBe('bn');
+    expect(pickLang(undefined, undefined, 'bn-BD,bn;q=0.9,en;q=0.8')).toBe('bn');
+    expect(pickLang(undefined, undefined, 'en-GB,bn;q=0.5')).toBe('en');
+    expect(pickLang('fr', undefined, 'fr-FR')).toBe('en');
+    expect(pickLang(undefined, 'joma_lang=en', 'bn-BD,bn;q=0.9')).toBe('en');
+    expect(pickLang(undefined, 'a=1; joma_lang=bn; b=2', 'en-US')).toBe('bn');
+    // Only our cookie, only our two values.
+    expect(pickLang(undefined, 'not_joma_lang=en', 'bn')).toBe('bn');
+    expect(pickLang(undefined, 'joma_lang=fr', 'bn')).toBe('bn');
+    expect(pickLang(undefined, 'joma_lang=english', 'bn')).toBe('bn');
+  });
+
+  it('keeps a choice made with ?lang= in a cookie scoped to /pay, and nothing else', () => {
+    expect(langChoiceHeaders('en', false)).toEqual({
+      'Set-Cookie': 'joma_lang=en; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly',
+    });
+    expect(langChoiceHeaders('bn', true)).toEqual({
+      'Set-Cookie': 'joma_lang=bn; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly; Secure',
+    });
+    expect(langChoiceHeaders(undefined, true)).toEqual({});
+    expect(langChoiceHeaders('fr', true)).toEqual({});
+    expect(langChoiceHeaders(['en', 'bn'], true)).toEqual({});
   });
 });

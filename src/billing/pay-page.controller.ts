@@ -6,7 +6,8 @@ import { sendHtml } from '../common/html/send-html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicePaymentsService } from './invoice-payments.service';
-import { pickLang, WORDS } from './pay-page-language';
+import { AppConfig } from '../config/app-config';
+import { langChoiceHeaders, pickLang, WORDS } from './pay-page-language';
 import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
@@ -14,19 +15,32 @@ import { notFoundPage, payPage, receiptPage } from './pay.page';
 @SkipEnvelope()
 @Controller('pay')
 export class PayPageController {
-  constructor(private readonly billing: InvoicePaymentsService) {}
+  private readonly secureCookies: boolean;
 
-  /** In Bangla or English: `?lang=bn|en` (the page's toggle link), else the browser's Accept-Language. */
+  constructor(
+    private readonly billing: InvoicePaymentsService,
+    config: AppConfig,
+  ) {
+    this.secureCookies = config.publicBaseUrl.startsWith('https:');
+  }
+
+  /**
+   * In Bangla or English: `?lang=bn|en` (the page's toggle link, kept in a
+   * cookie for the way back from the gateway), else the choice kept, else
+   * the browser's Accept-Language.
+   */
   @Get(':token')
   async show(
     @Param('token') token: string,
     @Query('lang') lang: unknown,
+    @Headers('cookie') cookie: string | undefined,
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
     const found = await this.billing.payPage(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
-    sendHtml(res, payPage({ ...found, lang: pickLang(lang, accept) }));
+    const page = payPage({ ...found, lang: pickLang(lang, cookie, accept) });
+    sendHtml(res, page, 200, langChoiceHeaders(lang, this.secureCookies));
   }
 
   /** A print-friendly receipt once something has been paid. */
@@ -34,14 +48,15 @@ export class PayPageController {
   async receipt(
     @Param('token') token: string,
     @Query('lang') lang: unknown,
+    @Headers('cookie') cookie: string | undefined,
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
-    const chosen = pickLang(lang, accept);
+    const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
     const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
     if (!receipt) return sendHtml(res, notFoundPage(...WORDS[chosen].noReceipt), 404);
-    sendHtml(res, receipt);
+    sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.secureCookies));
   }
 
   /** A Pay button: `gateway` names the one chosen (empty: the app's default). */
@@ -49,6 +64,7 @@ export class PayPageController {
   async pay(
     @Param('token') token: string,
     @Query('lang') lang: unknown,
+    @Headers('cookie') cookie: string | undefined,
     @Headers('accept-language') accept: string | undefined,
     @Body() body: Record<string, unknown> | undefined,
     @Res() res: HttpResponse,
@@ -67,7 +83,11 @@ export class PayPageController {
           err.code === ErrorCode.INVALID_STATE
             ? err.message
             : 'Online payment is not available for this invoice right now. Please contact the merchant.';
-        return sendHtml(res, payPage({ ...found, lang: pickLang(lang, accept) }, notice), 409);
+        return sendHtml(
+          res,
+          payPage({ ...found, lang: pickLang(lang, cookie, accept) }, notice),
+          409,
+        );
       }
       throw err;
     }

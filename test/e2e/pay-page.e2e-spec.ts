@@ -70,6 +70,49 @@ describe('hosted pay page (HTTP)', () => {
     expect(img![1]).not.toMatch(/[<>]/);
   });
 
+  it('keeps the language chosen with the toggle in a cookie, ahead of Accept-Language, on the page and the receipt', async () => {
+    const { path } = await issue();
+    const bangla = 'bn-BD,bn;q=0.9';
+    const byBrowser = await t.http().get(path).set('Accept-Language', bangla);
+    expect(byBrowser.text).toContain('<html lang="bn">');
+    expect(byBrowser.headers['set-cookie']).toBeUndefined();
+
+    const chosen = await t.http().get(`${path}?lang=en`).set('Accept-Language', bangla);
+    expect(chosen.status).toBe(200);
+    expect(chosen.text).toContain('<html lang="en">');
+    // http PUBLIC_BASE_URL in tests: no Secure flag.
+    expect(chosen.headers['set-cookie']).toEqual([
+      'joma_lang=en; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly',
+    ]);
+
+    // Back from the gateway (no ?lang=), with the cookie: still English.
+    const back = await t
+      .http()
+      .get(path)
+      .set('Accept-Language', bangla)
+      .set('Cookie', 'other=1; joma_lang=en');
+    expect(back.text).toContain('<html lang="en">');
+    expect(back.text).toContain('>Pay ৳50.00');
+    expect(back.headers['set-cookie']).toBeUndefined();
+    const receipt = await t
+      .http()
+      .get(`${path}/receipt`)
+      .set('Accept-Language', bangla)
+      .set('Cookie', 'joma_lang=en');
+    expect(receipt.status).toBe(404);
+    expect(receipt.text).toContain('No receipt yet');
+
+    // The toggle wins over the kept choice, and a value not ours is ignored.
+    const toggled = await t.http().get(`${path}?lang=bn`).set('Cookie', 'joma_lang=en');
+    expect(toggled.text).toContain('<html lang="bn">');
+    expect(toggled.headers['set-cookie']).toEqual([
+      'joma_lang=bn; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly',
+    ]);
+    const junk = await t.http().get(`${path}?lang=fr`).set('Cookie', 'joma_lang=fr');
+    expect(junk.text).toContain('<html lang="en">');
+    expect(junk.headers['set-cookie']).toBeUndefined();
+  });
+
   it('rejects a javascript: (or any non-http) logoUrl at PUT, leaving the template unchanged', async () => {
     const before = await t.http().get('/api/v1/invoices/template').set(asApp(app.TEST));
     for (const logoUrl of [

@@ -17,6 +17,11 @@ const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
 };
 
-export function sendHtml(res: HttpResponse, html: string, status = 200): void {
-  sendBody(res, status, PAGE_HEADERS, html);
+export function sendHtml(
+  res: HttpResponse,
+  html: string,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
+  sendBody(res, status, { ...PAGE_HEADERS, ...headers }, html);
 }
