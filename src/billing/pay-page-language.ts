@@ -1,61 +1,5 @@
-/**
- * The pay page speaks Bangla and English: chosen by `?lang=` (the toggle
- * link), else the choice the customer made before (the `joma_lang` cookie
- * the toggle sets), else the browser's Accept-Language, else English.
- * Amounts are taka with Bangladeshi lakh grouping (৳1,23,456.50), in Bengali
- * digits in Bangla.
- */
-import { formatTaka } from '../common/money/money';
-
-export type Lang = 'en' | 'bn';
-
-const isLang = (value: unknown): value is Lang => value === 'bn' || value === 'en';
-
-/** The customer's language choice, kept in the browser under this cookie. */
-export const LANG_COOKIE = 'joma_lang';
-const KEPT_CHOICE = /(?:^|;\s*)joma_lang=(bn|en)(?:;|$)/;
-
-export function pickLang(
-  query: unknown,
-  cookieHeader: string | undefined,
-  acceptLanguage: string | undefined,
-): Lang {
-  if (isLang(query)) return query;
-  const kept = KEPT_CHOICE.exec(cookieHeader ?? '');
-  if (kept) return kept[1] as Lang;
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.trim().split(';')[0].toLowerCase();
-    if (tag.startsWith('bn')) return 'bn';
-    if (tag.startsWith('en')) return 'en';
-  }
-  return 'en';
-}
-
-/**
- * The header that keeps a choice made with `?lang=` for a year, so the page
- * answers in it after the gateway's round trip (whose return carries no
- * `?lang=`), on the receipt and on later visits. Scoped to /pay, sent on
- * top-level navigations only (SameSite=Lax: the redirect back from a
- * gateway is one), never readable by scripts; Secure when the pages are
- * served over https. No header when nothing was chosen.
- */
-export function langChoiceHeaders(query: unknown, secure: boolean): Record<string, string> {
-  if (!isLang(query)) return {};
-  return {
-    'Set-Cookie': `${LANG_COOKIE}=${query}; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly${secure ? '; Secure' : ''}`,
-  };
-}
-
-const BENGALI_DIGITS = '০১২৩৪৫৬৭৮৯';
-
-export function localDigits(lang: Lang, s: string): string {
-  return lang === 'bn' ? s.replace(/[0-9]/g, (d) => BENGALI_DIGITS[Number(d)]) : s;
-}
-
-/** `৳1,23,456.50` (en) or `৳১,২৩,৪৫৬.৫০` (bn) from 12345650 paisa. */
-export function takaFor(lang: Lang, minor: number): string {
-  return localDigits(lang, formatTaka(minor));
-}
+/** The pay page's and receipt's words, and the gateways' names, in Bangla and English. */
+import type { Lang } from '../common/html/language';
 
 export const GATEWAY_LABELS: Record<string, Record<Lang, string>> = {
   sandbox: { en: 'Sandbox (test)', bn: 'স্যান্ডবক্স (পরীক্ষা)' },
@@ -83,7 +27,6 @@ export const WORDS = {
     voidMessage: 'This invoice has been voided and cannot be paid.',
     unavailable: (company: string) =>
       `Online payment is not available for this invoice. Please contact ${company} to pay it another way.`,
-    otherLanguage: 'বাংলা',
     status: {
       ISSUED: 'Issued',
       PAID: 'Paid',
@@ -130,7 +73,6 @@ export const WORDS = {
     voidMessage: 'এই ইনভয়েস বাতিল করা হয়েছে, পরিশোধ করা যাবে না।',
     unavailable: (company: string) =>
       `এই ইনভয়েস অনলাইনে পরিশোধ করা যাচ্ছে না। অন্যভাবে পরিশোধ করতে ${company}-এর সাথে যোগাযোগ করুন।`,
-    otherLanguage: 'English',
     status: {
       ISSUED: 'অপরিশোধিত',
       PAID: 'পরিশোধিত',

@@ -7,7 +7,8 @@ import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicePaymentsService } from './invoice-payments.service';
 import { AppConfig } from '../config/app-config';
-import { langChoiceHeaders, pickLang, WORDS } from './pay-page-language';
+import { langChoiceHeaders, pickLang } from '../common/html/language';
+import { WORDS } from './pay-page-language';
 import { notFoundPage, payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
@@ -15,14 +16,10 @@ import { notFoundPage, payPage, receiptPage } from './pay.page';
 @SkipEnvelope()
 @Controller('pay')
 export class PayPageController {
-  private readonly secureCookies: boolean;
-
   constructor(
     private readonly billing: InvoicePaymentsService,
-    config: AppConfig,
-  ) {
-    this.secureCookies = config.publicBaseUrl.startsWith('https:');
-  }
+    private readonly config: AppConfig,
+  ) {}
 
   /**
    * In Bangla or English: `?lang=bn|en` (the page's toggle link, kept in a
@@ -40,7 +37,7 @@ export class PayPageController {
     const found = await this.billing.payPage(token);
     if (!found) return sendHtml(res, notFoundPage(), 404);
     const page = payPage({ ...found, lang: pickLang(lang, cookie, accept) });
-    sendHtml(res, page, 200, langChoiceHeaders(lang, this.secureCookies));
+    sendHtml(res, page, 200, langChoiceHeaders(lang, this.config));
   }
 
   /** A print-friendly receipt once something has been paid. */
@@ -56,7 +53,7 @@ export class PayPageController {
     const found = await this.billing.payPage(token);
     const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
     if (!receipt) return sendHtml(res, notFoundPage(...WORDS[chosen].noReceipt), 404);
-    sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.secureCookies));
+    sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.config));
   }
 
   /** A Pay button: `gateway` names the one chosen (empty: the app's default). */

@@ -1,6 +1,7 @@
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
-import { GATEWAY_LABELS, type Lang, localDigits, takaFor, WORDS } from './pay-page-language';
+import { langToggle, type Lang, localDigits, takaFor } from '../common/html/language';
+import { GATEWAY_LABELS, WORDS } from './pay-page-language';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in
@@ -50,13 +51,12 @@ export function payPage(
   const attempt = notice ? null : lastAttempt(view, lang);
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
   const money = (minor: number) => takaFor(lang, minor);
-  const other: Lang = lang === 'bn' ? 'en' : 'bn';
   const buttons = (gateways.length ? gateways : ['']).map((g, n) => {
     const label = g && gateways.length > 1 ? ` ${w.payWith} ${GATEWAY_LABELS[g]?.[lang] ?? g}` : '';
     return html`<button type="submit" name="gateway" value="${g}" id="${n === 0 ? 'pay-button' : `pay-with-${g}`}" data-gateway="${g}">${w.pay} ${money(due)}${label}</button>`;
   });
   const body = html`${merchantHeader(view, template)}
-<p class="lang"><a href="/pay/${i.payToken}?lang=${other}" hreflang="${other}" lang="${other}" data-testid="lang-toggle">${w.otherLanguage}</a></p>
+${langToggle(`/pay/${i.payToken}`, lang)}
 <p>${invoiceLine(view, lang)}
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${w.status[i.status] ?? statusWord(i.status)}</span></p>
 <p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
@@ -165,9 +165,8 @@ export function receiptPage({ view, template, lang = 'en' }: PayPageInput): stri
   const i = view.invoice;
   const company = template?.companyName || view.appName;
   const paid = succeeded(view).reduce((sum, p) => sum + p.amountMinor, 0);
-  const other: Lang = lang === 'bn' ? 'en' : 'bn';
   const body = html`${merchantHeader(view, template)}
-<p class="lang no-print"><a href="/pay/${i.payToken}/receipt?lang=${other}" hreflang="${other}" lang="${other}" data-testid="lang-toggle">${w.otherLanguage}</a></p>
+${langToggle(`/pay/${i.payToken}/receipt`, lang, 'lang no-print')}
 <h2>${w.receipt}</h2>
 <p>${invoiceLine(view, lang)} <span class="status ${i.status.toLowerCase()}">${w.status[i.status] ?? statusWord(i.status)}</span></p>
 <p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))}${i.mode === 'TEST' ? ` · ${w.testModeLong}` : ''}</p>

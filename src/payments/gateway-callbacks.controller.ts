@@ -1,4 +1,15 @@
-import { All, Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  All,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -9,7 +20,9 @@ import {
 } from '@nestjs/swagger';
 import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { AppError } from '../common/errors/app-error';
+import { langChoiceHeaders, pickLang } from '../common/html/language';
 import { sendHtml } from '../common/html/send-html';
+import { AppConfig } from '../config/app-config';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
@@ -28,6 +41,7 @@ export class GatewayCallbacksController {
   constructor(
     private readonly confirmations: PaymentConfirmationsService,
     private readonly payments: PaymentsService,
+    private readonly config: AppConfig,
   ) {}
 
   @All('api/v1/gateways/:gateway/return')
@@ -83,9 +97,16 @@ export class GatewayCallbacksController {
   @Get('pay/result/:reference')
   @SkipEnvelope()
   @ApiExcludeEndpoint()
-  async result(@Param('reference') reference: string, @Res() res: HttpResponse): Promise<void> {
+  async result(
+    @Param('reference') reference: string,
+    @Query('lang') lang: unknown,
+    @Headers('cookie') cookie: string | undefined,
+    @Headers('accept-language') accept: string | undefined,
+    @Res() res: HttpResponse,
+  ): Promise<void> {
     const p = await this.payments.findByReference(reference);
     if (!p) throw AppError.notFound('Payment');
-    sendHtml(res, paymentResultPage(p));
+    const shown = paymentResultPage(p, pickLang(lang, cookie, accept));
+    sendHtml(res, shown, 200, langChoiceHeaders(lang, this.config));
   }
 }

@@ -1,23 +1,62 @@
 import { html, page } from '../common/html/html';
-import { formatTaka } from '../common/money/money';
+import { type Lang, langToggle, takaFor } from '../common/html/language';
 import type { Payment } from './payment.entity';
 
-const WORDS: Record<string, string> = {
-  SUCCEEDED: 'Payment received. Thank you!',
-  FAILED: 'The payment failed. No money was taken.',
-  CANCELLED: 'The payment was cancelled.',
-  EXPIRED: 'This checkout expired.',
-  PENDING: 'We are still waiting for the payment to be confirmed.',
-};
+const WORDS = {
+  en: {
+    title: 'Payment status',
+    payment: 'Payment',
+    reference: 'Reference',
+    status: {
+      SUCCEEDED: 'Paid',
+      FAILED: 'Failed',
+      CANCELLED: 'Cancelled',
+      EXPIRED: 'Expired',
+      PENDING: 'Pending',
+    } as Record<string, string>,
+    message: {
+      SUCCEEDED: 'Payment received. Thank you!',
+      FAILED: 'The payment failed. No money was taken.',
+      CANCELLED: 'The payment was cancelled.',
+      EXPIRED: 'This checkout expired.',
+      PENDING: 'We are still waiting for the payment to be confirmed.',
+    } as Record<string, string>,
+  },
+  bn: {
+    title: 'পেমেন্টের অবস্থা',
+    payment: 'পেমেন্ট',
+    reference: 'রেফারেন্স',
+    status: {
+      SUCCEEDED: 'পরিশোধিত',
+      FAILED: 'ব্যর্থ',
+      CANCELLED: 'বাতিল',
+      EXPIRED: 'মেয়াদোত্তীর্ণ',
+      PENDING: 'অপেক্ষমাণ',
+    } as Record<string, string>,
+    message: {
+      SUCCEEDED: 'পেমেন্ট পাওয়া গেছে। ধন্যবাদ!',
+      FAILED: 'পেমেন্ট সফল হয়নি। কোনো টাকা কাটা হয়নি।',
+      CANCELLED: 'পেমেন্ট বাতিল করা হয়েছে।',
+      EXPIRED: 'এই চেকআউটের সময় শেষ হয়ে গেছে।',
+      PENDING: 'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি।',
+    } as Record<string, string>,
+  },
+} as const;
 
-/** Shown when a payment without merchant return URLs finishes. */
-export function paymentResultPage(p: Payment): string {
+/**
+ * Shown when a payment without merchant return URLs finishes, in Bangla or
+ * English by the same rule as the pay page (common/html/language.ts).
+ */
+export function paymentResultPage(p: Payment, lang: Lang = 'en'): string {
+  const w = WORDS[lang];
   return page(
-    'Payment status',
+    w.title,
     '#0f766e',
-    html`<header><h1>Payment ${formatTaka(p.amountMinor)}</h1></header>
-<p><span class="status ${p.status.toLowerCase()}" data-testid="payment-status">${p.status}</span></p>
-<p>${WORDS[p.status] ?? ''}</p>
-<p class="muted">Reference ${p.reference}</p>`,
+    html`<header><h1>${w.payment} <span data-testid="payment-amount">${takaFor(lang, p.amountMinor)}</span></h1></header>
+${langToggle(`/pay/result/${p.reference}`, lang)}
+<p><span class="status ${p.status.toLowerCase()}" data-testid="payment-status">${w.status[p.status] ?? p.status}</span></p>
+<p>${w.message[p.status] ?? ''}</p>
+<p class="muted">${w.reference} ${p.reference}</p>`,
+    lang,
   );
 }

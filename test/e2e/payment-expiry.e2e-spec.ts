@@ -117,7 +117,9 @@ describe('payment expiry sweep', () => {
     expect(back.status).toBe(303);
     expect(back.headers.location).toBe(`/pay/result/${p.reference}`);
     const result = await a.http().get(back.headers.location);
-    expect(result.text).toContain('SUCCEEDED');
+    expect(result.text).toContain(
+      '<span class="status succeeded" data-testid="payment-status">Paid</span>',
+    );
     const events = (await eventsOf(a, app.id, 'payment.')).filter(
       (e) => e.data.payment_id === p.id,
     );

@@ -1,6 +1,6 @@
-import { langChoiceHeaders, pickLang, takaFor } from './pay-page-language';
+import { langChoiceHeaders, langToggle, pickLang, takaFor } from './language';
 
-describe('pay page language and amounts', () => {
+describe('customer-facing pages: language and amounts', () => {
   it('groups taka the Bangladeshi way, in Bengali digits in Bangla', () => {
     expect(takaFor('en', 12345650)).toBe('৳1,23,456.50');
     expect(takaFor('en', 123450)).toBe('৳1,234.50');
@@ -22,15 +22,25 @@ describe('pay page language and amounts', () => {
     expect(pickLang(undefined, 'joma_lang=english', 'bn')).toBe('bn');
   });
 
-  it('keeps a choice made with ?lang= in a cookie scoped to /pay, and nothing else', () => {
-    expect(langChoiceHeaders('en', false)).toEqual({
+  it('keeps a choice made with ?lang= in a cookie scoped to /pay (Secure over https), and nothing else', () => {
+    const https = { publicBaseUrl: 'https://pay.example.com' };
+    expect(langChoiceHeaders('en', { publicBaseUrl: 'http://localhost:3000' })).toEqual({
       'Set-Cookie': 'joma_lang=en; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly',
     });
-    expect(langChoiceHeaders('bn', true)).toEqual({
+    expect(langChoiceHeaders('bn', { publicBaseUrl: 'https://pay.example.com' })).toEqual({
       'Set-Cookie': 'joma_lang=bn; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly; Secure',
     });
-    expect(langChoiceHeaders(undefined, true)).toEqual({});
-    expect(langChoiceHeaders('fr', true)).toEqual({});
-    expect(langChoiceHeaders(['en', 'bn'], true)).toEqual({});
+    expect(langChoiceHeaders(undefined, https)).toEqual({});
+    expect(langChoiceHeaders('fr', https)).toEqual({});
+    expect(langChoiceHeaders(['en', 'bn'], https)).toEqual({});
+  });
+
+  it('links to the same page in the other language, named in that language', () => {
+    expect(langToggle('/pay/tok', 'en').value).toBe(
+      '<p class="lang"><a href="/pay/tok?lang=bn" hreflang="bn" lang="bn" data-testid="lang-toggle">বাংলা</a></p>',
+    );
+    expect(langToggle('/pay/tok/receipt', 'bn', 'lang no-print').value).toContain(
+      'href="/pay/tok/receipt?lang=en" hreflang="en" lang="en" data-testid="lang-toggle">English</a>',
+    );
   });
 });

@@ -1,0 +1,76 @@
+import { createApp, CreatedApp } from '../support/factories';
+import { createPayment } from '../support/payments';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The page a customer lands on when a payment made without merchant return
+ * URLs finishes (/pay/result/{reference}): the outcome in words, in Bangla
+ * or English by the pay page's rule (?lang=, the kept choice, Accept-Language).
+ */
+describe('payment result page (HTTP)', () => {
+  let t: TestApp;
+  let app: CreatedApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    app = await createApp(t);
+  });
+  afterAll(() => t.close());
+
+  /** A sandbox payment finished with `outcome`, and the result page the gateway's return sends the customer to. */
+  async function finished(outcome: 'pay' | 'fail' | 'cancel') {
+    const p = await createPayment(t, app.TEST, {
+      amountMinor: 12345650,
+      customerReference: outcome,
+    });
+    const session = new URL(p.checkoutUrl).pathname.split('/').pop();
+    const done = await t.http().post(`/sandbox/checkout/${session}`).type('form').send({ outcome });
+    const ret = new URL(done.headers.location);
+    const back = await t.http().get(ret.pathname + ret.search);
+    expect(back.status).toBe(303);
+    expect(back.headers.location).toBe(`/pay/result/${p.reference}`);
+    return back.headers.location as string;
+  }
+
+  it('says how the payment ended, in English by default, with a toggle to Bangla', async () => {
+    const path = await finished('pay');
+    const res = await t.http().get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toContain('no-store');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.text).toContain('<html lang="en">');
+    expect(res.text).toContain('<span data-testid="payment-amount">৳1,23,456.50</span>');
+    expect(res.text).toContain('data-testid="payment-status">Paid</span>');
+    expect(res.text).toContain('Payment received. Thank you!');
+    expect(res.text).toContain(`href="${path}?lang=bn" hreflang="bn" lang="bn"`);
+    expect(res.text).not.toMatch(/<script/i);
+  });
+
+  it('speaks Bangla to a Bangla browser, and keeps a choice made with the toggle over it', async () => {
+    const path = await finished('fail');
+    const bangla = await t.http().get(path).set('Accept-Language', 'bn-BD,bn;q=0.9');
+    expect(bangla.text).toContain('<html lang="bn">');
+    expect(bangla.text).toContain('<span data-testid="payment-amount">৳১,২৩,৪৫৬.৫০</span>');
+    expect(bangla.text).toContain('data-testid="payment-status">ব্যর্থ</span>');
+    expect(bangla.text).toContain('পেমেন্ট সফল হয়নি। কোনো টাকা কাটা হয়নি।');
+    expect(bangla.text).toContain(`href="${path}?lang=en" hreflang="en" lang="en"`);
+
+    const chosen = await t.http().get(`${path}?lang=en`).set('Accept-Language', 'bn-BD,bn;q=0.9');
+    expect(chosen.text).toContain('The payment failed. No money was taken.');
+    expect(chosen.headers['set-cookie']).toEqual([
+      'joma_lang=en; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly',
+    ]);
+    const cancelled = await t
+      .http()
+      .get(await finished('cancel'))
+      .set('Accept-Language', 'bn-BD,bn;q=0.9')
+      .set('Cookie', 'joma_lang=en');
+    expect(cancelled.text).toContain('<html lang="en">');
+    expect(cancelled.text).toContain('data-testid="payment-status">Cancelled</span>');
+  });
+
+  it('an unknown reference is 404', async () => {
+    const res = await t.http().get('/pay/result/pay_0_nope');
+    expect(res.status).toBe(404);
+  });
+});
