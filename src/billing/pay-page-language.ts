@@ -53,6 +53,10 @@ export const WORDS = {
     backToInvoice: 'Back to the invoice',
     dhakaTime: 'Dhaka time',
     noReceipt: ['No receipt yet', 'Nothing has been paid on this invoice yet.'],
+    notFound: ['Invoice not found', 'This payment link is not valid.'],
+    stateNotice: (status: string) => `This invoice is ${status.toLowerCase()}.`,
+    unavailableNow:
+      'Online payment is not available for this invoice right now. Please contact the merchant.',
   },
   bn: {
     invoice: 'ইনভয়েস',
@@ -99,5 +103,10 @@ export const WORDS = {
     backToInvoice: 'ইনভয়েসে ফিরে যান',
     dhakaTime: 'ঢাকা সময়',
     noReceipt: ['এখনও কোনো রসিদ নেই', 'এই ইনভয়েসে এখনও কিছু পরিশোধ করা হয়নি।'],
+    notFound: ['ইনভয়েস পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
+    stateNotice: (status: string) =>
+      `এই ইনভয়েসটি ${({ PAID: 'পরিশোধিত', VOID: 'বাতিল' } as Record<string, string>)[status] ?? status}।`,
+    unavailableNow:
+      'এই ইনভয়েস এখন অনলাইনে পরিশোধ করা যাচ্ছে না। অনুগ্রহ করে বিক্রেতার সাথে যোগাযোগ করুন।',
   },
 } as const;

@@ -35,7 +35,7 @@ export class PayPageController {
     @Res() res: HttpResponse,
   ): Promise<void> {
     const found = await this.billing.payPage(token);
-    if (!found) return sendHtml(res, notFoundPage(), 404);
+    if (!found) return sendHtml(res, notFoundPage(pickLang(lang, cookie, accept)), 404);
     const page = payPage({ ...found, lang: pickLang(lang, cookie, accept) });
     sendHtml(res, page, 200, langChoiceHeaders(lang, this.config));
   }
@@ -52,7 +52,7 @@ export class PayPageController {
     const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
     const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
-    if (!receipt) return sendHtml(res, notFoundPage(...WORDS[chosen].noReceipt), 404);
+    if (!receipt) return sendHtml(res, notFoundPage(chosen, WORDS[chosen].noReceipt), 404);
     sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.config));
   }
 
@@ -73,13 +73,10 @@ export class PayPageController {
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
         const found = await this.billing.payPage(token);
-        if (!found) return sendHtml(res, notFoundPage(), 404);
+        if (!found) return sendHtml(res, notFoundPage(pickLang(lang, cookie, accept)), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.
-        const notice =
-          err.code === ErrorCode.INVALID_STATE
-            ? err.message
-            : 'Online payment is not available for this invoice right now. Please contact the merchant.';
+        const notice = err.code === ErrorCode.INVALID_STATE ? 'state' : 'unavailable';
         return sendHtml(
           res,
           payPage({ ...found, lang: pickLang(lang, cookie, accept) }, notice),

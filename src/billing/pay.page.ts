@@ -39,15 +39,22 @@ function invoiceLine(view: InvoiceView, lang: Lang = 'en') {
   return html`${w.invoice} <strong>${view.invoice.number}</strong>${name ? html` ${w.for} ${name}` : ''}`;
 }
 
+/**
+ * Why a Pay click was refused, shown above the page: the invoice's state
+ * (paid or void meanwhile) or the merchant's setup (no gateway right now).
+ */
+export type PayRefusal = 'state' | 'unavailable';
+
 export function payPage(
   { view, template, canPay, gateways = [], lang = 'en' }: PayPageInput,
-  notice?: string,
+  refused?: PayRefusal,
 ): string {
   const w = WORDS[lang];
   const i = view.invoice;
   const due = amountDueOf(i);
   const company = template?.companyName || view.appName;
   const accent = safeColor(template?.accentColor);
+  const notice = refused && (refused === 'state' ? w.stateNotice(i.status) : w.unavailableNow);
   const attempt = notice ? null : lastAttempt(view, lang);
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
   const money = (minor: number) => takaFor(lang, minor);
@@ -203,8 +210,8 @@ function statusWord(status: string): string {
 }
 
 export function notFoundPage(
-  title = 'Invoice not found',
-  reason = 'This payment link is not valid.',
+  lang: Lang = 'en',
+  [title, reason]: readonly [string, string] = WORDS[lang].notFound,
 ): string {
-  return page(title, '#6b7280', html`<h1>${title}</h1><p>${reason}</p>`);
+  return page(title, '#6b7280', html`<h1>${title}</h1><p>${reason}</p>`, lang);
 }

@@ -153,5 +153,6 @@ describe('hosted pay page: honest and a receipt', () => {
     const none = await t.http().get(`${pathOf(await createInvoice(t, app.TEST))}/receipt?lang=bn`);
     expect(none.status).toBe(404);
     expect(none.text).toContain('এখনও কোনো রসিদ নেই');
+    expect(none.text).toContain('<html lang="bn">');
   });
 });

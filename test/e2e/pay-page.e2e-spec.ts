@@ -162,8 +162,13 @@ describe('hosted pay page (HTTP)', () => {
     const pay = await t.http().post(path);
     expect(pay.status).toBe(409);
     expect(pay.headers['content-type']).toMatch(/^text\/html/);
-    expect(pay.text).toContain('This invoice is void');
+    expect(pay.text).toContain('This invoice is void.');
     expect(pay.text).not.toContain('<form');
+    // The same refusal to a customer reading Bangla (the form posts with ?lang=).
+    const bnPay = await t.http().post(`${path}?lang=bn`);
+    expect(bnPay.status).toBe(409);
+    expect(bnPay.text).toContain('<html lang="bn">');
+    expect(bnPay.text).toContain('<p class="muted" role="status">এই ইনভয়েসটি বাতিল।</p>');
     const payments = await t.db.query(
       'SELECT count(*)::int AS n FROM payments WHERE invoice_id = $1',
       [invoice.id],
@@ -308,6 +313,17 @@ describe('hosted pay page (HTTP)', () => {
     expect(post.status).toBe(404);
     expect(post.headers['content-type']).toMatch(/^text\/html/);
     expect(post.text).toContain('Invoice not found');
+    // In the customer's language, like the page the link was meant for.
+    const bn = await t
+      .http()
+      .get(`/pay/${'C'.repeat(32)}`)
+      .set('Accept-Language', 'bn-BD');
+    expect(bn.status).toBe(404);
+    expect(bn.text).toContain('<html lang="bn">');
+    expect(bn.text).toContain('<h1>ইনভয়েস পাওয়া যায়নি</h1><p>এই পেমেন্ট লিংকটি সঠিক নয়।</p>');
+    const bnPost = await t.http().post(`/pay/${'D'.repeat(32)}?lang=bn`);
+    expect(bnPost.status).toBe(404);
+    expect(bnPost.text).toContain('<html lang="bn">');
   });
 
   it('a burst of Pay clicks opens one checkout: every click goes to the same payment', async () => {
