@@ -104,8 +104,7 @@ export const WORDS = {
     dhakaTime: 'ঢাকা সময়',
     noReceipt: ['এখনও কোনো রসিদ নেই', 'এই ইনভয়েসে এখনও কিছু পরিশোধ করা হয়নি।'],
     notFound: ['ইনভয়েস পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
-    stateNotice: (status: string) =>
-      `এই ইনভয়েসটি ${({ PAID: 'পরিশোধিত', VOID: 'বাতিল' } as Record<string, string>)[status] ?? status}।`,
+    stateNotice: (status: string) => `এই ইনভয়েসটি ${status}।`,
     unavailableNow:
       'এই ইনভয়েস এখন অনলাইনে পরিশোধ করা যাচ্ছে না। অনুগ্রহ করে বিক্রেতার সাথে যোগাযোগ করুন।',
   },

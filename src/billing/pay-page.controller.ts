@@ -34,10 +34,10 @@ export class PayPageController {
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
+    const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
-    if (!found) return sendHtml(res, notFoundPage(pickLang(lang, cookie, accept)), 404);
-    const page = payPage({ ...found, lang: pickLang(lang, cookie, accept) });
-    sendHtml(res, page, 200, langChoiceHeaders(lang, this.config));
+    if (!found) return sendHtml(res, notFoundPage(chosen), 404);
+    sendHtml(res, payPage({ ...found, lang: chosen }), 200, langChoiceHeaders(lang, this.config));
   }
 
   /** A print-friendly receipt once something has been paid. */
@@ -72,16 +72,13 @@ export class PayPageController {
       redirectSeeOther(res, payment.checkoutUrl ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
+        const chosen = pickLang(lang, cookie, accept);
         const found = await this.billing.payPage(token);
-        if (!found) return sendHtml(res, notFoundPage(pickLang(lang, cookie, accept)), 404);
+        if (!found) return sendHtml(res, notFoundPage(chosen), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.
-        const notice = err.code === ErrorCode.INVALID_STATE ? 'state' : 'unavailable';
-        return sendHtml(
-          res,
-          payPage({ ...found, lang: pickLang(lang, cookie, accept) }, notice),
-          409,
-        );
+        const refused = err.code === ErrorCode.INVALID_STATE ? 'state' : 'unavailable';
+        return sendHtml(res, payPage({ ...found, lang: chosen }, refused), 409);
       }
       throw err;
     }

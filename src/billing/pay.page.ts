@@ -54,7 +54,8 @@ export function payPage(
   const due = amountDueOf(i);
   const company = template?.companyName || view.appName;
   const accent = safeColor(template?.accentColor);
-  const notice = refused && (refused === 'state' ? w.stateNotice(i.status) : w.unavailableNow);
+  const stateWord = w.status[i.status] ?? statusWord(i.status);
+  const notice = refused && (refused === 'state' ? w.stateNotice(stateWord) : w.unavailableNow);
   const attempt = notice ? null : lastAttempt(view, lang);
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
   const money = (minor: number) => takaFor(lang, minor);
@@ -65,7 +66,7 @@ export function payPage(
   const body = html`${merchantHeader(view, template)}
 ${langToggle(`/pay/${i.payToken}`, lang)}
 <p>${invoiceLine(view, lang)}
-  <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${w.status[i.status] ?? statusWord(i.status)}</span></p>
+  <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${stateWord}</span></p>
 <p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
 ${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">${w.subscription} #${localDigits(lang, String(i.subscriptionId))}</p>` : ''}
 ${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${w.unavailable(company)}</p>` : ''}

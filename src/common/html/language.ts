@@ -13,8 +13,8 @@ export type Lang = 'en' | 'bn';
 const isLang = (value: unknown): value is Lang => value === 'bn' || value === 'en';
 
 /** The customer's language choice, kept in the browser under this cookie. */
-export const LANG_COOKIE = 'joma_lang';
-const KEPT_CHOICE = /(?:^|;\s*)joma_lang=(bn|en)(?:;|$)/;
+const LANG_COOKIE = 'joma_lang';
+const KEPT_CHOICE = new RegExp(`(?:^|;\\s*)${LANG_COOKIE}=(bn|en)(?:;|$)`);
 
 export function pickLang(
   query: unknown,
