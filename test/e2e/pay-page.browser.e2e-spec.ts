@@ -61,6 +61,9 @@ describe('hosted pay page in a browser (Chromium)', () => {
       args: CHROMIUM_ARGS,
     });
     ssl = await new SslcommerzFake().start();
+    // Its checkout page on another site than Joma's pages: the customer's
+    // way back is a cross-site POST, as from the real gateway.
+    ssl.pageHost = 'localhost';
     t = await createTestApp({ config: { sslcommerzSandboxUrl: ssl.baseUrl } });
   });
   afterAll(async () => {
@@ -301,6 +304,7 @@ describe('hosted pay page in a browser (Chromium)', () => {
       page.waitForURL(/\/gwprocess\/v4\/gw\.php/),
       page.click('#pay-with-sslcommerz'),
     ]);
+    expect(new URL(page.url()).hostname).toBe('localhost');
     expect(await page.textContent('#ssl-amount')).toBe('123456.50 BDT');
     await Promise.all([page.waitForSelector('#ssl-return'), page.click('#ssl-pay')]);
     await Promise.all([page.waitForURL((u) => u.pathname === payPath), page.click('#ssl-return')]);

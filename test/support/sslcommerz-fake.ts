@@ -45,6 +45,13 @@ export class SslcommerzFake {
     query: URLSearchParams;
     form: URLSearchParams;
   }[] = [];
+  /**
+   * The host name in the checkout page's URL the customer's browser is sent
+   * to. `localhost` puts that page on another site than Joma's 127.0.0.1
+   * (sites ignore ports), as the real gateway's page is: its return to Joma
+   * is then a cross-site form POST, as in production.
+   */
+  pageHost = '127.0.0.1';
   mode: 'ok' | 'hang' | '500' | 'garbage' = 'ok';
   wrongAmount = false;
   refundsProcessing = false;
@@ -52,6 +59,12 @@ export class SslcommerzFake {
 
   constructor(storeId = 'joma_test', password = 'joma_test@ssl') {
     this.stores.set(storeId, password);
+  }
+
+  private pageOrigin(): string {
+    const url = new URL(this.baseUrl);
+    url.hostname = this.pageHost;
+    return url.origin;
   }
 
   async start(): Promise<this> {
@@ -187,7 +200,7 @@ export class SslcommerzFake {
           status: 'SUCCESS',
           failedreason: '',
           sessionkey,
-          GatewayPageURL: `${this.baseUrl}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`,
+          GatewayPageURL: `${this.pageOrigin()}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`,
           storeBanner: '',
           storeLogo: '',
         });
