@@ -47,6 +47,8 @@ const SHED_TRIALS = Number(process.env.BENCH_SHED_TRIALS ?? 6);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const round = (n: number) => Math.round(n * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The p99 of latencies (ms), as bench/load.ts takes it: the ceil(0.99 n)-th smallest. */
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1];
 
 type Route = Omit<LoadSpec, 'port' | 'requests' | 'concurrency'>;
 
@@ -246,10 +248,7 @@ function acceptedP99BySecond(timeline: [number, number, number | string][], expe
     if (status !== expected) continue;
     (seconds[Math.floor(startedMs / 1000)] ??= []).push(ms);
   }
-  return Array.from(seconds, (xs = []) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    return sorted.length ? round(sorted[Math.ceil(0.99 * sorted.length) - 1]) : null;
-  });
+  return Array.from(seconds, (xs = []) => (xs.length ? round(p99(xs)) : null));
 }
 
 /**
@@ -383,8 +382,8 @@ async function shedLoad(
   }
   const ratios = trials.map((t) => t.steady.acceptedP99OverUnloadedP99);
   const pooled = (pick: (t: (typeof trials)[number]) => number[]) => {
-    const xs = trials.flatMap(pick).sort((a, b) => a - b);
-    return { count: xs.length, p99Ms: xs[Math.ceil(0.99 * xs.length) - 1] };
+    const xs = trials.flatMap(pick);
+    return { count: xs.length, p99Ms: p99(xs) };
   };
   const pooledUnloaded = pooled((t) => t.samples.unloaded);
   const pooledAccepted = pooled((t) => t.samples.steadyAccepted);
