@@ -3,13 +3,14 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { AppError } from '../common/errors/app-error';
 import { sendHtml } from '../common/html/send-html';
+import { notFoundPage } from '../common/html/html';
 import { ErrorCode } from '../common/errors/error-code';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { InvoicePaymentsService } from './invoice-payments.service';
 import { AppConfig } from '../config/app-config';
 import { langChoiceHeaders, pickLang } from '../common/html/language';
 import { WORDS } from './pay-page-language';
-import { notFoundPage, payPage, receiptPage } from './pay.page';
+import { payPage, receiptPage } from './pay.page';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
 @ApiExcludeController()
@@ -36,7 +37,7 @@ export class PayPageController {
   ): Promise<void> {
     const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
-    if (!found) return sendHtml(res, notFoundPage(chosen), 404);
+    if (!found) return sendHtml(res, notFoundPage(WORDS[chosen].notFound, chosen), 404);
     sendHtml(res, payPage({ ...found, lang: chosen }), 200, langChoiceHeaders(lang, this.config));
   }
 
@@ -52,7 +53,7 @@ export class PayPageController {
     const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
     const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
-    if (!receipt) return sendHtml(res, notFoundPage(chosen, WORDS[chosen].noReceipt), 404);
+    if (!receipt) return sendHtml(res, notFoundPage(WORDS[chosen].noReceipt, chosen), 404);
     sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.config));
   }
 
@@ -74,7 +75,7 @@ export class PayPageController {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
         const chosen = pickLang(lang, cookie, accept);
         const found = await this.billing.payPage(token);
-        if (!found) return sendHtml(res, notFoundPage(chosen), 404);
+        if (!found) return sendHtml(res, notFoundPage(WORDS[chosen].notFound, chosen), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.
         const refused = err.code === ErrorCode.INVALID_STATE ? 'state' : 'unavailable';

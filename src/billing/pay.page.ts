@@ -209,10 +209,3 @@ function statusWord(status: string): string {
       ? 'Void'
       : status.charAt(0) + status.slice(1).toLowerCase();
 }
-
-export function notFoundPage(
-  lang: Lang = 'en',
-  [title, reason]: readonly [string, string] = WORDS[lang].notFound,
-): string {
-  return page(title, '#6b7280', html`<h1>${title}</h1><p>${reason}</p>`, lang);
-}

@@ -26,7 +26,7 @@ import { AppConfig } from '../config/app-config';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
-import { paymentResultPage } from './payment-result.page';
+import { paymentNotFoundPage, paymentResultPage, PENDING_REFRESH_S } from './payment-result.page';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
 import { PaymentsService } from './payments.service';
 
@@ -51,14 +51,13 @@ export class GatewayCallbacksController {
     @Param('gateway') gateway: string,
     @Query() query: Record<string, unknown>,
     @Body() body: Record<string, unknown> | undefined,
+    @Headers('cookie') cookie: string | undefined,
+    @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
-    const result = await this.confirmations.confirmFromGateway(gateway, {
-      ...query,
-      ...(body ?? {}),
-    });
-    if (!result) throw AppError.notFound('Payment');
-    const p = result.payment;
+    // A customer's browser: a page whatever the gateway does, never an API error.
+    const p = await this.confirmations.confirmReturn(gateway, { ...query, ...(body ?? {}) });
+    if (!p) return sendHtml(res, paymentNotFoundPage(pickLang(undefined, cookie, accept)), 404);
     const target =
       p.status === 'SUCCEEDED'
         ? p.successUrl
@@ -104,9 +103,15 @@ export class GatewayCallbacksController {
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
+    const chosen = pickLang(lang, cookie, accept);
     const p = await this.payments.findByReference(reference);
-    if (!p) throw AppError.notFound('Payment');
-    const shown = paymentResultPage(p, pickLang(lang, cookie, accept));
-    sendHtml(res, shown, 200, langChoiceHeaders(lang, this.config));
+    if (!p) return sendHtml(res, paymentNotFoundPage(chosen), 404);
+    // Still PENDING: the page reloads itself until the gateway's answer lands.
+    const refresh: Record<string, string> =
+      p.status === 'PENDING' ? { Refresh: String(PENDING_REFRESH_S) } : {};
+    sendHtml(res, paymentResultPage(p, chosen), 200, {
+      ...langChoiceHeaders(lang, this.config),
+      ...refresh,
+    });
   }
 }

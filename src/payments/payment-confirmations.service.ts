@@ -30,22 +30,63 @@ export class PaymentConfirmationsService {
   /**
    * The one confirmation path: whatever reached Joma from a gateway (browser
    * return, IPN, a test helper) is verified with the gateway, then applied.
-   * Repeats and races change nothing and emit nothing.
+   * Repeats and races change nothing and emit nothing. Throws when the
+   * gateway cannot be asked (a notifying gateway retries).
    */
   async confirmFromGateway(
     gatewayName: string,
     payload: Record<string, unknown>,
   ): Promise<ApplyResult | null> {
-    if (!this.gateways.has(gatewayName)) return null;
-    const gateway = this.gateways.get(gatewayName);
-    // Which payment it claims to be about (not believed yet): to know whose credentials verify it.
-    const subject = gateway.checkout.subjectOf(payload);
-    const claimed = subject ? await this.payments.bySubject(gatewayName, subject) : null;
+    const claimed = await this.claimedBy(gatewayName, payload);
     if (!claimed) return null;
-    const ctx = await this.gateways.context(claimed, gatewayName);
-    const verified = await gateway.checkout.verifyConfirmation(payload, ctx);
+    const verified = await this.verify(gatewayName, claimed, payload);
+    return verified ? this.applyStatus(claimed.id, verified) : null;
+  }
+
+  /**
+   * The customer's browser back from the gateway: confirmed as above, but a
+   * gateway that cannot be asked right now (down, slow, answering garbage)
+   * leaves the payment as it is and gives it back, so the customer is shown
+   * where it stands (PENDING: "still being confirmed") instead of an error;
+   * the expiry sweep or the gateway's own notification settles it later.
+   * Null when no payment is claimed or the gateway does not confirm it.
+   */
+  async confirmReturn(
+    gatewayName: string,
+    payload: Record<string, unknown>,
+  ): Promise<Payment | null> {
+    const claimed = await this.claimedBy(gatewayName, payload);
+    if (!claimed) return null;
+    let verified: VerifiedStatus | null;
+    try {
+      verified = await this.verify(gatewayName, claimed, payload);
+    } catch (err) {
+      this.logger.warn(
+        `Return of payment ${claimed.id} not confirmed, ${gatewayName} did not answer (${(err as Error).name}): it stays ${claimed.status} until the gateway's notification or the expiry sweep`,
+      );
+      return claimed;
+    }
     if (!verified) return null;
-    return this.applyStatus(claimed.id, verified);
+    return (await this.applyStatus(claimed.id, verified))?.payment ?? null;
+  }
+
+  /** Which payment a gateway's message claims to be about (not believed yet): to know whose credentials verify it. */
+  private async claimedBy(
+    gatewayName: string,
+    payload: Record<string, unknown>,
+  ): Promise<Payment | null> {
+    if (!this.gateways.has(gatewayName)) return null;
+    const subject = this.gateways.get(gatewayName).checkout.subjectOf(payload);
+    return subject ? this.payments.bySubject(gatewayName, subject) : null;
+  }
+
+  private async verify(
+    gatewayName: string,
+    claimed: Payment,
+    payload: Record<string, unknown>,
+  ): Promise<VerifiedStatus | null> {
+    const ctx = await this.gateways.context(claimed, gatewayName);
+    return this.gateways.get(gatewayName).checkout.verifyConfirmation(payload, ctx);
   }
 
   /**

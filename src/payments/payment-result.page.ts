@@ -1,4 +1,4 @@
-import { html, page } from '../common/html/html';
+import { html, notFoundPage, page } from '../common/html/html';
 import { type Lang, langToggle, takaFor } from '../common/html/language';
 import type { Payment } from './payment.entity';
 
@@ -19,8 +19,10 @@ const WORDS = {
       FAILED: 'The payment failed. No money was taken.',
       CANCELLED: 'The payment was cancelled.',
       EXPIRED: 'This checkout expired.',
-      PENDING: 'We are still waiting for the payment to be confirmed.',
+      PENDING:
+        'We are still waiting for the payment to be confirmed. You do not need to pay again: this page checks again by itself.',
     } as Record<string, string>,
+    notFound: ['Payment not found', 'This payment link is not valid.'],
   },
   bn: {
     title: 'পেমেন্টের অবস্থা',
@@ -38,8 +40,10 @@ const WORDS = {
       FAILED: 'পেমেন্ট সফল হয়নি। কোনো টাকা কাটা হয়নি।',
       CANCELLED: 'পেমেন্ট বাতিল করা হয়েছে।',
       EXPIRED: 'এই চেকআউটের সময় শেষ হয়ে গেছে।',
-      PENDING: 'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি।',
+      PENDING:
+        'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি। আবার পরিশোধ করার দরকার নেই: এই পাতাটি নিজেই আবার দেখে নেবে।',
     } as Record<string, string>,
+    notFound: ['পেমেন্ট পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
   },
 } as const;
 
@@ -59,4 +63,12 @@ ${langToggle(`/pay/result/${p.reference}`, lang)}
 <p class="muted">${w.reference} ${p.reference}</p>`,
     lang,
   );
+}
+
+/** How often a PENDING payment's page reloads itself (the `Refresh` header), in seconds. */
+export const PENDING_REFRESH_S = 10;
+
+/** No such payment (an unknown reference, or a gateway return that matches none). */
+export function paymentNotFoundPage(lang: Lang = 'en'): string {
+  return notFoundPage(WORDS[lang].notFound, lang);
 }

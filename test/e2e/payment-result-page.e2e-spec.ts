@@ -69,8 +69,31 @@ describe('payment result page (HTTP)', () => {
     expect(cancelled.text).toContain('data-testid="payment-status">Cancelled</span>');
   });
 
-  it('an unknown reference is 404', async () => {
-    const res = await t.http().get('/pay/result/pay_0_nope');
+  it("an unknown reference, or a gateway return matching no payment, is a 404 page in the customer's language", async () => {
+    const res = await t.http().get('/pay/result/pay_0_nope').set('Accept-Language', 'bn');
     expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('<html lang="bn">');
+    expect(res.text).toContain('<h1>পেমেন্ট পাওয়া যায়নি</h1>');
+    const back = await t.http().get('/api/v1/gateways/sandbox/return?session_id=sbx_nope');
+    expect(back.status).toBe(404);
+    expect(back.headers['content-type']).toMatch(/^text\/html/);
+    expect(back.text).toContain('<h1>Payment not found</h1>');
+    expect(back.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  it('a PENDING payment says it is still being confirmed and reloads itself; a settled one does not', async () => {
+    const pending = await createPayment(t, app.TEST, {
+      amountMinor: 5000,
+      customerReference: 'pending',
+    });
+    const res = await t.http().get(`/pay/result/${pending.reference}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.refresh).toBe('10');
+    expect(res.text).toContain('data-testid="payment-status">Pending</span>');
+    expect(res.text).toContain('You do not need to pay again');
+    const done = await t.http().get(await finished('pay'));
+    expect(done.text).toContain('data-testid="payment-status">Paid</span>');
+    expect(done.headers.refresh).toBeUndefined();
   });
 });

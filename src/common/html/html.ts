@@ -110,3 +110,8 @@ export function page(title: string, accent: string, body: SafeHtml, lang = 'en')
 <body><main>${body}</main></body>
 </html>`.value;
 }
+
+/** A hosted page's 404: a title and one sentence, in the page's language. */
+export function notFoundPage([title, reason]: readonly [string, string], lang = 'en'): string {
+  return page(title, '#6b7280', html`<h1>${title}</h1><p>${reason}</p>`, lang);
+}
