@@ -20,7 +20,7 @@ const WORDS = {
       CANCELLED: 'The payment was cancelled.',
       EXPIRED: 'This checkout expired.',
       PENDING:
-        'We are still waiting for the payment to be confirmed. You do not need to pay again: this page checks again by itself.',
+        'We are still waiting for the payment to be confirmed. Please do not pay again yet: this page checks by itself and will show the result.',
     } as Record<string, string>,
     notFound: ['Payment not found', 'This payment link is not valid.'],
   },
@@ -41,7 +41,7 @@ const WORDS = {
       CANCELLED: 'পেমেন্ট বাতিল করা হয়েছে।',
       EXPIRED: 'এই চেকআউটের সময় শেষ হয়ে গেছে।',
       PENDING:
-        'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি। আবার পরিশোধ করার দরকার নেই: এই পাতাটি নিজেই আবার দেখে নেবে।',
+        'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি। এখনই আবার পরিশোধ করবেন না: এই পাতাটি নিজেই দেখে ফলাফল জানাবে।',
     } as Record<string, string>,
     notFound: ['পেমেন্ট পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
   },

@@ -133,7 +133,7 @@ describe('bKash gateway (against a contract fake)', () => {
     expect(shown.status).toBe(200);
     expect(shown.headers['content-type']).toMatch(/^text\/html/);
     expect(shown.headers.refresh).toBe('10');
-    expect(shown.text).toContain('আবার পরিশোধ করার দরকার নেই');
+    expect(shown.text).toContain('এখনই আবার পরিশোধ করবেন না');
     fake.mode = 'ok';
     t.clock.advance(2 * 3600_000);
     await t.app.get(PaymentConfirmationsService).expireDue();

@@ -10,6 +10,7 @@ import {
   createProduct,
   MONTHLY,
 } from '../support/catalog-factories';
+import { BkashFake } from '../support/bkash-fake';
 import { SslcommerzFake } from '../support/sslcommerz-fake';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -46,6 +47,7 @@ describe('hosted pay page in a browser (Chromium)', () => {
   let t: TestApp;
   let browser: Browser;
   let ssl: SslcommerzFake;
+  let bkash: BkashFake;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -64,12 +66,17 @@ describe('hosted pay page in a browser (Chromium)', () => {
     // Its checkout page on another site than Joma's pages: the customer's
     // way back is a cross-site POST, as from the real gateway.
     ssl.pageHost = 'localhost';
-    t = await createTestApp({ config: { sslcommerzSandboxUrl: ssl.baseUrl } });
+    bkash = await new BkashFake().start();
+    bkash.pageHost = 'localhost';
+    t = await createTestApp({
+      config: { sslcommerzSandboxUrl: ssl.baseUrl, bkashSandboxUrl: bkash.baseUrl },
+    });
   });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
     await ssl?.stop();
+    await bkash?.stop();
   });
 
   /** An app with a branded template and an ISSUED invoice of ৳1,234.50. */
@@ -319,6 +326,65 @@ describe('hosted pay page in a browser (Chromium)', () => {
     expect(
       after.payments.map((p: { gateway: string; status: string }) => [p.gateway, p.status]),
     ).toEqual([['sslcommerz', 'SUCCEEDED']]);
+  });
+
+  it('pays through bKash in Bangla on a phone; with bKash down at the way back, the customer is asked to wait, in Bangla, not shown an error', async () => {
+    const app = await createApp(t);
+    const creds = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/gateways/bkash?mode=TEST`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ credentials: bkash.app });
+    expect(creds.status).toBe(200);
+    const lines = [{ description: 'মাসিক চাঁদা', qty: 1, unitAmountMinor: 50000 }];
+    const first = await issueInvoiceWith(app, lines);
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      extraHTTPHeaders: { 'accept-language': 'bn-BD,bn;q=0.9,en;q=0.5' },
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    const onBkash = /\/v1\.2\.0-beta\/checkout\?paymentID=/;
+
+    await page.goto(first.payableUrl);
+    expect(await page.textContent('#pay-with-bkash')).toBe('পরিশোধ করুন ৳৫০০.০০ — বিকাশ');
+    await Promise.all([page.waitForURL(onBkash), page.click('#pay-with-bkash')]);
+    expect(new URL(page.url()).hostname).toBe('localhost');
+    expect(await page.textContent('#bkash-amount')).toBe('500.00 BDT');
+    const firstPath = new URL(first.payableUrl).pathname;
+    await Promise.all([page.waitForURL((u) => u.pathname === firstPath), page.click('#bkash-pay')]);
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('পরিশোধিত');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+
+    // The next invoice: paid on bKash's page, but bKash answers garbage when
+    // Joma asks it to execute. The customer lands on a page saying, in
+    // Bangla, that the payment is still being confirmed.
+    const second = await issueInvoiceWith(app, lines);
+    await page.goto(second.payableUrl);
+    await Promise.all([page.waitForURL(onBkash), page.click('#pay-with-bkash')]);
+    bkash.mode = 'garbage';
+    try {
+      await Promise.all([page.waitForURL(/\/pay\/result\//), page.click('#bkash-pay')]);
+    } finally {
+      bkash.mode = 'ok';
+    }
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    expect(await page.textContent('[data-testid=payment-status]')).toBe('অপেক্ষমাণ');
+    expect(await page.textContent('main')).toContain('এখনই আবার পরিশোধ করবেন না');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    expect(problems).toEqual([]);
+    await context.close();
+    const [paid, waiting] = [await invoiceOf(app, first.id), await invoiceOf(app, second.id)];
+    expect(paid).toMatchObject({ status: 'PAID', amountPaidMinor: 50000 });
+    expect(waiting).toMatchObject({ status: 'ISSUED', amountPaidMinor: 0 });
+    expect(
+      waiting.payments.map((p: { gateway: string; status: string }) => [p.gateway, p.status]),
+    ).toEqual([['bkash', 'PENDING']]);
   });
 
   it('a failed checkout leaves the invoice ISSUED with a FAILED payment and the page still offers Pay', async () => {

@@ -91,7 +91,7 @@ describe('payment result page (HTTP)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.refresh).toBe('10');
     expect(res.text).toContain('data-testid="payment-status">Pending</span>');
-    expect(res.text).toContain('You do not need to pay again');
+    expect(res.text).toContain('Please do not pay again yet');
     const done = await t.http().get(await finished('pay'));
     expect(done.text).toContain('data-testid="payment-status">Paid</span>');
     expect(done.headers.refresh).toBeUndefined();

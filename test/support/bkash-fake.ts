@@ -30,6 +30,12 @@ export class BkashFake {
   readonly calls: string[] = [];
   mode: 'ok' | 'hang' | '500' | 'garbage' = 'ok';
   wrongAmount = false;
+  /**
+   * The host of the customer's checkout page (`bkashURL`). `localhost` puts
+   * it on another site than Joma's 127.0.0.1 (sites ignore ports), as
+   * bKash's own page is: the way back to Joma is then a cross-site redirect.
+   */
+  pageHost = '127.0.0.1';
   private release: (() => void)[] = [];
 
   constructor(
@@ -76,8 +82,49 @@ export class BkashFake {
     return `${p.callbackURL}?paymentID=${paymentID}&status=${status}&signature=${randomBytes(8).toString('hex')}&apiVersion=1.2.0-beta`;
   }
 
+  private pageOrigin(): string {
+    const url = new URL(this.baseUrl);
+    url.hostname = this.pageHost;
+    return url.origin;
+  }
+
+  /**
+   * The customer's page (`bkashURL`): wallet number, OTP and PIN are one
+   * button here; Pay authorizes and sends the browser back with
+   * status=success, Cancel with status=cancel, as bKash redirects to the
+   * callbackURL. Served whatever `mode` the API is in.
+   */
+  private checkoutPage(url: URL, res: ServerResponse): boolean {
+    const step = /^\/v1\.2\.0-beta\/checkout(\/pay|\/cancel)?$/.exec(url.pathname);
+    if (!step) return false;
+    const p = this.payments.get(url.searchParams.get('paymentID') ?? '');
+    if (!p) {
+      this.send(res, 404, 'Unknown payment');
+      return true;
+    }
+    const id = encodeURIComponent(p.paymentID);
+    if (step[1] === undefined) {
+      this.send(
+        res,
+        200,
+        `<!doctype html><html><body><h1>bKash (fake)</h1><p id="bkash-amount">${p.amount} ${p.currency}</p>
+<a id="bkash-pay" href="/v1.2.0-beta/checkout/pay?paymentID=${id}">Confirm</a> <a id="bkash-cancel" href="/v1.2.0-beta/checkout/cancel?paymentID=${id}">Close</a></body></html>`,
+        'text/html',
+      );
+      return true;
+    }
+    if (step[1] === '/pay') this.customerPays(p.paymentID);
+    res
+      .writeHead(302, {
+        location: this.returnUrl(p.paymentID, step[1] === '/pay' ? 'success' : 'cancel'),
+      })
+      .end();
+    return true;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
+    if (this.checkoutPage(url, res)) return;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = url.pathname.replace(/^\/v1\.2\.0-beta\/tokenized\/checkout\//, '');
@@ -143,7 +190,7 @@ export class BkashFake {
           statusCode: '0000',
           statusMessage: 'Successful',
           paymentID,
-          bkashURL: `${this.baseUrl}/checkout?paymentID=${paymentID}`,
+          bkashURL: `${this.pageOrigin()}/v1.2.0-beta/checkout?paymentID=${paymentID}`,
           callbackURL: body.callbackURL,
           amount: body.amount,
           intent: 'sale',
