@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pageOrigin } from './page-origin';
 
 interface FakePayment {
   paymentID: string;
@@ -80,12 +81,6 @@ export class BkashFake {
   returnUrl(paymentID: string, status: 'success' | 'failure' | 'cancel'): string {
     const p = this.payments.get(paymentID)!;
     return `${p.callbackURL}?paymentID=${paymentID}&status=${status}&signature=${randomBytes(8).toString('hex')}&apiVersion=1.2.0-beta`;
-  }
-
-  private pageOrigin(): string {
-    const url = new URL(this.baseUrl);
-    url.hostname = this.pageHost;
-    return url.origin;
   }
 
   /**
@@ -190,7 +185,7 @@ export class BkashFake {
           statusCode: '0000',
           statusMessage: 'Successful',
           paymentID,
-          bkashURL: `${this.pageOrigin()}/v1.2.0-beta/checkout?paymentID=${paymentID}`,
+          bkashURL: `${pageOrigin(this.baseUrl, this.pageHost)}/v1.2.0-beta/checkout?paymentID=${paymentID}`,
           callbackURL: body.callbackURL,
           amount: body.amount,
           intent: 'sale',

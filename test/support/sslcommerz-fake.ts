@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pageOrigin } from './page-origin';
 
 /**
  * A contract fake of SSLCommerz v4 on 127.0.0.1, answering the requests the
@@ -59,12 +60,6 @@ export class SslcommerzFake {
 
   constructor(storeId = 'joma_test', password = 'joma_test@ssl') {
     this.stores.set(storeId, password);
-  }
-
-  private pageOrigin(): string {
-    const url = new URL(this.baseUrl);
-    url.hostname = this.pageHost;
-    return url.origin;
   }
 
   async start(): Promise<this> {
@@ -200,7 +195,7 @@ export class SslcommerzFake {
           status: 'SUCCESS',
           failedreason: '',
           sessionkey,
-          GatewayPageURL: `${this.pageOrigin()}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`,
+          GatewayPageURL: `${pageOrigin(this.baseUrl, this.pageHost)}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`,
           storeBanner: '',
           storeLogo: '',
         });
