@@ -104,9 +104,10 @@ export class GatewayCallbacksController {
     @Res() res: HttpResponse,
   ): Promise<void> {
     const chosen = pickLang(lang, cookie, accept);
-    const p = await this.payments.findByReference(reference);
-    if (!p) return sendHtml(res, paymentNotFoundPage(chosen), 404);
-    // Still PENDING: the page reloads itself until the gateway's answer lands.
+    const found = await this.payments.findByReference(reference);
+    if (!found) return sendHtml(res, paymentNotFoundPage(chosen), 404);
+    const p = await this.confirmations.refreshForWaitingCustomer(found);
+    // Still PENDING (the gateway was asked above): the page reloads itself until it is settled.
     const refresh: Record<string, string> =
       p.status === 'PENDING' ? { Refresh: String(PENDING_REFRESH_S) } : {};
     sendHtml(res, paymentResultPage(p, chosen), 200, {

@@ -11,6 +11,9 @@ import { PaymentsRepository } from './payments.repository';
 /** How long one sweep owns the due payments it claimed (it asks their gateways meanwhile). */
 export const SWEEP_LEASE_MS = 5 * 60_000;
 
+/** At most one gateway question per PENDING payment and replica this often, for customers waiting on its status page. */
+export const WAITING_ASK_EVERY_MS = 10_000;
+
 /**
  * What gateways say about payments, applied. Every gateway call runs with no
  * transaction open; each answer is then applied in a short transaction of
@@ -19,6 +22,8 @@ export const SWEEP_LEASE_MS = 5 * 60_000;
 @Injectable()
 export class PaymentConfirmationsService {
   private readonly logger = new Logger('Payments');
+  /** When each payment's gateway was last asked for a waiting customer (this replica). */
+  private readonly askedForWaiting = new Map<number, number>();
 
   constructor(
     private readonly payments: PaymentsRepository,
@@ -87,6 +92,27 @@ export class PaymentConfirmationsService {
   ): Promise<VerifiedStatus | null> {
     const ctx = await this.gateways.context(claimed, gatewayName);
     return this.gateways.get(gatewayName).checkout.verifyConfirmation(payload, ctx);
+  }
+
+  /**
+   * A customer waiting on a PENDING payment's status page (the gateway did
+   * not answer when they came back): asks the gateway, at most once per
+   * WAITING_ASK_EVERY_MS per payment and replica however often the page is
+   * reloaded, applies a final answer, and gives the payment back as it now
+   * stands. The gateway is asked with nothing locked.
+   */
+  async refreshForWaitingCustomer(payment: Payment): Promise<Payment> {
+    if (payment.status !== 'PENDING') return payment;
+    const now = this.clock.nowMs();
+    if ((this.askedForWaiting.get(payment.id) ?? -Infinity) > now - WAITING_ASK_EVERY_MS)
+      return payment;
+    if (this.askedForWaiting.size >= 10_000)
+      for (const [id, at] of this.askedForWaiting)
+        if (at <= now - WAITING_ASK_EVERY_MS) this.askedForWaiting.delete(id);
+    this.askedForWaiting.set(payment.id, now);
+    const status = await this.askGateway(payment);
+    if (!status || status.outcome === 'open') return payment;
+    return (await this.applyStatus(payment.id, status))?.payment ?? payment;
   }
 
   /**

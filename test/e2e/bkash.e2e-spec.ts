@@ -106,7 +106,7 @@ describe('bKash gateway (against a contract fake)', () => {
     }
   });
 
-  it('holds no transaction or lock while bKash hangs; a timeout leaves PENDING and the sweep settles it later', async () => {
+  it("holds no transaction or lock while bKash hangs; a timeout leaves PENDING, and the waiting customer's page settles it once bKash answers", async () => {
     const p = await newPayment(6000);
     const paymentID = paymentIdOf(p.checkoutUrl);
     fake.customerPays(paymentID);
@@ -135,15 +135,47 @@ describe('bKash gateway (against a contract fake)', () => {
     expect(shown.headers.refresh).toBe('10');
     expect(shown.text).toContain('এখনই আবার পরিশোধ করবেন না');
     fake.mode = 'ok';
+    // Reloaded within 10 s, the page does not ask bKash again (reloads cannot flood it).
+    const calls = fake.calls.length;
+    expect((await http().get(`/pay/result/${p.reference}`)).text).toContain('>Pending</span>');
+    expect(fake.calls.length).toBe(calls);
+    // Ten seconds on, it asks: bKash executes the payment the customer
+    // authorized (or says the held execute went through), and the waiting
+    // customer sees it paid, with no sweep and no second return.
+    t.clock.advance(10_000);
+    try {
+      const paidNow = await http().get(`/pay/result/${p.reference}`);
+      expect(paidNow.text).toContain('data-testid="payment-status">Paid</span>');
+      expect(paidNow.headers.refresh).toBeUndefined();
+    } finally {
+      t.clock.advance(-10_000);
+    }
+    expect(fake.calls.slice(calls)).toContain('execute');
+    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('captures a payment the customer authorized whose return never reached Joma (the sweep executes it); one never authorized expires', async () => {
+    const paid = await newPayment(7000);
+    fake.customerPays(paymentIdOf(paid.checkoutUrl)); // ...and closed the browser
+    const unpaid = await newPayment(8000);
     t.clock.advance(2 * 3600_000);
-    await t.app.get(PaymentConfirmationsService).expireDue();
-    t.clock.advance(-2 * 3600_000);
-    // The sweep asked bKash: captured if execute ran, else expired (and a later return revives it).
-    const settled = await paymentOf(p.id);
-    if (settled.status === 'EXPIRED') {
-      expect((await comeBack(paymentID, 'success')).status).toBe(303);
-      expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
-    } else expect(settled.status).toBe('SUCCEEDED');
+    try {
+      await t.app.get(PaymentConfirmationsService).expireDue();
+    } finally {
+      t.clock.advance(-2 * 3600_000);
+    }
+    expect((await paymentOf(paid.id)).status).toBe('SUCCEEDED');
+    expect(fake.payments.get(paymentIdOf(paid.checkoutUrl))!.state).toBe('Completed');
+    expect((await paymentOf(unpaid.id)).status).toBe('EXPIRED');
+    expect(fake.payments.get(paymentIdOf(unpaid.checkoutUrl))!.state).toBe('Initiated');
+    const events = await t.db.query(
+      `SELECT type, data->>'payment_id' AS id FROM events WHERE app_id = $1 AND type IN ('payment.succeeded', 'payment.expired') AND (data->>'payment_id')::int = ANY($2) ORDER BY id`,
+      [app.id, [paid.id, unpaid.id]],
+    );
+    expect(events.rows).toEqual([
+      { type: 'payment.succeeded', id: String(paid.id) },
+      { type: 'payment.expired', id: String(unpaid.id) },
+    ]);
   });
 
   it('refunds through the refund API', async () => {

@@ -237,20 +237,7 @@ export class BkashGateway
     ctx: GatewayContext,
   ): Promise<VerifiedStatus | null> {
     const paymentID = String(payload.paymentID);
-    if (payload.status === 'success') {
-      try {
-        const executed = await this.authed(ctx, 'execute', { paymentID }, false);
-        return this.toStatus(paymentID, executed);
-      } catch (err) {
-        if (!(err instanceof BkashError) || !ALREADY_EXECUTED.has(err.code)) {
-          if (err instanceof BkashError && !err.retryable) {
-            this.logger.warn(`execute of ${paymentID} refused: ${err.code}`);
-            return this.statusAfterRefusal(paymentID, ctx);
-          }
-          throw err;
-        }
-      }
-    }
+    if (payload.status === 'success') return this.executeThenStatus(paymentID, ctx, true);
     const status = await this.askStatus(paymentID, ctx);
     if (status && status.outcome === 'open' && payload.status === 'cancel')
       return { ...status, outcome: 'cancelled' };
@@ -259,13 +246,40 @@ export class BkashGateway
     return status;
   }
 
-  /** execute refused (not paid yet, a forged return...): what the status query says, nothing more. */
-  private statusAfterRefusal(paymentID: string, ctx: GatewayContext) {
-    return this.askStatus(paymentID, ctx);
+  /**
+   * bKash captures only when Joma executes: a payment the customer
+   * authorized (PIN entered on bKash's page) stays `Initiated` in the status
+   * query until then. So asking about a payment (the expiry sweep, the pay
+   * button's look at earlier checkouts, a customer waiting on the status
+   * page) executes first, as the return would have: a return that never
+   * reached Joma (browser closed) or found bKash unreachable still captures
+   * once bKash answers. Not authorized: execute is refused, the status
+   * decides.
+   */
+  queryStatus(checkout: CheckoutRef, ctx: GatewayContext): Promise<VerifiedStatus | null> {
+    return this.executeThenStatus(checkout.sessionId, ctx, false);
   }
 
-  queryStatus(checkout: CheckoutRef, ctx: GatewayContext): Promise<VerifiedStatus | null> {
-    return this.askStatus(checkout.sessionId, ctx);
+  /**
+   * execute (the capture), believed as the status query would be; refused
+   * ("already executed", not authorized, a forged return...): what the
+   * status query says, nothing more. A system error or no answer throws.
+   */
+  private async executeThenStatus(
+    paymentID: string,
+    ctx: GatewayContext,
+    customerSaidPaid: boolean,
+  ): Promise<VerifiedStatus | null> {
+    try {
+      return this.toStatus(paymentID, await this.authed(ctx, 'execute', { paymentID }, false));
+    } catch (err) {
+      if (!(err instanceof BkashError) || (err.retryable && !ALREADY_EXECUTED.has(err.code)))
+        throw err;
+      // Refused after the customer's "success": worth a line (not paid yet, or forged).
+      if (customerSaidPaid && !ALREADY_EXECUTED.has(err.code))
+        this.logger.warn(`execute of ${paymentID} refused: ${err.code}`);
+    }
+    return this.askStatus(paymentID, ctx);
   }
 
   private async askStatus(paymentID: string, ctx: GatewayContext): Promise<VerifiedStatus | null> {
