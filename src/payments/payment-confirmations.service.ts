@@ -6,13 +6,14 @@ import { GatewayRegistry } from '../gateways';
 import type { VerifiedStatus } from '../gateways';
 import { Payment } from './payment.entity';
 import { ApplyResult, PaymentTransitions } from './payment-transitions';
+import { PENDING_REFRESH_S } from './payment-result.page';
 import { PaymentsRepository } from './payments.repository';
 
 /** How long one sweep owns the due payments it claimed (it asks their gateways meanwhile). */
 export const SWEEP_LEASE_MS = 5 * 60_000;
 
-/** At most one gateway question per PENDING payment and replica this often, for customers waiting on its status page. */
-export const WAITING_ASK_EVERY_MS = 10_000;
+/** At most one gateway question per PENDING payment and replica this often (each reload of its status page), for customers waiting there. */
+export const WAITING_ASK_EVERY_MS = PENDING_REFRESH_S * 1000;
 
 /**
  * What gateways say about payments, applied. Every gateway call runs with no
@@ -67,7 +68,7 @@ export class PaymentConfirmationsService {
       verified = await this.verify(gatewayName, claimed, payload);
     } catch (err) {
       this.logger.warn(
-        `Return of payment ${claimed.id} not confirmed, ${gatewayName} did not answer (${(err as Error).name}): it stays ${claimed.status} until the gateway's notification or the expiry sweep`,
+        `Return of payment ${claimed.id} not confirmed, ${gatewayName} did not answer (${(err as Error).name}): it stays ${claimed.status} until the gateway answers (its notification, the status page or the expiry sweep)`,
       );
       return claimed;
     }
