@@ -163,6 +163,13 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     // Garbage is no better.
     fake.mode = 'garbage';
     expect(await fake.postIpn(p.reference, attempt)).toBeGreaterThanOrEqual(500);
+    // The customer's browser posting back meanwhile is not shown an error:
+    // it goes where a PENDING payment goes, the page that waits for the answer.
+    const back = await http()
+      .post('/api/v1/gateways/sslcommerz/return')
+      .type('form')
+      .send(fake.callbackFields(p.reference, attempt));
+    expect([back.status, back.headers.location]).toEqual([303, `/pay/result/${p.reference}`]);
     fake.mode = 'ok';
     expect((await paymentOf(p.id)).status).toBe('PENDING');
     // The expiry sweep asks again once the deadline passes: the capture is found.
