@@ -28,6 +28,7 @@ import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
 import { paymentNotFoundPage, paymentResultPage, PENDING_REFRESH_S } from './payment-result.page';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
+import type { Payment } from './payment.entity';
 import { PaymentsService } from './payments.service';
 
 /**
@@ -58,15 +59,7 @@ export class GatewayCallbacksController {
     // A customer's browser: a page whatever the gateway does, never an API error.
     const p = await this.confirmations.confirmReturn(gateway, { ...query, ...(body ?? {}) });
     if (!p) return sendHtml(res, paymentNotFoundPage(pickLang(undefined, cookie, accept)), 404);
-    const target =
-      p.status === 'SUCCEEDED'
-        ? p.successUrl
-        : p.status === 'FAILED'
-          ? p.failUrl
-          : p.status === 'PENDING'
-            ? null
-            : p.cancelUrl;
-    redirectSeeOther(res, target ?? `/pay/result/${p.reference}`);
+    redirectSeeOther(res, onwardUrl(p) ?? `/pay/result/${p.reference}`);
   }
 
   @Post('api/v1/gateways/:gateway/ipn')
@@ -107,6 +100,9 @@ export class GatewayCallbacksController {
     const found = await this.payments.findByReference(reference);
     if (!found) return sendHtml(res, paymentNotFoundPage(chosen), 404);
     const p = await this.confirmations.refreshForWaitingCustomer(found);
+    // Settled while the customer waited here: on to where the return would have sent them.
+    const onward = onwardUrl(p);
+    if (onward) return redirectSeeOther(res, onward);
     // Still PENDING (the gateway was asked above): the page reloads itself until it is settled.
     const refresh: Record<string, string> =
       p.status === 'PENDING' ? { Refresh: String(PENDING_REFRESH_S) } : {};
@@ -114,5 +110,24 @@ export class GatewayCallbacksController {
       ...langChoiceHeaders(lang, this.config),
       ...refresh,
     });
+  }
+}
+
+/**
+ * Where a customer goes once their payment has an outcome: the payment's
+ * success, fail or cancel URL (the invoice's pay page for invoice
+ * payments). None while PENDING, or without such a URL: then the status
+ * page shows where the payment stands.
+ */
+function onwardUrl(p: Payment): string | null {
+  switch (p.status) {
+    case 'SUCCEEDED':
+      return p.successUrl;
+    case 'FAILED':
+      return p.failUrl;
+    case 'PENDING':
+      return null;
+    default:
+      return p.cancelUrl;
   }
 }

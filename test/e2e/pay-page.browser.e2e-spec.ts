@@ -387,14 +387,17 @@ describe('hosted pay page in a browser (Chromium)', () => {
       waiting.payments.map((p: { gateway: string; status: string }) => [p.gateway, p.status]),
     ).toEqual([['bkash', 'PENDING']]);
     // bKash answers again; the page's next reload (10 s on) asks it, the
-    // authorized payment is executed, and the customer sees it paid.
+    // authorized payment is executed, and the customer is sent on to the
+    // invoice's pay page, where the return would have sent them: Paid.
+    const secondPath = new URL(second.payableUrl).pathname;
     t.clock.advance(10_000);
     try {
-      await page.reload();
+      await Promise.all([page.waitForURL((u) => u.pathname === secondPath), page.reload()]);
     } finally {
       t.clock.advance(-10_000);
     }
-    expect(await page.textContent('[data-testid=payment-status]')).toBe('পরিশোধিত');
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    expect(await page.textContent('[data-testid=invoice-status]')).toBe('পরিশোধিত');
     expect(problems).toEqual([]);
     await context.close();
     for (const id of [first.id, second.id])

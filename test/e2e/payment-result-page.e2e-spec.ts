@@ -1,4 +1,4 @@
-import { createApp, CreatedApp } from '../support/factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createPayment } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -67,6 +67,28 @@ describe('payment result page (HTTP)', () => {
       .set('Cookie', 'joma_lang=en');
     expect(cancelled.text).toContain('<html lang="en">');
     expect(cancelled.text).toContain('data-testid="payment-status">Cancelled</span>');
+  });
+
+  it("a customer waiting on it is sent on, once it has an outcome, to the merchant's URL the return would have used", async () => {
+    const p = await createPayment(t, app.TEST, {
+      amountMinor: 7000,
+      customerReference: 'onward',
+      successUrl: 'https://shop.example.com/paid',
+      cancelUrl: 'https://shop.example.com/cart',
+    });
+    const waiting = await t.http().get(`/pay/result/${p.reference}`);
+    expect([waiting.status, waiting.headers.refresh]).toEqual([200, '10']);
+    const settled = await t
+      .http()
+      .post(`/api/v1/test-helpers/payments/${p.id}/settle`)
+      .set(asApp(app.TEST))
+      .send({ outcome: 'succeeded' });
+    expect(settled.status).toBe(200);
+    const onward = await t.http().get(`/pay/result/${p.reference}`);
+    expect([onward.status, onward.headers.location]).toEqual([
+      303,
+      'https://shop.example.com/paid',
+    ]);
   });
 
   it("an unknown reference, or a gateway return matching no payment, is a 404 page in the customer's language", async () => {
