@@ -26,8 +26,8 @@ import { AppConfig } from '../config/app-config';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { IpnAckDto } from './dto/payment.dto';
-import { paymentNotFoundPage, paymentResultPage, PENDING_REFRESH_S } from './payment-result.page';
-import { PaymentConfirmationsService } from './payment-confirmations.service';
+import { paymentNotFoundPage, paymentResultPage } from './payment-result.page';
+import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
 import type { Payment } from './payment.entity';
 import { PaymentsService } from './payments.service';
 
@@ -52,13 +52,13 @@ export class GatewayCallbacksController {
     @Param('gateway') gateway: string,
     @Query() query: Record<string, unknown>,
     @Body() body: Record<string, unknown> | undefined,
-    @Headers('cookie') cookie: string | undefined,
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
     // A customer's browser: a page whatever the gateway does, never an API error.
     const p = await this.confirmations.confirmReturn(gateway, { ...query, ...(body ?? {}) });
-    if (!p) return sendHtml(res, paymentNotFoundPage(pickLang(undefined, cookie, accept)), 404);
+    // Only the browser's language here: the kept choice's cookie is scoped to /pay.
+    if (!p) return sendHtml(res, paymentNotFoundPage(pickLang(undefined, undefined, accept)), 404);
     redirectSeeOther(res, onwardUrl(p) ?? `/pay/result/${p.reference}`);
   }
 
@@ -105,7 +105,7 @@ export class GatewayCallbacksController {
     if (onward) return redirectSeeOther(res, onward);
     // Still PENDING (the gateway was asked above): the page reloads itself until it is settled.
     const refresh: Record<string, string> =
-      p.status === 'PENDING' ? { Refresh: String(PENDING_REFRESH_S) } : {};
+      p.status === 'PENDING' ? { Refresh: String(WAITING_ASK_EVERY_MS / 1000) } : {};
     sendHtml(res, paymentResultPage(p, chosen), 200, {
       ...langChoiceHeaders(lang, this.config),
       ...refresh,

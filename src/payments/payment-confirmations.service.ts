@@ -6,14 +6,16 @@ import { GatewayRegistry } from '../gateways';
 import type { VerifiedStatus } from '../gateways';
 import { Payment } from './payment.entity';
 import { ApplyResult, PaymentTransitions } from './payment-transitions';
-import { PENDING_REFRESH_S } from './payment-result.page';
 import { PaymentsRepository } from './payments.repository';
 
 /** How long one sweep owns the due payments it claimed (it asks their gateways meanwhile). */
 export const SWEEP_LEASE_MS = 5 * 60_000;
 
-/** At most one gateway question per PENDING payment and replica this often (each reload of its status page), for customers waiting there. */
-export const WAITING_ASK_EVERY_MS = PENDING_REFRESH_S * 1000;
+/**
+ * At most one gateway question per PENDING payment and replica this often,
+ * for customers waiting on its status page (which reloads itself as often).
+ */
+export const WAITING_ASK_EVERY_MS = 10_000;
 
 /**
  * What gateways say about payments, applied. Every gateway call runs with no
@@ -54,7 +56,8 @@ export class PaymentConfirmationsService {
    * gateway that cannot be asked right now (down, slow, answering garbage)
    * leaves the payment as it is and gives it back, so the customer is shown
    * where it stands (PENDING: "still being confirmed") instead of an error;
-   * the expiry sweep or the gateway's own notification settles it later.
+   * the status page, the gateway's own notification or the expiry sweep
+   * settles it later.
    * Null when no payment is claimed or the gateway does not confirm it.
    */
   async confirmReturn(

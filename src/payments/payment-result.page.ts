@@ -48,8 +48,9 @@ const WORDS = {
 } as const;
 
 /**
- * Shown when a payment without merchant return URLs finishes, in Bangla or
- * English by the same rule as the pay page (common/html/language.ts).
+ * Where a customer waits while a payment is PENDING after the gateway, and
+ * sees how it ended when it has no URL to go on to; in Bangla or English by
+ * the same rule as the pay page (common/html/language.ts).
  */
 export function paymentResultPage(p: Payment, lang: Lang = 'en'): string {
   const w = WORDS[lang];
@@ -64,9 +65,6 @@ ${langToggle(`/pay/result/${p.reference}`, lang)}
     lang,
   );
 }
-
-/** How often a PENDING payment's page reloads itself (the `Refresh` header), in seconds. */
-export const PENDING_REFRESH_S = 10;
 
 /** No such payment (an unknown reference, or a gateway return that matches none). */
 export function paymentNotFoundPage(lang: Lang = 'en'): string {
