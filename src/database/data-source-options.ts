@@ -2,6 +2,7 @@ import { types } from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { loadMigrations } from '../../migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
+import { timestamptzParser } from './timestamptz-parser';
 
 // BIGINT (int8) comes back as a JS number, refusing values a double cannot hold exactly.
 types.setTypeParser(20, (value: string) => {
@@ -9,6 +10,9 @@ types.setTypeParser(20, (value: string) => {
   if (!Number.isSafeInteger(n)) throw new Error('BIGINT value outside the safe integer range');
   return n;
 });
+
+// TIMESTAMPTZ (1184) in Joma's UTC sessions without pg's regular expressions; anything else as pg parses it.
+types.setTypeParser(1184, timestamptzParser(types.getTypeParser(1184)));
 
 /** The one place that says how Joma talks to PostgreSQL. */
 export function dataSourceOptions(
