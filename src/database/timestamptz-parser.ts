@@ -1,8 +1,8 @@
 /**
  * TIMESTAMPTZ values as Joma's sessions send them (`timezone=UTC`):
  * `YYYY-MM-DD HH:MM:SS[.ffffff]+00`. pg's own parser (postgres-date) runs
- * three regular expressions per value, and a payment or invoice row holds
- * half a dozen timestamps: ~360 ns a value against ~95 here, a few
+ * three regular expressions per value, and every row Joma reads carries
+ * several timestamps: ~360 ns a value against ~95 here, a few
  * microseconds of every read (bench/README.md, eleventh pass). Anything
  * else (another zone, BC, infinity, a year outside 1000-9999) goes to
  * `fallback`, the parser pg had before. Sub-millisecond digits are dropped,
