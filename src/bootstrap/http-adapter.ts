@@ -9,6 +9,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type RegisteredRoute, routePattern } from '../common/http/allowed-methods';
 import { MAX_SETTLEMENT_BODY_BYTES } from '../common/http/body-parsers';
+import { answerBrokenLink } from '../common/html/broken-link-page';
 import { sendError } from '../common/http/error-response';
 import type { HttpResponse } from '../common/http/replies';
 import { requestIdOf } from '../common/http/request-id';
@@ -51,17 +52,17 @@ export async function createHttpApp(
     return503OnClosing: false,
     keepAliveTimeout: 5_000,
     // A URL the router cannot decode (bad percent-encoding, an overlong segment) is refused
-    // before any hook runs: in the envelope, as every other refusal.
+    // before any hook runs: in the envelope, as every other refusal (a customer's broken
+    // payment link: the hosted pages' 404, as the exception filter answers it).
     frameworkErrors: (_err: Error, request: FastifyRequest, reply: FastifyReply) => {
       reply.header('X-Request-Id', request.id);
-      sendError(
-        reply as unknown as HttpResponse,
-        new AppError(
-          ErrorCode.VALIDATION_FAILED,
-          'The URL path is not valid (percent-encoding or length)',
-        ),
-        answers.clock?.now() ?? new Date(),
+      const error = new AppError(
+        ErrorCode.VALIDATION_FAILED,
+        'The URL path is not valid (percent-encoding or length)',
       );
+      const res = reply as unknown as HttpResponse;
+      if (answerBrokenLink(request.raw, res, error)) return;
+      sendError(res, error, answers.clock?.now() ?? new Date());
     },
   });
   // Before NestFactory registers middie: these hooks run ahead of Nest middleware.

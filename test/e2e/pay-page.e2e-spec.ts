@@ -326,6 +326,40 @@ describe('hosted pay page (HTTP)', () => {
     expect(bnPost.text).toContain('<html lang="bn">');
   });
 
+  it('a payment link that leads to no page, or with a mangled escape, is the 404 page too, not JSON', async () => {
+    const page = (res: { status: number; headers: Record<string, string>; text: string }) => [
+      res.status,
+      res.headers['content-type'],
+      res.headers['content-security-policy'],
+      /<h1>([^<]*)<\/h1>/.exec(res.text)?.[1],
+    ];
+    const html = 'text/html; charset=utf-8';
+    const csp = expect.stringContaining("default-src 'none'");
+    // A link cut short or with extra segments (a messaging app's mangling): no such route.
+    for (const path of ['/pay', '/pay/', `/pay/${'E'.repeat(32)}/extra`, '/pay/result/a/b'])
+      expect([path, ...page(await t.http().get(path))]).toEqual([
+        path,
+        404,
+        html,
+        csp,
+        'Page not found',
+      ]);
+    // A broken escape Express cannot decode: still a page, with its 400.
+    expect(page(await t.http().get('/pay/%ff'))).toEqual([400, html, csp, 'Page not found']);
+    expect(
+      page(await t.http().get('/api/v1/gateways/%ff/return').set('Accept-Language', 'bn')),
+    ).toEqual([400, html, csp, 'পেজ পাওয়া যায়নি']);
+    // In the customer's language: the toggle's kept choice, as on the pages themselves.
+    const bn = await t.http().get('/pay/x/y').set('Cookie', 'joma_lang=bn');
+    expect(page(bn)).toEqual([404, html, csp, 'পেজ পাওয়া যায়নি']);
+    expect(bn.text).toContain('<html lang="bn">');
+    // The API keeps its envelopes: a wrong path elsewhere, and methods a browser does not send here.
+    const api = await t.http().get('/api/v1/nope');
+    expect([api.status, api.body.meta.errorCode]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    const put = await t.http().put(`/pay/${'F'.repeat(32)}/extra`);
+    expect([put.status, put.body.meta.errorCode]).toEqual([404, 'ROUTE_NOT_FOUND']);
+  });
+
   it('a burst of Pay clicks opens one checkout: every click goes to the same payment', async () => {
     const { invoice, path } = await issue({ customerReference: 'cust-clicks' });
     const clicks = await Promise.all(Array.from({ length: 6 }, () => t.http().post(path)));

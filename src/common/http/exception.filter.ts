@@ -2,12 +2,18 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import { Clock } from '../clock/clock';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { answerBrokenLink } from '../html/broken-link-page';
 import { allowedMethods } from './allowed-methods';
 import { sendError, toClientError } from './error-response';
 import type { HttpResponse } from './replies';
 import type { JomaRequest } from './request-context';
 
-/** The one exception filter: everything thrown becomes an error envelope. */
+/**
+ * The one exception filter: everything thrown becomes an error envelope,
+ * except where a customer's browser followed a payment link that leads
+ * nowhere (no such page, a mangled escape): that gets the hosted pages' 404
+ * in the customer's language, with the same status.
+ */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   constructor(private readonly clock: Clock) {}
@@ -29,6 +35,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
         );
       }
     }
+    if (answerBrokenLink(req, res, error)) return;
     sendError(res, error, this.clock.now());
   }
 }
