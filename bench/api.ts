@@ -38,8 +38,9 @@ import { AppKeys, benchHttpAdapter, cpuMs, RunningServer, startServer } from './
 
 // Many short rounds rather than a few long ones (twelfth pass): on a shared
 // host one round's ratio moves by +-15 % with the neighbours' load, and the
-// median of 15 alternating rounds of 1,000 requests holds steadier than the
-// median of 5 rounds of 3,000 for the same number of requests.
+// median of 15 alternating rounds of 1,000 requests held steadier than the
+// median of 5 rounds of 3,000 for the same number of requests, and no more
+// favourable to Joma (bench/README.md, twelfth pass).
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 15);
