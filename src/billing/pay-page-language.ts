@@ -1,5 +1,5 @@
 /** The pay page's and receipt's words, and the gateways' names, in Bangla and English. */
-import type { Lang } from '../common/html/language';
+import { INVALID_LINK, type Lang } from '../common/html/language';
 
 export const GATEWAY_LABELS: Record<string, Record<Lang, string>> = {
   sandbox: { en: 'Sandbox (test)', bn: 'স্যান্ডবক্স (পরীক্ষা)' },
@@ -53,7 +53,7 @@ export const WORDS = {
     backToInvoice: 'Back to the invoice',
     dhakaTime: 'Dhaka time',
     noReceipt: ['No receipt yet', 'Nothing has been paid on this invoice yet.'],
-    notFound: ['Invoice not found', 'This payment link is not valid.'],
+    notFound: ['Invoice not found', INVALID_LINK.en],
     stateNotice: (status: string) => `This invoice is ${status.toLowerCase()}.`,
     unavailableNow:
       'Online payment is not available for this invoice right now. Please contact the merchant.',
@@ -103,7 +103,7 @@ export const WORDS = {
     backToInvoice: 'ইনভয়েসে ফিরে যান',
     dhakaTime: 'ঢাকা সময়',
     noReceipt: ['এখনও কোনো রসিদ নেই', 'এই ইনভয়েসে এখনও কিছু পরিশোধ করা হয়নি।'],
-    notFound: ['ইনভয়েস পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
+    notFound: ['ইনভয়েস পাওয়া যায়নি', INVALID_LINK.bn],
     stateNotice: (status: string) => `এই ইনভয়েসটি ${status}।`,
     unavailableNow:
       'এই ইনভয়েস এখন অনলাইনে পরিশোধ করা যাচ্ছে না। অনুগ্রহ করে বিক্রেতার সাথে যোগাযোগ করুন।',

@@ -1,5 +1,5 @@
 import { html, notFoundPage, page } from '../common/html/html';
-import { type Lang, langToggle, takaFor } from '../common/html/language';
+import { INVALID_LINK, type Lang, langToggle, takaFor } from '../common/html/language';
 import type { Payment } from './payment.entity';
 
 const WORDS = {
@@ -22,7 +22,7 @@ const WORDS = {
       PENDING:
         'We are still waiting for the payment to be confirmed. Please do not pay again yet: this page checks by itself and will show the result.',
     } as Record<string, string>,
-    notFound: ['Payment not found', 'This payment link is not valid.'],
+    notFound: ['Payment not found', INVALID_LINK.en],
   },
   bn: {
     title: 'পেমেন্টের অবস্থা',
@@ -43,7 +43,7 @@ const WORDS = {
       PENDING:
         'পেমেন্ট নিশ্চিত হওয়ার অপেক্ষায় আছি। এখনই আবার পরিশোধ করবেন না: এই পাতাটি নিজেই দেখে ফলাফল জানাবে।',
     } as Record<string, string>,
-    notFound: ['পেমেন্ট পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
+    notFound: ['পেমেন্ট পাওয়া যায়নি', INVALID_LINK.bn],
   },
 } as const;
 

@@ -3,12 +3,12 @@ import type { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
 import { answered, type HttpResponse } from '../http/replies';
 import { notFoundPage } from './html';
-import { type Lang, pickLang } from './language';
+import { INVALID_LINK, type Lang, pickLang } from './language';
 import { sendHtml } from './send-html';
 
 const WORDS: Record<Lang, readonly [string, string]> = {
-  en: ['Page not found', 'This payment link is not valid.'],
-  bn: ['পেজ পাওয়া যায়নি', 'এই পেমেন্ট লিংকটি সঠিক নয়।'],
+  en: ['Page not found', INVALID_LINK.en],
+  bn: ['পেজ পাওয়া যায়নি', INVALID_LINK.bn],
 };
 
 /** The gateways' return, where a customer's browser comes back from paying. */

@@ -51,6 +51,12 @@ export function langChoiceHeaders(
   };
 }
 
+/** What every hosted page's 404 says of the link, whichever page it was meant for. */
+export const INVALID_LINK: Record<Lang, string> = {
+  en: 'This payment link is not valid.',
+  bn: 'এই পেমেন্ট লিংকটি সঠিক নয়।',
+};
+
 const LANG_NAMES: Record<Lang, string> = { en: 'English', bn: 'বাংলা' };
 
 /** The link to the page at `path` in the other language, named in that language. */
