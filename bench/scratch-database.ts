@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
+import { assertServerQuiet } from './busy-server';
 
 /** The repository's root, whether this runs from bench/ (ts-node) or compiled from dist/bench/bench/. */
 export const repoRoot = __filename.endsWith('.js')
@@ -34,6 +35,13 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   const name = `joma_bench_${label}_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const admin = new Client({ connectionString: `${serverUrl}/postgres` });
   await admin.connect();
+  try {
+    await assertServerQuiet(admin);
+  } catch (err) {
+    await admin.end();
+    if (stopEmbedded) await stopEmbedded();
+    throw err;
+  }
   await admin.query(`CREATE DATABASE ${name}`);
   const url = `${serverUrl}/${name}`;
   const drop = async () => {

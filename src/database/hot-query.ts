@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { Query, type FieldDef, type Pool, type PoolClient, type QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
@@ -28,14 +28,105 @@ export async function hotRows<R>(
 ): Promise<R[]> {
   const runner = em.queryRunner as
     (PostgresQueryRunner & { databaseConnection?: PoolClient }) | undefined;
-  const target =
-    runner?.isTransactionActive && runner.databaseConnection
-      ? runner.databaseConnection
-      : poolOf(em.connection);
-  // Text and values as two arguments when unnamed: pg copies a config
-  // object property by property (descriptors and all) before every query.
-  const result = name
-    ? await target.query({ name, text, values: params } satisfies QueryConfig)
-    : await target.query(text, params);
-  return result.rows as R[];
+  const query = new HotQuery(text, params, name);
+  try {
+    const result =
+      runner?.isTransactionActive && runner.databaseConnection
+        ? await onConnection(runner.databaseConnection, query)
+        : ((await poolOf(em.connection).query(query)) as unknown as QueryResult);
+    return result.rows as R[];
+  } catch (err) {
+    // As pg does for its own promises: a stack that leads back to the caller, not the socket.
+    if (err instanceof Error) Error.captureStackTrace(err);
+    throw err;
+  }
+}
+
+/** A submitted query's result from one connection (pg answers a query object by its callback). */
+function onConnection(client: PoolClient, query: HotQuery): Promise<QueryResult> {
+  return new Promise((resolve, reject) => {
+    query.callback = (err: Error | null, result: QueryResult) =>
+      err ? reject(err) : resolve(result);
+    client.query(query);
+  });
+}
+
+/** What pg's query keeps of the row shape a statement returns (private fields of pg's Result). */
+interface PgResult {
+  fields: FieldDef[];
+  _types: unknown;
+  _parsers: unknown[] | undefined;
+  _prebuiltEmptyResultObject: Record<string, null> | null;
+}
+
+interface RowShape {
+  fields: FieldDef[];
+  types: unknown;
+  parsers: unknown[];
+  emptyRow: Record<string, null>;
+}
+
+/** Row shapes by statement text; forgotten all at once past this many (hot statements are few). */
+const shapes = new Map<string, RowShape>();
+const SHAPES_KEPT = 500;
+
+/**
+ * pg's query, remembering the row shape each statement text returned. For
+ * every statement that returns rows pg turns the row description into
+ * per-column parsers and an empty row object built key by key on a
+ * null-prototype object and then spread: ~10 us for a 30-column row on a
+ * 2-core VM, more than parsing the row itself (bench/README.md, thirteenth
+ * pass). When the description matches the one seen last for the same text
+ * (names, types, formats; a migration that changes it simply misses), the
+ * parsers and empty row are reused; rows are then parsed by pg as before.
+ * Also skips pg's copy of a query config object (a named statement's name is
+ * set on the query itself).
+ */
+class HotQuery extends Query {
+  declare callback: ((err: Error | null, result: QueryResult) => void) | undefined;
+  declare text: string;
+  declare name: string | undefined;
+
+  constructor(text: string, values: unknown[], name?: string) {
+    super(text, values);
+    if (name) this.name = name;
+  }
+
+  handleRowDescription(msg: { fields: FieldDef[] }): void {
+    const self = this as unknown as {
+      _checkForMultirow(): void;
+      _result: PgResult;
+      _accumulateRows: boolean;
+    };
+    self._checkForMultirow();
+    const result = self._result;
+    const known = shapes.get(this.text);
+    if (known && known.types === result._types && sameFields(known.fields, msg.fields)) {
+      result.fields = msg.fields;
+      result._parsers = known.parsers;
+      result._prebuiltEmptyResultObject = known.emptyRow;
+    } else {
+      (result as unknown as { addFields(f: FieldDef[]): void }).addFields(msg.fields);
+      if (result._parsers && result._prebuiltEmptyResultObject) {
+        if (shapes.size >= SHAPES_KEPT) shapes.clear();
+        shapes.set(this.text, {
+          fields: msg.fields,
+          types: result._types,
+          parsers: result._parsers,
+          emptyRow: result._prebuiltEmptyResultObject,
+        });
+      }
+    }
+    self._accumulateRows = Boolean(this.callback) || !this.listeners('row').length;
+  }
+}
+
+function sameFields(a: FieldDef[], b: FieldDef[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.name !== y.name || x.dataTypeID !== y.dataTypeID || x.format !== y.format) return false;
+  }
+  return true;
 }
