@@ -325,6 +325,12 @@ async function shedTrial(
     },
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
+    // What they were ('error': the connection failed or closed before an answer).
+    otherByStatus: Object.fromEntries(
+      Object.entries(overloaded.byStatus)
+        .filter(([status]) => status !== String(expected) && status !== '429')
+        .map(([status, latency]) => [status, latency.count]),
+    ),
     maxRetryAfterS: overloaded.maxRetryAfterS,
   };
 }

@@ -2,8 +2,9 @@
  * The client-side CPU of one 30-column statement (the width of a payment row)
  * sent by pg's own `client.query(text, values)` against `hotRows`, which
  * reuses the row shape pg described the last time (src/database/hot-query.ts).
- * Alternating blocks on one connection; medians of CPU time (user + system)
- * per statement in this process. Writes bench/report-hot-rows.json.
+ * Alternating blocks, each statement on the next of four connections in turn
+ * (as a pool hands them out); medians of CPU time (user + system) per
+ * statement in this process. Writes bench/report-hot-rows.json.
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:hot-rows
  */
 import 'reflect-metadata';
@@ -17,12 +18,16 @@ import { repoRoot, scratchDatabase } from './scratch-database';
 
 const BLOCKS = Number(process.env.BENCH_HOT_ROWS_BLOCKS ?? 9);
 const PER_BLOCK = Number(process.env.BENCH_HOT_ROWS_STATEMENTS ?? 3000);
+const CONNECTIONS = 4;
 
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('hotrows');
-  const client = new Client({ connectionString: scratch.url, options: '-c timezone=UTC' });
+  const clients = Array.from(
+    { length: CONNECTIONS },
+    () => new Client({ connectionString: scratch.url, options: '-c timezone=UTC' }),
+  );
   try {
-    await client.connect();
+    for (const client of clients) await client.connect();
     // A payment row's mix: bigints, texts and time stamps.
     const columns = Array.from({ length: 30 }, (_, i) =>
       i % 3 === 0
@@ -33,11 +38,16 @@ async function main(): Promise<void> {
     ).join(', ');
     const sql = `SELECT ${columns} WHERE $1::int = 1`;
     // hotRows on a transaction's connection, as every statement of a payment create runs.
-    const em = {
-      queryRunner: { isTransactionActive: true, databaseConnection: client },
-    } as unknown as EntityManager;
-    const viaPg = () => client.query(sql, [1]).then((r) => r.rows);
-    const viaHotRows = () => hotRows(em, sql, [1]);
+    const managers = clients.map(
+      (client) =>
+        ({
+          queryRunner: { isTransactionActive: true, databaseConnection: client },
+        }) as unknown as EntityManager,
+    );
+    let turn = 0;
+    const next = () => (turn = (turn + 1) % CONNECTIONS);
+    const viaPg = () => clients[next()].query(sql, [1]).then((r) => r.rows);
+    const viaHotRows = () => hotRows(managers[next()], sql, [1]);
     const block = async (run: () => Promise<unknown>) => {
       const started = process.cpuUsage();
       for (let i = 0; i < PER_BLOCK; i++) await run();
@@ -59,6 +69,7 @@ async function main(): Promise<void> {
       node: process.version,
       statement: 'SELECT of 30 columns (10 bigint, 10 text, 10 timestamptz), one row',
       statementsPerBlock: PER_BLOCK,
+      connections: CONNECTIONS,
       cpuUsPerStatement: {
         pg: round(median(pg)),
         hotRows: round(median(hot)),
@@ -70,7 +81,7 @@ async function main(): Promise<void> {
     writeFileSync(join(repoRoot, 'bench', 'report-hot-rows.json'), JSON.stringify(report, null, 2));
     console.log('written to bench/report-hot-rows.json');
   } finally {
-    await client.end().catch(() => undefined);
+    for (const client of clients) await client.end().catch(() => undefined);
     await scratch.drop();
   }
 }

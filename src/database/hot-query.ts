@@ -61,13 +61,18 @@ interface PgResult {
 
 interface RowShape {
   fields: FieldDef[];
-  types: unknown;
   parsers: unknown[];
   emptyRow: Record<string, null>;
 }
 
-/** Row shapes by statement text; forgotten all at once past this many (hot statements are few). */
-const shapes = new Map<string, RowShape>();
+/**
+ * Row shapes by statement text, per connection: pg gives every client its
+ * own type parsers (a TypeOverrides object, which is the key here), so a
+ * shape is reused only on the connection that described it. Each
+ * connection's map is forgotten all at once past SHAPES_KEPT statements
+ * (hot statements are few), and with the connection.
+ */
+const shapesByTypes = new WeakMap<object, Map<string, RowShape>>();
 const SHAPES_KEPT = 500;
 
 /**
@@ -76,11 +81,11 @@ const SHAPES_KEPT = 500;
  * per-column parsers and an empty row object built key by key on a
  * null-prototype object and then spread: ~10 us for a 30-column row on a
  * 2-core VM, more than parsing the row itself (bench/README.md, thirteenth
- * pass). When the description matches the one seen last for the same text
- * (names, types, formats; a migration that changes it simply misses), the
- * parsers and empty row are reused; rows are then parsed by pg as before.
- * Also skips pg's copy of a query config object (a named statement's name is
- * set on the query itself).
+ * pass). When the description matches the one this connection saw last for
+ * the same text (names, types, formats; a migration that changes it simply
+ * misses), the parsers and empty row are reused; rows are then parsed by pg
+ * as before. Also skips pg's copy of a query config object (a named
+ * statement's name is set on the query itself).
  */
 class HotQuery extends Query {
   declare callback: ((err: Error | null, result: QueryResult) => void) | undefined;
@@ -100,18 +105,25 @@ class HotQuery extends Query {
     };
     self._checkForMultirow();
     const result = self._result;
-    const known = shapes.get(this.text);
-    if (known && known.types === result._types && sameFields(known.fields, msg.fields)) {
+    const types = result._types;
+    let shapes = typeof types === 'object' && types ? shapesByTypes.get(types) : undefined;
+    const known = shapes?.get(this.text);
+    if (known && sameFields(known.fields, msg.fields)) {
       result.fields = msg.fields;
       result._parsers = known.parsers;
       result._prebuiltEmptyResultObject = known.emptyRow;
     } else {
       (result as unknown as { addFields(f: FieldDef[]): void }).addFields(msg.fields);
-      if (result._parsers && result._prebuiltEmptyResultObject) {
+      if (
+        typeof types === 'object' &&
+        types &&
+        result._parsers &&
+        result._prebuiltEmptyResultObject
+      ) {
+        if (!shapes) shapesByTypes.set(types, (shapes = new Map()));
         if (shapes.size >= SHAPES_KEPT) shapes.clear();
         shapes.set(this.text, {
           fields: msg.fields,
-          types: result._types,
           parsers: result._parsers,
           emptyRow: result._prebuiltEmptyResultObject,
         });
