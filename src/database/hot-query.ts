@@ -51,12 +51,18 @@ function onConnection(client: PoolClient, query: HotQuery): Promise<QueryResult>
   });
 }
 
-/** What pg's query keeps of the row shape a statement returns (private fields of pg's Result). */
+/**
+ * What pg's query keeps of the row shape a statement returns: private fields
+ * of pg's Result (pg is pinned by the lockfile; test/medium/hot-query checks
+ * the rows and the reuse against the pg installed).
+ */
 interface PgResult {
   fields: FieldDef[];
+  /** The client's type parsers (a TypeOverrides object per client). */
   _types: unknown;
   _parsers: unknown[] | undefined;
   _prebuiltEmptyResultObject: Record<string, null> | null;
+  addFields(fields: FieldDef[]): void;
 }
 
 interface RowShape {
@@ -105,22 +111,17 @@ class HotQuery extends Query {
     };
     self._checkForMultirow();
     const result = self._result;
-    const types = result._types;
-    let shapes = typeof types === 'object' && types ? shapesByTypes.get(types) : undefined;
+    const owner = typeof result._types === 'object' && result._types ? result._types : undefined;
+    let shapes = owner && shapesByTypes.get(owner);
     const known = shapes?.get(this.text);
     if (known && sameFields(known.fields, msg.fields)) {
       result.fields = msg.fields;
       result._parsers = known.parsers;
       result._prebuiltEmptyResultObject = known.emptyRow;
     } else {
-      (result as unknown as { addFields(f: FieldDef[]): void }).addFields(msg.fields);
-      if (
-        typeof types === 'object' &&
-        types &&
-        result._parsers &&
-        result._prebuiltEmptyResultObject
-      ) {
-        if (!shapes) shapesByTypes.set(types, (shapes = new Map()));
+      result.addFields(msg.fields);
+      if (owner && result._parsers && result._prebuiltEmptyResultObject) {
+        if (!shapes) shapesByTypes.set(owner, (shapes = new Map()));
         if (shapes.size >= SHAPES_KEPT) shapes.clear();
         shapes.set(this.text, {
           fields: msg.fields,
