@@ -44,6 +44,8 @@ import { AppKeys, benchHttpAdapter, cpuMs, RunningServer, startServer } from './
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 15);
+/** Requests each limiter server answers before the on/off comparison (warmed alike). */
+const LIMITER_WARM_REQUESTS = 9000;
 /** Invoice creation, one app against eight: a few long rounds (eight apps' parts must not be tiny). */
 const INVOICE_ROUNDS = 5;
 const INVOICE_REQUESTS = 3000;
@@ -539,7 +541,8 @@ async function main(): Promise<void> {
     // cheapest route (where its share is largest).
     const limited = await start('joma', scratch.url, { rateLimitPerSecond: 1_000_000 });
     const unlimited = await start('joma', scratch.url, { rateLimitPerSecond: 0 });
-    for (const s of [limited, unlimited]) await closedLoop(s, readPayment(joma), 9000);
+    for (const s of [limited, unlimited])
+      await closedLoop(s, readPayment(joma), LIMITER_WARM_REQUESTS);
     // Twice the rounds of twice the requests: P2's rounds are short, and the
     // difference sought is smaller than two processes' own.
     const limiter = await compare(

@@ -35,19 +35,21 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   const name = `joma_bench_${label}_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const admin = new Client({ connectionString: `${serverUrl}/postgres` });
   await admin.connect();
-  try {
-    await assertServerQuiet(admin);
-  } catch (err) {
+  const release = async () => {
     await admin.end();
     if (stopEmbedded) await stopEmbedded();
+  };
+  try {
+    await assertServerQuiet(admin);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (err) {
+    await release();
     throw err;
   }
-  await admin.query(`CREATE DATABASE ${name}`);
   const url = `${serverUrl}/${name}`;
   const drop = async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    if (stopEmbedded) await stopEmbedded();
+    await release();
   };
   try {
     await runMigrations(url);
