@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -48,9 +48,10 @@ export async function createHttpApp(
     bodyLimit: MAX_SETTLEMENT_BODY_BYTES,
     logger: false,
     // As on Express (Node's own server): requests in flight while closing are served, not
-    // refused, and an idle kept-alive connection is closed after 5 s (Fastify's own is 72 s).
+    // refused, and an idle kept-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_S
+    // (5 s by default, Node's; Fastify's own is 72 s).
     return503OnClosing: false,
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     // A URL the router cannot decode (bad percent-encoding, an overlong segment) is refused
     // before any hook runs: in the envelope, as every other refusal (a customer's broken
     // payment link: the hosted pages' 404, as the exception filter answers it).
@@ -79,6 +80,9 @@ export async function createHttpApp(
 export function configureHttpServer(app: INestApplication, config: AppConfig): void {
   if (config.httpAdapter === 'fastify') return;
   const express = app as NestExpressApplication;
+  // The server answers `Keep-Alive: timeout=N`; Node 24 closes an idle connection a second
+  // after N (keepAliveTimeoutBuffer), so a client that heeds the header never races the close.
+  (express.getHttpServer() as Server).keepAliveTimeout = config.httpKeepAliveTimeoutMs;
   express.disable('x-powered-by');
   // No ETag: API answers are read fresh, and hashing every body cost ~25 us a request (issue #12).
   express.set('etag', false);

@@ -19,6 +19,8 @@ export class AppConfig {
   readonly dbWorkerPoolSize: number;
   /** The HTTP server under Nest (HTTP_ADAPTER): Express (the default) or Fastify. */
   readonly httpAdapter: 'express' | 'fastify';
+  /** How long the HTTP server keeps an idle kept-alive connection (HTTP_KEEP_ALIVE_TIMEOUT_S). */
+  readonly httpKeepAliveTimeoutMs: number;
   readonly dbStatementTimeoutMs: number;
   readonly dbAcquireTimeoutMs: number;
   /** Login throttling (failures that lock, per key, within loginLockMinutes) and the hashing cap. */
@@ -75,6 +77,7 @@ export class AppConfig {
     dbPoolSize?: number;
     dbWorkerPoolSize?: number;
     httpAdapter?: 'express' | 'fastify';
+    httpKeepAliveTimeoutMs?: number;
     dbStatementTimeoutMs?: number;
     dbAcquireTimeoutMs?: number;
     loginFailuresPerEmailAddress?: number;
@@ -116,6 +119,7 @@ export class AppConfig {
     this.dbPoolSize = values.dbPoolSize ?? 10;
     this.dbWorkerPoolSize = values.dbWorkerPoolSize ?? 4;
     this.httpAdapter = values.httpAdapter ?? 'express';
+    this.httpKeepAliveTimeoutMs = values.httpKeepAliveTimeoutMs ?? 5_000;
     this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
     this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
     this.loginFailuresPerEmailAddress = values.loginFailuresPerEmailAddress ?? 5;
@@ -167,6 +171,7 @@ export class AppConfig {
       dbPoolSize: env.DB_POOL_SIZE,
       dbWorkerPoolSize: env.DB_WORKER_POOL_SIZE,
       httpAdapter: env.HTTP_ADAPTER,
+      httpKeepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
       loginFailuresPerEmailAddress: env.LOGIN_FAILURES_PER_EMAIL_ADDRESS,

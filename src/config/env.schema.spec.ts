@@ -21,6 +21,16 @@ describe('validateEnv', () => {
     expect(env.WORKERS_ENABLED).toBe(true);
     expect(env.DATA_DIR).toBe('.data');
     expect(env.HTTP_ADAPTER).toBe('express');
+    expect(env.HTTP_KEEP_ALIVE_TIMEOUT_S).toBe(5);
+  });
+
+  it('takes HTTP_KEEP_ALIVE_TIMEOUT_S in whole seconds, from 1 s to an hour', () => {
+    expect(validateEnv({ HTTP_KEEP_ALIVE_TIMEOUT_S: '65' }).HTTP_KEEP_ALIVE_TIMEOUT_S).toBe(65);
+    for (const bad of ['0', '-1', '3601', '1.5', 'never']) {
+      expect(errorOf({ HTTP_KEEP_ALIVE_TIMEOUT_S: bad }).message).toMatch(
+        /^\s+HTTP_KEEP_ALIVE_TIMEOUT_S: /m,
+      );
+    }
   });
 
   it('takes HTTP_ADAPTER=fastify and refuses any other server', () => {

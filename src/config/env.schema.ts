@@ -255,6 +255,19 @@ export class EnvSchema {
   @IsIn(['express', 'fastify'])
   HTTP_ADAPTER: 'express' | 'fastify' = 'express';
 
+  /**
+   * How long a kept-alive connection may sit idle before the server closes it.
+   * Behind a load balancer, set it above the balancer's own idle timeout (60 s
+   * on AWS's ALB: 65), or the balancer may send a request on a connection the
+   * server is closing and answer its client 502.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  HTTP_KEEP_ALIVE_TIMEOUT_S: number = 5;
+
   @IsOptional()
   @IsString()
   DATA_DIR: string = '.data';
