@@ -89,9 +89,11 @@ function record(status, ms, startedAt) {
 // Keep-alive connections, one request in flight on each (no pipelining), at
 // most s.concurrency; a request finding none free waits for one. Requests
 // are written as bytes and answers parsed just enough (status line,
-// Content-Length or chunked end, Retry-After, Connection: close).
+// Content-Length or chunked end, Retry-After, Connection: close, Keep-Alive).
+// As undici does, a connection idle for the server's Keep-Alive timeout is
+// not reused but closed: the server may be closing it at that very moment.
 const idle = [], waiting = [];
-let open = 0;
+let open = 0, keepAliveMs = Infinity;
 function connect() {
   const sock = net.connect(s.port, '127.0.0.1');
   sock.setNoDelay(true);
@@ -104,7 +106,10 @@ function connect() {
 }
 function acquire(use) {
   let c;
-  while ((c = idle.pop()) && c.dead) open--;
+  while ((c = idle.pop()) && (c.dead || performance.now() - c.idleFrom >= keepAliveMs)) {
+    if (!c.dead) { c.dead = true; c.sock.destroy(); }
+    open--;
+  }
   if (c) return use(c);
   if (open < s.concurrency) { open++; return use(connect()); }
   waiting.push(use);
@@ -112,7 +117,7 @@ function acquire(use) {
 function release(c) {
   if (c.dead) open--;
   const next = waiting.shift();
-  if (!next) { if (!c.dead) idle.push(c); return; }
+  if (!next) { if (!c.dead) { c.idleFrom = performance.now(); idle.push(c); } return; }
   if (c.dead) { open++; next(connect()); } else next(c);
 }
 function parse(c) {
@@ -133,6 +138,10 @@ function parse(c) {
   if (retryAfter) maxRetryAfterS = Math.max(maxRetryAfterS ?? 0, Number(retryAfter[1]));
   c.buf = c.buf.length > end ? c.buf.subarray(end) : null;
   if (/\\r\\nconnection: *close/i.test(text)) { c.dead = true; c.sock.destroy(); }
+  else if (keepAliveMs === Infinity) {
+    const hint = /\\r\\nkeep-alive: *timeout=(\\d+)/i.exec(text);
+    if (hint) keepAliveMs = Number(hint[1]) * 1000;
+  }
   const done = c.onDone;
   c.onDone = null;
   done(status);
