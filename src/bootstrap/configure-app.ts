@@ -57,11 +57,8 @@ function publicPageLimit(
 ) {
   return (req: JomaRequest, res: Response, next: () => void) => {
     if (!isPublicPage(req.path)) return next();
-    try {
-      limits.takeClient(req.ip);
-    } catch (err) {
-      return refuse(err as AppError, req, res);
-    }
+    const refusal = limits.clientRefusal(req.ip);
+    if (refusal) return refuse(refusal, req, res);
     next();
   };
 }

@@ -24,11 +24,8 @@ export function appCallLimit(
       req.headers['x-api-secret'] as string | undefined,
     );
     if (!app) return next();
-    try {
-      limits.takeApp(app.appId, app.mode);
-    } catch (err) {
-      return refuse(err as AppError, req, res);
-    }
+    const refusal = limits.appRefusal(app.appId, app.mode);
+    if (refusal) return refuse(refusal, req, res);
     req.principalApp = app;
     next();
   };

@@ -45,6 +45,23 @@ describe('RateLimiter', () => {
     expect(() => limiter.takeApp(2, 'TEST')).not.toThrow();
   });
 
+  it('answers the 429 instead of throwing it, for middleware (app calls and public pages alike)', () => {
+    const limiter = new RateLimiter(
+      config({ rateLimitPerSecond: 1, publicRateLimitPerSecond: 1 }),
+      frozen(),
+    );
+    expect([1, 2].map(() => limiter.appRefusal(7, 'LIVE'))).toEqual([null, null]);
+    const refused = limiter.appRefusal(7, 'LIVE');
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } });
+    // The same bucket as takeApp's: it refuses the same 429 object.
+    expect(() => limiter.takeApp(7, 'LIVE')).toThrow(refused!);
+    expect(limiter.appRefusal(7, 'TEST')).toBeNull();
+    expect([1, 2].map(() => limiter.clientRefusal('203.0.113.9'))).toEqual([null, null]);
+    expect(limiter.clientRefusal('203.0.113.9')).toBe(refused);
+    expect(limiter.clientRefusal('203.0.113.10')).toBeNull();
+  });
+
   it('refills as time passes', () => {
     const clock = frozen();
     const limiter = new RateLimiter(config({ rateLimitPerSecond: 1 }), clock);
@@ -62,7 +79,7 @@ describe('RateLimiter', () => {
     );
     for (let i = 0; i < 10_000; i++) {
       limiter.takeApp(1, 'TEST');
-      limiter.takeClient('203.0.113.1');
+      expect(limiter.clientRefusal('203.0.113.1')).toBeNull();
     }
   });
 
