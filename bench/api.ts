@@ -21,7 +21,7 @@
  * (1000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (15); shedding: BENCH_SHED_TRIALS
  * (6) trials, each a reference of BENCH_SHED_REF_S (6) then a flood of BENCH_SHED_S (10) seconds
  * and its control (as long), after a warm-up flood of BENCH_SHED_WARM_S (20) seconds.
- * BENCH_API_ONLY=p1p2, adapters or shedding runs just those;
+ * BENCH_API_ONLY=p1p2, adapters, shedding or invoices runs just those;
  * HTTP_ADAPTER=fastify runs Joma's servers on Fastify.
  */
 import { writeFileSync } from 'node:fs';
@@ -47,7 +47,7 @@ const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 15);
 /** Requests each limiter server answers before the on/off comparison (warmed alike). */
 const LIMITER_WARM_REQUESTS = 9000;
 /** Invoice creation, one app against eight: a few long rounds (eight apps' parts must not be tiny). */
-const INVOICE_ROUNDS = 5;
+const INVOICE_ROUNDS = Number(process.env.BENCH_INVOICE_ROUNDS ?? 5);
 const INVOICE_REQUESTS = 3000;
 const SHED_SECONDS = Number(process.env.BENCH_SHED_S ?? 10);
 const SHED_REF_SECONDS = Number(process.env.BENCH_SHED_REF_S ?? 6);
@@ -441,6 +441,63 @@ async function shedLoad(
   };
 }
 
+/**
+ * Invoice creation: one app (every create takes that app's gapless number)
+ * against eight apps (eight counters) at the same total concurrency, in
+ * alternating rounds. Equal figures mean numbering does not cap one app.
+ */
+async function invoiceNumbering(joma: RunningServer) {
+  const run = randomBytes(3).toString('hex');
+  const createInvoice = (keys: AppKeys, tag: string): Route => ({
+    method: 'POST',
+    path: '/api/v1/invoices',
+    headers: {
+      'x-api-key': keys.apiKey,
+      'x-api-secret': keys.apiSecret,
+      'idempotency-key': `bench-${run}-${tag}-{i}`,
+    },
+    body: JSON.stringify({
+      customerReference: 'bench-{i%50}',
+      lineItems: [
+        { description: 'Item A', qty: 2, unitAmountMinor: 45000 },
+        { description: 'Item B', qty: 1, unitAmountMinor: 6000 },
+      ],
+    }),
+    expectStatus: 201,
+  });
+  const oneApp: number[] = [];
+  const eightApps: number[] = [];
+  for (let r = 0; r < INVOICE_ROUNDS; r++) {
+    oneApp.push(
+      (await closedLoop(joma, createInvoice(joma, `one-${r}`), INVOICE_REQUESTS)).requestsPerSecond,
+    );
+    const started = performance.now();
+    const parts = await Promise.all(
+      joma.more.map((keys, k) =>
+        runLoad({
+          ...createInvoice(keys, `eight-${r}-${k}`),
+          port: joma.port,
+          requests: Math.floor(INVOICE_REQUESTS / joma.more.length),
+          concurrency: CONCURRENCY / joma.more.length,
+        }),
+      ),
+    );
+    if (parts.some((p) => p.errors > 0)) throw new Error('invoice creation failed');
+    const total = parts.reduce((n, p) => n + p.requests, 0);
+    eightApps.push(round(total / ((performance.now() - started) / 1000)));
+  }
+  const invoices = {
+    oneAppPerSecond: median(oneApp),
+    eightAppsPerSecond: median(eightApps),
+    ratio: round(median(oneApp) / median(eightApps)),
+    // Each round's one-app and eight-app figures, in order.
+    oneAppByRound: oneApp,
+    eightAppsByRound: eightApps,
+  };
+  log(`POST /api/v1/invoices (Idempotency-Key), one app vs eight: ${JSON.stringify(invoices)}`);
+  return invoices;
+}
+
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('api');
   const servers: RunningServer[] = [];
@@ -507,6 +564,13 @@ async function main(): Promise<void> {
       log(`Load shedding: ${JSON.stringify(await shedBoth(capacity))}`);
       return;
     }
+    if (process.env.BENCH_API_ONLY === 'invoices') {
+      writeFileSync(
+        join(__dirname, 'report-api-invoices.json'),
+        `${JSON.stringify(await invoiceNumbering(joma), null, 2)}\n`,
+      );
+      return;
+    }
     if (process.env.BENCH_API_ONLY === 'adapters') {
       const adapters = await compareAdapters(
         start,
@@ -568,55 +632,7 @@ async function main(): Promise<void> {
     );
     for (const s of servers.splice(-2)) await s.close();
 
-    // Invoice creation: one app (every create takes that app's gapless number)
-    // against eight apps (eight counters) at the same total concurrency. Equal
-    // figures mean numbering does not cap one app.
-    const run = randomBytes(3).toString('hex');
-    const createInvoice = (keys: AppKeys, tag: string): Route => ({
-      method: 'POST',
-      path: '/api/v1/invoices',
-      headers: {
-        'x-api-key': keys.apiKey,
-        'x-api-secret': keys.apiSecret,
-        'idempotency-key': `bench-${run}-${tag}-{i}`,
-      },
-      body: JSON.stringify({
-        customerReference: 'bench-{i%50}',
-        lineItems: [
-          { description: 'Item A', qty: 2, unitAmountMinor: 45000 },
-          { description: 'Item B', qty: 1, unitAmountMinor: 6000 },
-        ],
-      }),
-      expectStatus: 201,
-    });
-    const oneApp: number[] = [];
-    const eightApps: number[] = [];
-    for (let r = 0; r < INVOICE_ROUNDS; r++) {
-      oneApp.push(
-        (await closedLoop(joma, createInvoice(joma, `one-${r}`), INVOICE_REQUESTS))
-          .requestsPerSecond,
-      );
-      const started = performance.now();
-      const parts = await Promise.all(
-        joma.more.map((keys, k) =>
-          runLoad({
-            ...createInvoice(keys, `eight-${r}-${k}`),
-            port: joma.port,
-            requests: Math.floor(INVOICE_REQUESTS / joma.more.length),
-            concurrency: CONCURRENCY / joma.more.length,
-          }),
-        ),
-      );
-      if (parts.some((p) => p.errors > 0)) throw new Error('invoice creation failed');
-      const total = parts.reduce((n, p) => n + p.requests, 0);
-      eightApps.push(round(total / ((performance.now() - started) / 1000)));
-    }
-    const invoices = {
-      oneAppPerSecond: median(oneApp),
-      eightAppsPerSecond: median(eightApps),
-      ratio: round(median(oneApp) / median(eightApps)),
-    };
-    log(`POST /api/v1/invoices (Idempotency-Key), one app vs eight: ${JSON.stringify(invoices)}`);
+    const invoices = await invoiceNumbering(joma);
 
     // Load shedding on the write route: limit at a quarter of its capacity, offered twice the capacity.
     const shed = await shedBoth(p1.joma.requestsPerSecond);

@@ -20,6 +20,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -142,21 +143,22 @@ async function main(): Promise<void> {
     await endpoints.create(oneScope, { url: `${receiverUrl}/one`, events: ['*'] });
     for (let i = 0; i < 3; i++)
       await endpoints.create(threeScope, { url: `${receiverUrl}/three-${i}`, events: ['*'] });
-    const txHost = nest.get(TransactionHost);
+    const txHost = nest.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const events = nest.get(EventsService);
     const record = (scope: typeof oneScope, n: number) =>
       txHost.withTransaction(async () => {
         const ids: number[] = [];
-        for (let i = 0; i < n; i++)
-          ids.push(
-            (
-              await events.record(scope, 'payment.succeeded', {
-                payment_id: i,
-                amount_minor: 150000,
-                previous_status: 'pending',
-              })
-            ).id,
-          );
+        for (let i = 0; i < n; i++) {
+          await events.record(scope, 'payment.succeeded', {
+            payment_id: i,
+            amount_minor: 150000,
+            previous_status: 'pending',
+          });
+          const [{ id }] = (await txHost.tx.query(
+            `SELECT currval(pg_get_serial_sequence('events', 'id'))::int AS id`,
+          )) as { id: number }[];
+          ids.push(id);
+        }
         return ids;
       });
     const delivered = async (appId: number) =>

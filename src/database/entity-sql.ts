@@ -69,8 +69,8 @@ export class EntitySql<T extends ObjectLiteral> {
   /** Columns whose database value TypeORM converts (a transformer, or a type such as `date`). */
   private readonly converted: ColumnMetadata[];
   private readonly writable: { column: ColumnMetadata; write: (value: unknown) => unknown }[];
-  /** INSERT statements by the set of columns given (bit i: the i-th writable column). */
-  private readonly inserts = new Map<number, string>();
+  /** INSERT statements by the set of columns given (bit i: the i-th writable column) and row count. */
+  private readonly inserts = new Map<string, string>();
   private readonly target: new () => T;
   private readonly driver: Driver;
 
@@ -134,26 +134,49 @@ export class EntitySql<T extends ObjectLiteral> {
 
   /** INSERT of the fields given (generated columns left to the database) RETURNING the row. */
   async insert(em: EntityManager, fields: Partial<T>): Promise<T> {
+    const [row] = await this.insertMany(em, [fields]);
+    return row;
+  }
+
+  /**
+   * One INSERT of several rows, each giving the same fields, RETURNING them
+   * in the order given (PostgreSQL returns a VALUES list's rows in its
+   * order, as TypeORM's own multi-row insert also takes for granted).
+   */
+  async insertMany(em: EntityManager, rows: Partial<T>[]): Promise<T[]> {
+    if (rows.length === 0) return [];
     const values: unknown[] = [];
     // Which columns are given, as the bits of one number (exact up to 53 columns).
-    let given = 0;
-    for (let i = 0; i < this.writable.length; i++) {
-      const { column, write } = this.writable[i];
-      const value = (fields as Record<string, unknown>)[column.propertyName];
-      if (value === undefined) continue;
-      given += 2 ** i;
-      values.push(write(value));
+    let given = -1;
+    for (const fields of rows) {
+      let these = 0;
+      for (let i = 0; i < this.writable.length; i++) {
+        const { column, write } = this.writable[i];
+        const value = (fields as Record<string, unknown>)[column.propertyName];
+        if (value === undefined) continue;
+        these += 2 ** i;
+        values.push(write(value));
+      }
+      if (given !== -1 && these !== given)
+        throw new Error(
+          `EntitySql: rows inserted into ${this.table} together must give the same fields`,
+        );
+      given = these;
     }
-    let sql = this.inserts.get(given);
+    const key = `${given}:${rows.length}`;
+    let sql = this.inserts.get(key);
     if (sql === undefined) {
       const names = this.writable
         .filter((_, i) => Math.floor(given / 2 ** i) % 2 === 1)
         .map(({ column }) => `"${column.databaseName}"`);
-      const placeholders = names.map((_, i) => `$${i + 1}`).join(', ');
-      sql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders}) RETURNING ${this.selectList}`;
-      this.inserts.set(given, sql);
+      const tuples = rows.map(
+        (_, r) => `(${names.map((_, i) => `$${r * names.length + i + 1}`).join(', ')})`,
+      );
+      sql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES ${tuples.join(', ')} RETURNING ${this.selectList}`;
+      // Column sets and row counts in use are few; a caller inserting ever new counts cannot grow it for ever.
+      if (this.inserts.size >= 200) this.inserts.clear();
+      this.inserts.set(key, sql);
     }
-    const [row] = await this.rows(em, sql, values);
-    return row;
+    return this.rows(em, sql, values);
   }
 }

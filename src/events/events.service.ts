@@ -16,7 +16,9 @@ export type { EventRecord } from './event.entity';
 /**
  * The outbox. `record` writes an event inside the caller's transaction, so a
  * state change and the events it causes commit (or roll back) together.
- * Delivery reads this table later; nothing is sent from here.
+ * It returns once the row is sent, not answered (`writeBehind`): a failed
+ * write fails the commit. Delivery reads this table later; nothing is sent
+ * from here.
  */
 @Injectable()
 export class EventsService {
@@ -30,14 +32,14 @@ export class EventsService {
     scope: TenantScope,
     type: EventType | string,
     data: Record<string, unknown>,
-  ): Promise<EventRecord> {
+  ): Promise<void> {
     if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalogue`);
     if (!this.txHost.isTransactionActive()) {
       throw new Error('EventsService.record must run inside the transaction of the state change');
     }
     const status = statusOfType(type);
     const payload = status === undefined ? data : { ...data, status };
-    return this.events.insert({
+    await this.events.insert({
       appId: scope.appId,
       mode: scope.mode,
       type,

@@ -44,8 +44,11 @@ export class IdempotencyService {
     private readonly clock: Clock,
   ) {}
 
-  /** Claims the key for this request (committed before any work), or says what to replay. */
-  @Transactional()
+  /**
+   * Claims the key for this request (committed before any work), or says
+   * what to replay. A new key (nearly every call) is one INSERT committed on
+   * its own; only a key that exists takes a transaction to look at it.
+   */
   async claim(scope: KeyScope, req: RequestIdentity): Promise<Claim> {
     const now = this.clock.now();
     const owner = randomUUID();
@@ -56,18 +59,32 @@ export class IdempotencyService {
       key: { scope, owner, recoveryPoint: null, recovery: null },
     };
     if (await this.keys.insertStarted(scope, req, owner, now, lease, expires)) return fresh;
+    return this.claimExisting(scope, req, fresh.key, { now, lease, expires });
+  }
+
+  /** A key that exists: locked, then replayed, refused, taken over, or (expired) claimed afresh. */
+  @Transactional()
+  private async claimExisting(
+    scope: KeyScope,
+    req: RequestIdentity,
+    fresh: ClaimedKey,
+    at: { now: Date; lease: Date; expires: Date },
+  ): Promise<Claim> {
+    const { now, lease, expires } = at;
+    const owner = fresh.owner;
     const row = await this.keys.lockExisting(scope, now);
-    if (!row || row.expired) {
-      if (row) await this.keys.delete(scope);
-      await this.keys.insertStarted(scope, req, owner, now, lease, expires);
-      return fresh;
-    }
-    if (row.state === 'STARTED' && !row.lease_over) {
-      throw new AppError(
+    const inUse = () =>
+      new AppError(
         ErrorCode.IDEMPOTENCY_KEY_IN_USE,
         'A request with this Idempotency-Key is still in progress',
       );
+    if (!row || row.expired) {
+      if (row) await this.keys.delete(scope);
+      // Gone since the first INSERT (its request released it): another request may have just claimed it.
+      if (!(await this.keys.insertStarted(scope, req, owner, now, lease, expires))) throw inUse();
+      return { kind: 'run', key: fresh };
     }
+    if (row.state === 'STARTED' && !row.lease_over) throw inUse();
     if (row.method !== req.method || row.path !== req.path || row.request_hash !== req.hash) {
       throw new AppError(
         ErrorCode.IDEMPOTENCY_KEY_REUSED,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { EntitySql } from '../database/entity-sql';
 import { hotRows } from '../database/hot-query';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { TransactionHost } from '@nestjs-cls/transactional';
@@ -13,6 +14,7 @@ import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
 @Injectable()
 export class InvoicesRepository {
   private readonly invoices: TenantRepo<Invoice>;
+  private lineSql: EntitySql<InvoiceLineItem> | undefined;
 
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
     this.invoices = new TenantRepo(txHost, Invoice, 'Invoice');
@@ -71,8 +73,10 @@ export class InvoicesRepository {
     return this.invoices.sql.insert(this.txHost.tx, fields);
   }
 
+  /** An invoice's lines, in one statement. */
   insertLines(lines: Omit<InvoiceLineItem, 'id'>[]): Promise<InvoiceLineItem[]> {
-    return this.lines.save(lines.map((l) => this.lines.create(l)));
+    this.lineSql ??= EntitySql.of(this.txHost.tx.connection, InvoiceLineItem);
+    return this.lineSql.insertMany(this.txHost.tx, lines);
   }
 
   save(invoice: Invoice): Promise<Invoice> {

@@ -7,7 +7,13 @@ import {
 import { createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { verifyV1, WebhookReceiver } from '../support/webhook-receiver';
-import { createEndpoint, dispatcherOf, eventually, workersOf } from '../support/webhooks';
+import {
+  createEndpoint,
+  dispatcherOf,
+  eventually,
+  lastEventId,
+  workersOf,
+} from '../support/webhooks';
 
 /**
  * How the dispatcher keeps up with a healthy endpoint without letting a bad
@@ -34,12 +40,13 @@ describe('webhooks: throughput to a healthy endpoint, restraint with a failing o
   /** `n` events in one transaction: a burst for every endpoint of the app. */
   async function burst(n: number): Promise<number[]> {
     const events = t.app.get(EventsService);
-    return t.app.get(TransactionHost).withTransaction(async () => {
+    const txHost = t.app.get(TransactionHost);
+    return txHost.withTransaction(async () => {
       const ids: number[] = [];
-      for (let i = 0; i < n; i++)
-        ids.push(
-          (await events.record({ appId: app.id, mode: 'TEST' }, 'refund.succeeded', { n: i })).id,
-        );
+      for (let i = 0; i < n; i++) {
+        await events.record({ appId: app.id, mode: 'TEST' }, 'refund.succeeded', { n: i });
+        ids.push(await lastEventId(txHost));
+      }
       return ids;
     });
   }

@@ -88,4 +88,34 @@ describe('EntitySql.insert writes what TypeORM would', () => {
     await sql.insert(dataSource.manager, fields('pay_full_again'));
     expect((await stored('pay_full_again')).metadata).toEqual(fields('x').metadata);
   });
+
+  it('insertMany: one statement for several rows, stored as TypeORM stores them, returned in the order given', async () => {
+    const sql = EntitySql.of(dataSource, Payment);
+    const refs = ['pay_many_c', 'pay_many_a', 'pay_many_b'];
+    const ours = await sql.insertMany(
+      dataSource.manager,
+      refs.map((r, i) => ({ ...fields(r), amountMinor: 100 + i })),
+    );
+    expect(ours.map((p) => [p.reference, p.amountMinor])).toEqual([
+      ['pay_many_c', 100],
+      ['pay_many_a', 101],
+      ['pay_many_b', 102],
+    ]);
+    await typeormInsert({ ...fields('pay_many_typeorm'), amountMinor: 100 });
+    expect(await stored('pay_many_c')).toEqual(await stored('pay_many_typeorm'));
+    for (const p of ours)
+      expect(p).toEqual(await dataSource.getRepository(Payment).findOneByOrFail({ id: p.id }));
+  });
+
+  it('insertMany refuses rows that give different fields, and writes none of them', async () => {
+    const sql = EntitySql.of(dataSource, Payment);
+    const { metadata: _m, ...fewer } = fields('pay_mixed_b');
+    await expect(
+      sql.insertMany(dataSource.manager, [fields('pay_mixed_a'), fewer]),
+    ).rejects.toThrow(/same fields/);
+    const { rows } = await c.db.query(
+      `SELECT count(*)::int AS n FROM payments WHERE reference LIKE 'pay_mixed_%'`,
+    );
+    expect(rows[0].n).toBe(0);
+  });
 });

@@ -1,6 +1,8 @@
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import { Socket } from 'node:net';
 import { DataSource } from 'typeorm';
 import { hotRows, poolOf } from '../../src/database/hot-query';
+import { writeBehind } from '../../src/database/lean-transaction';
 import type { Tx } from '../../src/database/transaction';
 import { createTestContext, insertApp, TestContext } from '../support/test-context';
 
@@ -156,5 +158,136 @@ describe('leanTransaction (the outermost transaction of every service)', () => {
       return rows[0].transaction_isolation;
     });
     expect(plain).toBe('read committed');
+  });
+
+  describe('writeBehind (a write whose answer nobody reads before the commit)', () => {
+    const insertSql = `INSERT INTO customers (app_id, mode, external_id) VALUES ($1, 'TEST', $2)`;
+    const behind = (ref: string) => writeBehind(tx.tx, insertSql, [appId, ref]);
+    /** Backends of this database waiting for a lock on customers. */
+    const waitingOnLock = async () =>
+      (
+        await c.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO customers%'`,
+        )
+      ).rows[0].n as number;
+
+    it('START TRANSACTION and SAVEPOINT are sent behind: each leaves in one socket write with the statement after it', async () => {
+      const writes: string[] = [];
+      const proto = Socket.prototype as unknown as {
+        _write(chunk: Buffer, encoding: string, cb: () => void): void;
+        _writev(chunks: { chunk: Buffer }[], cb: () => void): void;
+      };
+      const { _write: write, _writev: writev } = proto;
+      proto._write = function (chunk, encoding, cb) {
+        writes.push(Buffer.from(chunk).toString('latin1'));
+        return write.call(this, chunk, encoding, cb);
+      };
+      proto._writev = function (chunks, cb) {
+        writes.push(chunks.map((c) => Buffer.from(c.chunk).toString('latin1')).join(''));
+        return writev.call(this, chunks, cb);
+      };
+      const [outer, inner] = [newRef(), newRef()];
+      try {
+        await tx.withTransaction(async () => {
+          await insert(outer);
+          await tx.withTransaction(Propagation.Nested, () => insert(inner));
+        });
+      } finally {
+        Object.assign(proto, { _write: write, _writev: writev });
+      }
+      const start = writes.filter((w) => w.includes('START TRANSACTION'));
+      const savepoint = writes.filter((w) => w.includes('SAVEPOINT typeorm_1'));
+      expect(start).toHaveLength(1);
+      expect(start[0]).toContain(outer);
+      expect(savepoint).toHaveLength(1);
+      expect(savepoint[0]).toContain(inner);
+      expect([await stored(outer), await stored(inner)]).toEqual([1, 1]);
+    });
+
+    it('returns before PostgreSQL answers; the COMMIT goes behind it, waits for it, and both land', async () => {
+      const ref = newRef();
+      // Another session holds a lock every INSERT into customers waits for.
+      const locker = await c.db.connect();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE customers IN SHARE MODE');
+      let returned = false;
+      const done = tx.withTransaction(async () => {
+        await behind(ref);
+        returned = true;
+      });
+      try {
+        for (let i = 0; i < 200 && (await waitingOnLock()) === 0; i++)
+          await new Promise((r) => setTimeout(r, 10));
+        // The INSERT is on the server, blocked, and the caller went on without its answer.
+        expect(await waitingOnLock()).toBe(1);
+        expect(returned).toBe(true);
+        expect(await stored(ref)).toBe(0);
+      } finally {
+        await locker.query('COMMIT');
+        locker.release();
+      }
+      await done;
+      expect(await stored(ref)).toBe(1);
+    });
+
+    it('a failed write aborts the transaction: the statements after it fail, nothing is kept, and its own error is thrown', async () => {
+      const [taken, before, after] = [newRef(), newRef(), newRef()];
+      await tx.withTransaction(() => insert(taken));
+      await expect(
+        tx.withTransaction(async () => {
+          await insert(before);
+          await behind(taken); // unique (app_id, mode, external_id): fails on the server
+          await insert(after); // fails too: the transaction is aborted (25P02)
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect([await stored(before), await stored(after)]).toEqual([0, 0]);
+    });
+
+    it('a failed write that is the last statement: COMMIT is answered ROLLBACK, and its error is thrown', async () => {
+      const [taken, before] = [newRef(), newRef()];
+      await tx.withTransaction(() => insert(taken));
+      await expect(
+        tx.withTransaction(async () => {
+          await insert(before);
+          await behind(taken);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(await stored(before)).toBe(0);
+      // The connection went back clean: the next transaction on the pool commits.
+      const next = newRef();
+      for (let i = 0; i < 12; i++) await tx.withTransaction(() => behind(`${next}-${i}`));
+      expect(await stored(`${next}-11`)).toBe(1);
+      expect(pool().idleCount).toBe(pool().totalCount);
+    });
+
+    it('several writes behind, inside a savepoint too, commit in the order sent', async () => {
+      const refs = [newRef(), newRef(), newRef()];
+      await tx.withTransaction(async () => {
+        await behind(refs[0]);
+        await tx.withTransaction(Propagation.Nested, () => behind(refs[1]));
+        await behind(refs[2]);
+      });
+      const { rows } = await c.db.query(
+        `SELECT external_id FROM customers WHERE external_id = ANY($1) ORDER BY id`,
+        [refs],
+      );
+      expect(rows.map((r: { external_id: string }) => r.external_id)).toEqual(refs);
+    });
+
+    it('in a transaction TypeORM runs (an isolation level) it waits for the answer, and fails at the call', async () => {
+      const taken = newRef();
+      await tx.withTransaction(() => insert(taken));
+      let failedAtCall: unknown;
+      await tx
+        .withTransaction({ isolationLevel: 'SERIALIZABLE' }, async () => {
+          await behind(taken).catch((err: unknown) => {
+            failedAtCall = err;
+            throw err;
+          });
+        })
+        .catch(() => undefined);
+      expect(failedAtCall).toMatchObject({ code: '23505' });
+    });
   });
 });

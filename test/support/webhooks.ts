@@ -1,4 +1,5 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Mode } from '../../src/common/http/request-context';
 import { EventsService } from '../../src/events/events.service';
 import type { EventType } from '../../src/events/event-catalogue';
@@ -16,8 +17,18 @@ export async function recordEvent(
 ): Promise<number> {
   const txHost = t.app.get(TransactionHost);
   const events = t.app.get(EventsService);
-  const e = await txHost.withTransaction(() => events.record(scope, type, data));
-  return e.id;
+  return txHost.withTransaction(async () => {
+    await events.record(scope, type, data);
+    return lastEventId(txHost);
+  });
+}
+
+/** Inside a transaction: the id of the event it recorded last (the events sequence's value in this session). */
+export async function lastEventId(txHost: TransactionHost): Promise<number> {
+  const [{ id }] = (await (txHost as TransactionHost<TransactionalAdapterTypeOrm>).tx.query(
+    `SELECT currval(pg_get_serial_sequence('events', 'id'))::int AS id`,
+  )) as { id: number }[];
+  return id;
 }
 
 export async function createEndpoint(
