@@ -21,7 +21,13 @@ export class CustomersRepository {
     this.customers = new TenantRepo(txHost, Customer, 'Customer');
   }
 
-  /** Inserts the reference, or fills in / updates the details of the existing row (race-safe). */
+  /**
+   * Inserts the reference, or fills in / updates the details of the existing
+   * row (race-safe). A known customer whose details would not change is only
+   * read: an upsert that rewrites the row also locks it until the commit, so
+   * every payment and invoice of one customer used to wait for the one
+   * before it to commit.
+   */
   async upsert(
     scope: TenantScope,
     externalId: string,
@@ -37,15 +43,22 @@ export class CustomersRepository {
       updated_at: Date;
     }>(
       this.txHost.tx,
-      `INSERT INTO customers (app_id, mode, external_id, name, email, phone)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `WITH known AS (
+         SELECT id, name, email, phone, created_at, updated_at FROM customers
+          WHERE app_id = $1 AND mode = $2 AND external_id = $3
+            AND ($4::text IS NULL OR name = $4) AND ($5::text IS NULL OR email = $5)
+            AND ($6::text IS NULL OR phone = $6)
+       ), written AS (
+       INSERT INTO customers (app_id, mode, external_id, name, email, phone)
+       SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM known)
        ON CONFLICT (app_id, mode, external_id) DO UPDATE SET
          name = COALESCE(EXCLUDED.name, customers.name),
          email = COALESCE(EXCLUDED.email, customers.email),
          phone = COALESCE(EXCLUDED.phone, customers.phone),
          updated_at = CASE WHEN (EXCLUDED.name, EXCLUDED.email, EXCLUDED.phone) IS NOT DISTINCT FROM (NULL, NULL, NULL)
                            THEN customers.updated_at ELSE now() END
-       RETURNING id, name, email, phone, created_at, updated_at`,
+       RETURNING id, name, email, phone, created_at, updated_at)
+       SELECT * FROM known UNION ALL SELECT * FROM written`,
       [
         scope.appId,
         scope.mode,
