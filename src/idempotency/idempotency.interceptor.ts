@@ -145,7 +145,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     next: CallHandler,
   ): Promise<Outcome> {
     try {
-      return await this.txHost.withTransaction(async () => {
+      return await this.committed(async () => {
         let outcome: Outcome;
         try {
           // A savepoint: a stored business error undoes the handler's writes
@@ -177,11 +177,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
         await this.keys.release(key);
         throw err;
       }
-      return this.txHost.withTransaction(() => this.storeError(key, err));
+      return this.committed(() => this.storeError(key, err));
     }
-    // Taken over by a retry meanwhile: that retry resumed this same work and answers alike.
-    await this.txHost.withTransaction(() => this.store(key, res.statusCode, null, body));
+    await this.committed(() => this.store(key, res.statusCode, null, body));
     return { body };
+  }
+
+  /**
+   * `fn` in a transaction whose stored outcome may find the key taken over
+   * by a retry (this request outlived its lease): then nothing of the
+   * transaction is kept and this request is answered 409; the retry does
+   * the work (or, past a recovery point, has resumed it and answers alike).
+   */
+  private async committed<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.txHost.withTransaction(fn);
+    } catch (err) {
+      if (!this.keys.isTakenOver(err)) throw err;
+      throw new AppError(
+        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+        'Another request with this Idempotency-Key took over this one',
+      );
+    }
   }
 
   private isStored(err: unknown): err is AppError {
@@ -200,18 +217,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     errorCode: ErrorCode | null,
     body: unknown,
   ): Promise<void> {
-    const stored = await this.keys.finish(key, {
+    // Sent behind, the COMMIT right after it; a key taken over fails the commit (see `committed`).
+    await this.keys.finish(key, {
       status,
       errorCode,
       body: encryptSecret(this.config.encryptionKey, JSON.stringify(body)),
     });
-    if (!stored && !key.recoveryPoint) {
-      // All-or-nothing work whose key a retry took over: undo it, the retry does it.
-      throw new AppError(
-        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-        'Another request with this Idempotency-Key took over this one',
-      );
-    }
   }
 
   private replay(stored: KeyRow, res: HttpResponse): Outcome {

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { writeBehind } from '../database/lean-transaction';
+
+/** SQLSTATE raised by joma_idempotency_key_taken_over() (migration 1796500000000). */
+export const TAKEN_OVER = 'JI409';
 
 export interface KeyScope {
   appId: number;
@@ -100,19 +104,38 @@ export class IdempotencyRepository {
     return n === 1;
   }
 
-  /** Stores the outcome; false when another request took the key over meanwhile. */
-  async finish(
+  /**
+   * Stores the outcome in the caller's transaction, sent behind
+   * (`writeBehind`: the COMMIT follows without waiting for it). With
+   * `guard`, a key another request took over meanwhile fails the statement
+   * and so the transaction (SQLSTATE TAKEN_OVER, see `isTakenOver`); without,
+   * such a key is simply left as the other request has it.
+   */
+  finish(
     s: KeyScope,
     owner: string,
     outcome: { status: number; errorCode: string | null; body: string },
-  ): Promise<boolean> {
-    const [, n] = (await this.txHost.tx.query(
-      `UPDATE idempotency_keys
+    guard: boolean,
+  ): Promise<void> {
+    const update = `UPDATE idempotency_keys
        SET state = 'FINISHED', status_code = $5, error_code = $6, response_body = $7, locked_until = NULL
-       WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
+       WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`;
+    return writeBehind(
+      this.txHost.tx,
+      guard
+        ? // CASE evaluates its ELSE only when reached (the function is volatile, never folded).
+          `WITH stored AS (${update} RETURNING 1)
+           SELECT CASE WHEN EXISTS (SELECT 1 FROM stored) THEN true
+                       ELSE joma_idempotency_key_taken_over() END`
+        : update,
       [s.appId, s.mode, s.key, owner, outcome.status, outcome.errorCode, outcome.body],
-    )) as [unknown, number];
-    return n === 1;
+    );
+  }
+
+  /** The error of a guarded `finish` whose key was taken over. */
+  static isTakenOver(err: unknown): boolean {
+    const e = err as { code?: string; driverError?: { code?: string } } | null;
+    return (e?.code ?? e?.driverError?.code) === TAKEN_OVER;
   }
 
   async deleteExpired(now: Date, batch: number): Promise<number> {

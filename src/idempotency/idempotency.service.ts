@@ -135,12 +135,24 @@ export class IdempotencyService {
     key.recovery = recovery;
   }
 
-  /** Stores the outcome (in the caller's transaction when there is one); false when the key was taken over. */
+  /**
+   * Stores the outcome in the caller's transaction (sent behind: the COMMIT
+   * follows without waiting). If another request took the key over
+   * meanwhile, work that has no recovery point fails that transaction
+   * (`isTakenOver`): the other request does it. Work with a recovery point
+   * was resumed by the other request, which answers alike; its outcome is
+   * the one kept.
+   */
   finish(
     key: ClaimedKey,
     outcome: { status: number; errorCode: string | null; body: string },
-  ): Promise<boolean> {
-    return this.keys.finish(key.scope, key.owner, outcome);
+  ): Promise<void> {
+    return this.keys.finish(key.scope, key.owner, outcome, !key.recoveryPoint);
+  }
+
+  /** Whether a transaction failed because its `finish` found the key taken over. */
+  isTakenOver(err: unknown): boolean {
+    return IdempotencyRepository.isTakenOver(err);
   }
 
   /** Frees the key after a failure not worth replaying (400s, 5xx), so a retry starts afresh. */

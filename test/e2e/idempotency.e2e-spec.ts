@@ -226,6 +226,47 @@ describe('idempotency keys', () => {
     expect(replay.text).toBe(done.text);
   });
 
+  it('a request that outlives its lease and was taken over by a retry: its work is undone and it gets 409; the retry commits once', async () => {
+    const latch = t.app.get(Latch);
+    const k = key();
+    const reference = `takeover-${k}`;
+    const send = () =>
+      request(t.baseUrl)
+        .post('/api/v1/test-only/held-write')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', k)
+        .send({ gate: k, reference });
+    const ownerOf = async () =>
+      (await t.db.query(`SELECT owner FROM idempotency_keys WHERE key = $1`, [k])).rows[0]
+        ?.owner as string | undefined;
+    const first = send().then((r) => r);
+    await latch.entered(k); // its customer is written, not committed
+    const firstOwner = await ownerOf();
+    expect(firstOwner).toBeDefined();
+
+    t.clock.advance(61_000); // past the first's lease
+    const retry = send().then((r) => r);
+    // The retry takes the key over (committed), then waits on the first's customer row.
+    for (let i = 0; i < 200 && (await ownerOf()) === firstOwner; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await ownerOf()).not.toBe(firstOwner);
+
+    latch.release(k);
+    const [late, won] = await Promise.all([first, retry]);
+    expect(late.status).toBe(409);
+    expect(late.body.meta.errorCode).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(won.status).toBe(201);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM customers WHERE app_id = $1 AND external_id = $2`,
+        [app.id, reference],
+      ),
+    ).toBe(1);
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(won.text);
+  });
+
   it('a real concurrent double-submit creates exactly one record', async () => {
     for (let round = 0; round < 3; round++) {
       const k = key();

@@ -3,7 +3,8 @@ import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common'
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AuthModule } from '../../src/auth/auth.module';
-import { AppAuth } from '../../src/auth/decorators';
+import { AppAuth, CurrentApp } from '../../src/auth/decorators';
+import type { AppPrincipal } from '../../src/common/http/request-context';
 import { Idempotent } from '../../src/idempotency/idempotency.interceptor';
 
 /** SQL a test route runs to provoke a real database failure; it must never reach a client. */
@@ -75,6 +76,26 @@ export class TestOnlyController {
   async held(@Body() body: unknown): Promise<{ call: number }> {
     const gate = (body as { gate?: unknown }).gate;
     if (typeof gate === 'string') await this.latch.pass(gate);
+    return { call: ++this.calls };
+  }
+
+  /**
+   * An idempotent create that writes a customer (the body's reference) in
+   * its transaction, then waits at the body's gate: a second request with
+   * the same reference waits for this one's commit or rollback.
+   */
+  @Post('held-write')
+  @AppAuth()
+  @Idempotent()
+  async heldWrite(
+    @Body() body: { gate: string; reference: string },
+    @CurrentApp() app: AppPrincipal,
+  ): Promise<{ call: number }> {
+    await this.txHost.tx.query(
+      `INSERT INTO customers (app_id, mode, external_id) VALUES ($1, $2, $3)`,
+      [app.appId, app.mode, body.reference],
+    );
+    await this.latch.pass(body.gate);
     return { call: ++this.calls };
   }
 
