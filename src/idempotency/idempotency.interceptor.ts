@@ -23,7 +23,7 @@ import type { JomaRequest } from '../common/http/request-context';
 import { ApiErrors } from '../common/http/swagger';
 import { canonicalJson } from './canonical-json';
 import type { KeyRow } from './idempotency.repository';
-import { ClaimedKey, IdempotencyService } from './idempotency.service';
+import { ClaimedKey, IdempotencyService, tookOver } from './idempotency.service';
 
 const IDEMPOTENT = 'joma:idempotent';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -193,11 +193,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       return await this.txHost.withTransaction(fn);
     } catch (err) {
-      if (!this.keys.isTakenOver(err)) throw err;
-      throw new AppError(
-        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-        'Another request with this Idempotency-Key took over this one',
-      );
+      throw this.keys.isTakenOver(err) ? tookOver() : err;
     }
   }
 

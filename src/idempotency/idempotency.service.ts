@@ -26,6 +26,14 @@ export interface ClaimedKey {
   recovery: Record<string, unknown> | null;
 }
 
+/** The 409 of a request whose key a retry took over (it outlived its lease): the retry does the work. */
+export function tookOver(): AppError {
+  return new AppError(
+    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    'Another request with this Idempotency-Key took over this one',
+  );
+}
+
 export type Claim = { kind: 'replay'; row: KeyRow } | { kind: 'run'; key: ClaimedKey };
 
 /**
@@ -125,12 +133,7 @@ export class IdempotencyService {
   async checkpoint(point: string, recovery: Record<string, unknown>): Promise<void> {
     const key = this.active();
     if (!key) return;
-    if (!(await this.keys.checkpoint(key.scope, key.owner, point, recovery))) {
-      throw new AppError(
-        ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-        'Another request with this Idempotency-Key took over this one',
-      );
-    }
+    if (!(await this.keys.checkpoint(key.scope, key.owner, point, recovery))) throw tookOver();
     key.recoveryPoint = point;
     key.recovery = recovery;
   }
