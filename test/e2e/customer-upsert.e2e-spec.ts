@@ -47,8 +47,18 @@ describe('customers named by payments and invoices', () => {
     };
   };
   /** 'pending' if the request has not been answered within `ms`. */
-  const within = <T>(p: Promise<T>, ms: number) =>
-    Promise.race([p, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+  const within = async <T>(p: Promise<T>, ms: number): Promise<T | 'pending'> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        p,
+        new Promise<'pending'>((r) => (timer = setTimeout(() => r('pending'), ms))),
+      ]);
+    } finally {
+      // A timer left running would keep Jest's worker alive after the file ends.
+      clearTimeout(timer);
+    }
+  };
 
   it('a known customer with no new details is answered while another transaction holds their row', async () => {
     const ref = `cu-${++n}`;
