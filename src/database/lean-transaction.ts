@@ -30,7 +30,7 @@ export async function leanTransaction<T>(
   try {
     const connection = (await runner.connect()) as PoolClient;
     // Sent behind: the transaction's first statement follows it in the same write.
-    sendBehind(connection, behind, 'START TRANSACTION');
+    sendBehind(connection, behind, () => connection.query('START TRANSACTION'));
     runner.isTransactionActive = true;
     runner.transactionDepth = 1;
     writesBehind.set(runner, behind);
@@ -92,8 +92,7 @@ async function firstFailure(writes: Promise<unknown>[]): Promise<unknown> {
 function sendBehind(
   connection: PoolClient,
   behind: Promise<unknown>[],
-  text: string,
-  send: () => Promise<unknown> = () => connection.query(text),
+  send: () => Promise<unknown>,
 ): void {
   const stream = (connection as unknown as { connection: { stream: Writable } }).connection.stream;
   stream.cork();
@@ -131,7 +130,7 @@ export async function writeBehind(
     return;
   }
   // hotRows hands the statement to pg before its first await: on the wire ahead of what follows.
-  sendBehind(runner.databaseConnection, behind, text, () => hotRows(manager, text, params));
+  sendBehind(runner.databaseConnection, behind, () => hotRows(manager, text, params));
 }
 
 /**
@@ -155,7 +154,7 @@ export async function leanSavepoint<T>(
   const savepoint = `typeorm_${runner.transactionDepth}`;
   const behind = writesBehind.get(runner);
   const mark = behind?.length ?? 0;
-  if (behind) sendBehind(connection, behind, `SAVEPOINT ${savepoint}`);
+  if (behind) sendBehind(connection, behind, () => connection.query(`SAVEPOINT ${savepoint}`));
   else await connection.query(`SAVEPOINT ${savepoint}`);
   runner.transactionDepth += 1;
   try {

@@ -5,20 +5,20 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 export type Tx = TransactionHost<TransactionalAdapterTypeOrm>;
 export { TransactionHost, Transactional } from '@nestjs-cls/transactional';
 
+/** The SQLSTATE of a PostgreSQL error, as pg raises it or as TypeORM wraps it (`driverError`). */
+export function sqlStateOf(err: unknown): string | undefined {
+  const e = err as { code?: string; driverError?: { code?: string } } | null;
+  return e?.code ?? e?.driverError?.code;
+}
+
 /** PostgreSQL unique_violation. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as {
-    code?: string;
-    constraint?: string;
-    driverError?: { code?: string; constraint?: string };
-  };
-  const code = e?.code ?? e?.driverError?.code;
+  const e = err as { constraint?: string; driverError?: { constraint?: string } } | null;
   const name = e?.constraint ?? e?.driverError?.constraint;
-  return code === '23505' && (constraint === undefined || name === constraint);
+  return sqlStateOf(err) === '23505' && (constraint === undefined || name === constraint);
 }
 
 /** PostgreSQL foreign_key_violation (e.g. an admin naming an app that does not exist). */
 export function isForeignKeyViolation(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string } };
-  return (e?.code ?? e?.driverError?.code) === '23503';
+  return sqlStateOf(err) === '23503';
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { writeBehind } from '../database/lean-transaction';
+import { sqlStateOf } from '../database/transaction';
 
 /** SQLSTATE raised by joma_idempotency_key_taken_over() (migration 1796500000000). */
 export const TAKEN_OVER = 'JI409';
@@ -134,8 +135,7 @@ export class IdempotencyRepository {
 
   /** The error of a guarded `finish` whose key was taken over. */
   static isTakenOver(err: unknown): boolean {
-    const e = err as { code?: string; driverError?: { code?: string } } | null;
-    return (e?.code ?? e?.driverError?.code) === TAKEN_OVER;
+    return sqlStateOf(err) === TAKEN_OVER;
   }
 
   async deleteExpired(now: Date, batch: number): Promise<number> {
