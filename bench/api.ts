@@ -34,7 +34,15 @@ import { databaseLabel, scratchDatabase } from './scratch-database';
 import { SystemClock } from '../src/common/clock/clock';
 import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
 import { AppConfig } from '../src/config/app-config';
-import { AppKeys, benchHttpAdapter, cpuMs, RunningServer, startServer } from './server-process';
+import {
+  AppKeys,
+  benchHttpAdapter,
+  cpuMs,
+  hostTicks,
+  RunningServer,
+  startServer,
+  stealPercent,
+} from './server-process';
 
 // Many short rounds rather than a few long ones (twelfth pass): on a shared
 // host one round's ratio moves by +-15 % with the neighbours' load, and the
@@ -282,19 +290,31 @@ async function shedTrial(
 ) {
   const expected = route.expectStatus;
   const refill = () => new Promise((r) => setTimeout(r, 3000));
+  // The host's steal during each phase: time this VM's cores were given to other guests.
+  const stolen = async <T>(phase: () => Promise<T>): Promise<[T, number | null]> => {
+    const before = hostTicks();
+    const result = await phase();
+    return [result, stealPercent(before, hostTicks())];
+  };
   await refill();
-  const reference = await openLoop(server, route, Math.floor(limit * 0.9), SHED_REF_SECONDS);
+  const [reference, referenceSteal] = await stolen(() =>
+    openLoop(server, route, Math.floor(limit * 0.9), SHED_REF_SECONDS),
+  );
   const unloaded = reference.byStatus[expected];
   await refill();
-  const overloaded = await openLoop(server, route, 2 * capacity, SHED_SECONDS, true);
+  const [overloaded, floodSteal] = await stolen(() =>
+    openLoop(server, route, 2 * capacity, SHED_SECONDS, true),
+  );
   const accepted = overloaded.byStatus[expected];
   const rejected = overloaded.byStatus['429'];
   const steady = overloaded.steadyByStatus!;
   await refill();
-  const [control] = await Promise.all([
-    openLoop(server, route, Math.floor(limit * 0.97), SHED_SECONDS),
-    openLoop(elsewhere, route, 2 * capacity - limit, SHED_SECONDS),
-  ]);
+  const [[control], controlSteal] = await stolen(() =>
+    Promise.all([
+      openLoop(server, route, Math.floor(limit * 0.97), SHED_SECONDS),
+      openLoop(elsewhere, route, 2 * capacity - limit, SHED_SECONDS),
+    ]),
+  );
   const controlSteady = control.steadyByStatus![expected];
   return {
     unloaded,
@@ -325,6 +345,7 @@ async function shedTrial(
       steadyAccepted: overloaded.samples!.steady[expected] ?? [],
       controlSteadyAccepted: control.samples!.steady[expected] ?? [],
     },
+    hostStealPercent: { reference: referenceSteal, flood: floodSteal, control: controlSteal },
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
     // What they were ('error': the connection failed or closed before an answer).
@@ -417,6 +438,11 @@ async function shedLoad(
       medianTrial: median(ratios),
       trials: ratios,
     },
+    // Beside each trial's ratio: the host's steal (%) in its reference and its flood.
+    hostStealPercentByTrial: trials.map((t) => [
+      t.hostStealPercent.reference,
+      t.hostStealPercent.flood,
+    ]),
     pooled: {
       unloaded: pooledUnloaded,
       steadyAccepted: pooledAccepted,

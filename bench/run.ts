@@ -35,7 +35,7 @@ import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { spawnSync } from 'node:child_process';
 import { runLoad } from './load';
-import { compiledBench } from './server-process';
+import { compiledBench, hostTicks, stealPercent } from './server-process';
 import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
 import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
@@ -277,6 +277,7 @@ async function main(): Promise<void> {
       while ((await fanout.fanOutBatch()).events > 0);
       const total = BACKLOG * endpointCount;
       const t = performance.now();
+      const host = hostTicks();
       await workers.start();
       await withDeadline('drain DELIVERED', async () =>
         (await delivered(scope.appId)) - before >= total ? true : null,
@@ -286,6 +287,8 @@ async function main(): Promise<void> {
         deliveries: total,
         seconds: round(seconds),
         deliveriesPerSecond: round(total / seconds),
+        // The share of the machine the hypervisor gave other guests meanwhile.
+        hostStealPercent: stealPercent(host, hostTicks()),
       };
     };
     log(`drain: ${BACKLOG} deliveries to one endpoint, then ${BACKLOG * 3} to three`);

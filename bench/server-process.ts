@@ -52,6 +52,31 @@ export interface RunningServer extends AppKeys {
  * machine disturbs least: throughput also moves with what PostgreSQL and
  * the load generator get of the same cores.
  */
+/**
+ * The machine's CPU time so far (all cores, in clock ticks) and how much of
+ * it the hypervisor gave to other guests ("steal", /proc/stat); null off
+ * Linux. Between two readings, `stealPercent` is the share of the machine
+ * this VM wanted and did not get: a phase of a benchmark that ran while the
+ * host was busy elsewhere shows it there.
+ */
+export function hostTicks(): { total: number; steal: number } | null {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const ticks = fields.slice(0, 8).map(Number); // user nice system idle iowait irq softirq steal
+    return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] };
+  } catch {
+    return null;
+  }
+}
+
+export function stealPercent(
+  before: ReturnType<typeof hostTicks>,
+  after: ReturnType<typeof hostTicks>,
+): number | null {
+  if (!before || !after || after.total <= before.total) return null;
+  return Math.round((1000 * (after.steal - before.steal)) / (after.total - before.total)) / 10;
+}
+
 export function cpuMs(pid: number): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
