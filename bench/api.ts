@@ -39,6 +39,7 @@ import {
   benchHttpAdapter,
   cpuMs,
   hostTicks,
+  LoopDelay,
   RunningServer,
   startServer,
   stealPercent,
@@ -290,26 +291,38 @@ async function shedTrial(
 ) {
   const expected = route.expectStatus;
   const refill = () => new Promise((r) => setTimeout(r, 3000));
-  // The host's steal during each phase: time this VM's cores were given to other guests.
-  const stolen = async <T>(phase: () => Promise<T>): Promise<[T, number | null]> => {
+  // The host's steal during each phase: time this VM's cores were given to
+  // other guests. And how late the server's event loop ran meanwhile (a stall
+  // of the whole process): in a flood and its control from SHED_BURST_S on,
+  // the window their steady latencies come from.
+  const loop: Partial<Record<'reference' | 'flood' | 'control', LoopDelay>> = {};
+  const stolen = async <T>(
+    name: 'reference' | 'flood' | 'control',
+    phase: () => Promise<T>,
+  ): Promise<[T, number | null]> => {
     const before = hostTicks();
+    await server.loopDelay();
+    const steady =
+      name === 'reference' ? null : setTimeout(() => void server.loopDelay(), SHED_BURST_S * 1000);
     const result = await phase();
+    if (steady) clearTimeout(steady);
+    loop[name] = await server.loopDelay();
     return [result, stealPercent(before, hostTicks())];
   };
   await refill();
-  const [reference, referenceSteal] = await stolen(() =>
+  const [reference, referenceSteal] = await stolen('reference', () =>
     openLoop(server, route, Math.floor(limit * 0.9), SHED_REF_SECONDS),
   );
   const unloaded = reference.byStatus[expected];
   await refill();
-  const [overloaded, floodSteal] = await stolen(() =>
+  const [overloaded, floodSteal] = await stolen('flood', () =>
     openLoop(server, route, 2 * capacity, SHED_SECONDS, true),
   );
   const accepted = overloaded.byStatus[expected];
   const rejected = overloaded.byStatus['429'];
   const steady = overloaded.steadyByStatus!;
   await refill();
-  const [[control], controlSteal] = await stolen(() =>
+  const [[control], controlSteal] = await stolen('control', () =>
     Promise.all([
       openLoop(server, route, Math.floor(limit * 0.97), SHED_SECONDS),
       openLoop(elsewhere, route, 2 * capacity - limit, SHED_SECONDS),
@@ -346,6 +359,7 @@ async function shedTrial(
       controlSteadyAccepted: control.samples!.steady[expected] ?? [],
     },
     hostStealPercent: { reference: referenceSteal, flood: floodSteal, control: controlSteal },
+    eventLoopDelayMs: loop,
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
     // What they were ('error': the connection failed or closed before an answer).
@@ -438,10 +452,15 @@ async function shedLoad(
       medianTrial: median(ratios),
       trials: ratios,
     },
-    // Beside each trial's ratio: the host's steal (%) in its reference and its flood.
+    // Beside each trial's ratio: the host's steal (%) in its reference and its flood,
     hostStealPercentByTrial: trials.map((t) => [
       t.hostStealPercent.reference,
       t.hostStealPercent.flood,
+    ]),
+    // and the server's event loop: its longest delay (ms) in the reference and the steady flood.
+    eventLoopMaxMsByTrial: trials.map((t) => [
+      t.eventLoopDelayMs.reference?.maxMs,
+      t.eventLoopDelayMs.flood?.maxMs,
     ]),
     pooled: {
       unloaded: pooledUnloaded,

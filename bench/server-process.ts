@@ -14,6 +14,7 @@ import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export interface ServerOptions {
   /** Joma: RATE_LIMIT_PER_SECOND (0 = off); skeleton: its one token bucket (0 = none). */
@@ -43,7 +44,19 @@ export interface RunningServer extends AppKeys {
   port: number;
   /** The extra apps' TEST keys (options.extraApps). */
   more: AppKeys[];
+  /**
+   * How late the server's event loop ran since the last call (a 1 ms timer's
+   * lateness, perf_hooks' monitorEventLoopDelay), and starts counting again:
+   * call it before a phase to reset, after it to read. A stall of the whole
+   * process shows here; a wait on the database does not.
+   */
+  loopDelay(): Promise<LoopDelay>;
   close(): Promise<void>;
+}
+
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
 }
 
 /**
@@ -141,6 +154,16 @@ export function startServer(
       ok({
         ...m,
         pid: child.pid!,
+        loopDelay: () =>
+          new Promise<LoopDelay>((done) => {
+            const answer = (reply: { loopDelay?: LoopDelay }) => {
+              if (!reply.loopDelay) return;
+              child.off('message', answer);
+              done(reply.loopDelay);
+            };
+            child.on('message', answer);
+            child.send('loop-delay');
+          }),
         close: () =>
           new Promise<void>((done) => {
             child.once('exit', () => done());
@@ -232,6 +255,17 @@ if (require.main === module) {
   (kind === 'joma' ? serveJoma(options) : serveSkeleton(options)).then(
     async (ready) => {
       if (process.env.BENCH_HEAP_PROF) await sampleAllocations(process.env.BENCH_HEAP_PROF);
+      // Started by the first question (the shedding phases), so the 1 ms
+      // timer never runs during the throughput rounds.
+      let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
+      process.on('message', (m) => {
+        if (m !== 'loop-delay') return;
+        if (!delay) (delay = monitorEventLoopDelay({ resolution: 1 })).enable();
+        const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+        const loopDelay: LoopDelay = { p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) };
+        delay.reset();
+        process.send!({ loopDelay });
+      });
       process.send!(ready);
     },
     (err: Error) => {
