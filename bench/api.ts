@@ -302,10 +302,10 @@ async function shedTrial(
   ): Promise<[T, number | null]> => {
     const before = hostTicks();
     await server.loopDelay();
-    const steady =
+    const steadyFrom =
       name === 'reference' ? null : setTimeout(() => void server.loopDelay(), SHED_BURST_S * 1000);
     const result = await phase();
-    if (steady) clearTimeout(steady);
+    if (steadyFrom) clearTimeout(steadyFrom);
     loop[name] = await server.loopDelay();
     return [result, stealPercent(before, hostTicks())];
   };

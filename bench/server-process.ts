@@ -60,12 +60,6 @@ export interface LoopDelay {
 }
 
 /**
- * CPU time (user + system, ms) a server process has used so far, from
- * /proc (Linux); null elsewhere. Per request, it is the figure a shared
- * machine disturbs least: throughput also moves with what PostgreSQL and
- * the load generator get of the same cores.
- */
-/**
  * The machine's CPU time so far (all cores, in clock ticks) and how much of
  * it the hypervisor gave to other guests ("steal", /proc/stat); null off
  * Linux. Between two readings, `stealPercent` is the share of the machine
@@ -90,6 +84,12 @@ export function stealPercent(
   return Math.round((1000 * (after.steal - before.steal)) / (after.total - before.total)) / 10;
 }
 
+/**
+ * CPU time (user + system, ms) a server process has used so far, from
+ * /proc (Linux); null elsewhere. Per request, it is the figure a shared
+ * machine disturbs least: throughput also moves with what PostgreSQL and
+ * the load generator get of the same cores.
+ */
 export function cpuMs(pid: number): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
