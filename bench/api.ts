@@ -295,11 +295,10 @@ async function shedTrial(
   // other guests. And how late the server's event loop ran meanwhile (a stall
   // of the whole process): in a flood and its control from SHED_BURST_S on,
   // the window their steady latencies come from.
-  const loop: Partial<Record<'reference' | 'flood' | 'control', LoopDelay>> = {};
-  const stolen = async <T>(
-    name: 'reference' | 'flood' | 'control',
-    phase: () => Promise<T>,
-  ): Promise<[T, number | null]> => {
+  type Phase = 'reference' | 'flood' | 'control';
+  const steal: Partial<Record<Phase, number | null>> = {};
+  const loop: Partial<Record<Phase, LoopDelay>> = {};
+  const observed = async <T>(name: Phase, phase: () => Promise<T>): Promise<T> => {
     const before = hostTicks();
     await server.loopDelay();
     const steadyFrom =
@@ -307,22 +306,23 @@ async function shedTrial(
     const result = await phase();
     if (steadyFrom) clearTimeout(steadyFrom);
     loop[name] = await server.loopDelay();
-    return [result, stealPercent(before, hostTicks())];
+    steal[name] = stealPercent(before, hostTicks());
+    return result;
   };
   await refill();
-  const [reference, referenceSteal] = await stolen('reference', () =>
+  const reference = await observed('reference', () =>
     openLoop(server, route, Math.floor(limit * 0.9), SHED_REF_SECONDS),
   );
   const unloaded = reference.byStatus[expected];
   await refill();
-  const [overloaded, floodSteal] = await stolen('flood', () =>
+  const overloaded = await observed('flood', () =>
     openLoop(server, route, 2 * capacity, SHED_SECONDS, true),
   );
   const accepted = overloaded.byStatus[expected];
   const rejected = overloaded.byStatus['429'];
   const steady = overloaded.steadyByStatus!;
   await refill();
-  const [[control], controlSteal] = await stolen('control', () =>
+  const [control] = await observed('control', () =>
     Promise.all([
       openLoop(server, route, Math.floor(limit * 0.97), SHED_SECONDS),
       openLoop(elsewhere, route, 2 * capacity - limit, SHED_SECONDS),
@@ -358,7 +358,7 @@ async function shedTrial(
       steadyAccepted: overloaded.samples!.steady[expected] ?? [],
       controlSteadyAccepted: control.samples!.steady[expected] ?? [],
     },
-    hostStealPercent: { reference: referenceSteal, flood: floodSteal, control: controlSteal },
+    hostStealPercent: steal,
     eventLoopDelayMs: loop,
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
