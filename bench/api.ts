@@ -29,6 +29,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { HostProbe, ProbeReading, startHostProbe } from './host-probe';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
 import { SystemClock } from '../src/common/clock/clock';
@@ -285,6 +286,7 @@ function acceptedP99BySecond(timeline: [number, number, number | string][], expe
 async function shedTrial(
   server: RunningServer,
   elsewhere: RunningServer,
+  probe: HostProbe,
   route: Route,
   capacity: number,
   limit: number,
@@ -292,20 +294,23 @@ async function shedTrial(
   const expected = route.expectStatus;
   const refill = () => new Promise((r) => setTimeout(r, 3000));
   // The host's steal during each phase: time this VM's cores were given to
-  // other guests. And how late the server's event loop ran meanwhile (a stall
-  // of the whole process): in a flood and its control from SHED_BURST_S on,
-  // the window their steady latencies come from.
+  // other guests. How late the server's event loop ran meanwhile (a stall
+  // of the whole process), and what the host probe saw (a stall of the host
+  // or the database, outside the server): in a flood and its control from
+  // SHED_BURST_S on, the window their steady latencies come from.
   type Phase = 'reference' | 'flood' | 'control';
   const steal: Partial<Record<Phase, number | null>> = {};
   const loop: Partial<Record<Phase, LoopDelay>> = {};
+  const host: Partial<Record<Phase, ProbeReading>> = {};
+  const witnesses = () => Promise.all([server.loopDelay(), probe.read()]);
   const observed = async <T>(name: Phase, phase: () => Promise<T>): Promise<T> => {
     const before = hostTicks();
-    await server.loopDelay();
+    await witnesses();
     const steadyFrom =
-      name === 'reference' ? null : setTimeout(() => void server.loopDelay(), SHED_BURST_S * 1000);
+      name === 'reference' ? null : setTimeout(() => void witnesses(), SHED_BURST_S * 1000);
     const result = await phase();
     if (steadyFrom) clearTimeout(steadyFrom);
-    loop[name] = await server.loopDelay();
+    [loop[name], host[name]] = await witnesses();
     steal[name] = stealPercent(before, hostTicks());
     return result;
   };
@@ -360,6 +365,7 @@ async function shedTrial(
     },
     hostStealPercent: steal,
     eventLoopDelayMs: loop,
+    hostProbeMs: host,
     timeouts: overloaded.timeouts,
     otherAnswers: overloaded.requests - (accepted?.count ?? 0) - (rejected?.count ?? 0),
     // What they were ('error': the connection failed or closed before an answer).
@@ -412,6 +418,7 @@ async function refusalCost(server: RunningServer, route: Route, besideHealthz: b
 async function shedLoad(
   server: RunningServer,
   elsewhere: RunningServer,
+  probe: HostProbe,
   route: Route,
   capacity: number,
   refusalsBesideHealthz = true,
@@ -428,7 +435,7 @@ async function shedLoad(
   await openLoop(elsewhere, route, 2 * capacity, SHED_WARM_SECONDS);
   const trials: Awaited<ReturnType<typeof shedTrial>>[] = [];
   for (let t = 0; t < SHED_TRIALS; t++) {
-    const { samples, ...trial } = await shedTrial(server, elsewhere, route, capacity, limit);
+    const { samples, ...trial } = await shedTrial(server, elsewhere, probe, route, capacity, limit);
     log(`  shedding trial ${t + 1}: ${JSON.stringify(trial)}`);
     trials.push({ ...trial, samples });
   }
@@ -461,6 +468,12 @@ async function shedLoad(
     eventLoopMaxMsByTrial: trials.map((t) => [
       t.eventLoopDelayMs.reference?.maxMs,
       t.eventLoopDelayMs.flood?.maxMs,
+    ]),
+    // and the host probe, outside the server: its timer's and its SELECT 1's longest wait (ms),
+    // in the reference and the steady flood.
+    hostProbeMaxMsByTrial: trials.map((t) => [
+      [t.hostProbeMs.reference?.timer.maxMs, t.hostProbeMs.reference?.database.maxMs],
+      [t.hostProbeMs.flood?.timer.maxMs, t.hostProbeMs.flood?.database.maxMs],
     ]),
     pooled: {
       unloaded: pooledUnloaded,
@@ -584,23 +597,30 @@ async function main(): Promise<void> {
      */
     const shedBoth = async (capacity: number) => {
       const rateLimitPerSecond = Math.floor(capacity * SHED_LIMIT_SHARE);
-      const jomaShed = await shedLoad(
-        await start('joma', scratch.url, { rateLimitPerSecond }),
-        await start('joma', scratch.url, { rateLimitPerSecond: 1 }),
-        createPayment(joma),
-        capacity,
-      );
-      log(`  Joma: ${JSON.stringify(jomaShed)}`);
-      for (const s of servers.splice(-2)) await s.close();
-      const skeletonShed = await shedLoad(
-        await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond }),
-        await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond: 1 }),
-        createPayment(joma),
-        capacity,
-        false,
-      );
-      log(`  skeleton: ${JSON.stringify(skeletonShed)}`);
-      return { ...jomaShed, skeleton: skeletonShed };
+      const probe = await startHostProbe(scratch.url);
+      try {
+        const jomaShed = await shedLoad(
+          await start('joma', scratch.url, { rateLimitPerSecond }),
+          await start('joma', scratch.url, { rateLimitPerSecond: 1 }),
+          probe,
+          createPayment(joma),
+          capacity,
+        );
+        log(`  Joma: ${JSON.stringify(jomaShed)}`);
+        for (const s of servers.splice(-2)) await s.close();
+        const skeletonShed = await shedLoad(
+          await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond }),
+          await start('skeleton', scratch.url, { appId: joma.appId, rateLimitPerSecond: 1 }),
+          probe,
+          createPayment(joma),
+          capacity,
+          false,
+        );
+        log(`  skeleton: ${JSON.stringify(skeletonShed)}`);
+        return { ...jomaShed, skeleton: skeletonShed };
+      } finally {
+        await probe.close();
+      }
     };
 
     if (process.env.BENCH_API_ONLY === 'shedding') {
