@@ -469,12 +469,13 @@ async function shedLoad(
       t.eventLoopDelayMs.reference?.maxMs,
       t.eventLoopDelayMs.flood?.maxMs,
     ]),
-    // and the host probe, outside the server: its timer's and its SELECT 1's longest wait (ms),
-    // in the reference and the steady flood.
-    hostProbeMaxMsByTrial: trials.map((t) => [
-      [t.hostProbeMs.reference?.timer.maxMs, t.hostProbeMs.reference?.database.maxMs],
-      [t.hostProbeMs.flood?.timer.maxMs, t.hostProbeMs.flood?.database.maxMs],
-    ]),
+    // and the host probe, outside the server: the longest wait (ms) of its timer, its SELECT 1
+    // and its one-row commit, in the reference and the steady flood.
+    hostProbeMaxMsByTrial: trials.map((t) =>
+      [t.hostProbeMs.reference, t.hostProbeMs.flood].map((seen) =>
+        seen ? [seen.timer.maxMs, seen.database.maxMs, seen.commit.maxMs] : null,
+      ),
+    ),
     pooled: {
       unloaded: pooledUnloaded,
       steadyAccepted: pooledAccepted,

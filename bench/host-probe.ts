@@ -3,15 +3,18 @@
  * no request goes through: every 5 ms it notes how late its timer fired
  * (how long an idle process on this host waits for a core) and, on its own
  * connection, how long PostgreSQL takes to answer `SELECT 1` (the database
- * and the loopback, with no server of ours in between). If an accepted
+ * and the loopback, with no server of ours in between) and to commit a
+ * one-row UPDATE of a table of its own (flushed to the WAL as every write's
+ * commit is; the scratch database goes with the run). If an accepted
  * request's stall shows here too, the host or the database stalled; if it
  * does not, the wait was in the server's own path. Its cost: ~200 timer
- * wake-ups and ~200 trivial queries a second, a percent or two of a core.
+ * wake-ups, ~200 trivial queries and ~200 one-row commits a second, a few
+ * percent of a core.
  *
  *   const probe = await startHostProbe(url);
  *   await probe.read();            // reset
  *   ... a phase ...
- *   const seen = await probe.read(); // { timer, database } since the reset
+ *   const seen = await probe.read(); // { timer, database, commit } since the reset
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +31,8 @@ export interface ProbeReading {
   timer: Lateness;
   /** `SELECT 1`'s round trip on a connection of its own. */
   database: Lateness;
+  /** A one-row UPDATE committed on its own, flushed to the WAL. */
+  commit: Lateness;
 }
 
 export interface HostProbe {
@@ -76,8 +81,15 @@ async function probe(): Promise<void> {
   const { Client } = await import('pg');
   const client = new Client({ connectionString: process.env.BENCH_PROBE_DATABASE_URL });
   await client.connect();
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS bench_host_probe (id int PRIMARY KEY, at timestamptz NOT NULL)',
+  );
+  await client.query(
+    'INSERT INTO bench_host_probe VALUES (1, clock_timestamp()) ON CONFLICT (id) DO NOTHING',
+  );
   let timer: number[] = [];
   let database: number[] = [];
+  let commit: number[] = [];
   let running = true;
   const timers = (async () => {
     while (running) {
@@ -90,14 +102,22 @@ async function probe(): Promise<void> {
     while (running) {
       const from = performance.now();
       await client.query('SELECT 1');
-      database.push(performance.now() - from);
+      const committing = performance.now();
+      database.push(committing - from);
+      await client.query('UPDATE bench_host_probe SET at = clock_timestamp() WHERE id = 1');
+      commit.push(performance.now() - committing);
       await sleep(EVERY_MS);
     }
   })();
   process.on('message', () => {
-    process.send!({ timer: lateness(timer), database: lateness(database) });
+    process.send!({
+      timer: lateness(timer),
+      database: lateness(database),
+      commit: lateness(commit),
+    });
     timer = [];
     database = [];
+    commit = [];
   });
   process.once('SIGTERM', () => {
     running = false;
