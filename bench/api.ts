@@ -15,7 +15,9 @@
  * code timed by itself against P2's CPU per request), invoice creation for
  * one app against eight apps (gapless numbering), and load shedding on the
  * write route (an open-loop generator at twice its measured capacity against
- * an app limit of a quarter of it).
+ * an app limit of a quarter of it), with the host's steal, each server's
+ * event-loop delay and a host probe (bench/host-probe.ts: a timer, SELECT 1
+ * and a one-row commit outside every server) beside each phase.
  *
  * Writes bench/report-api.json (gitignored). Bounded: BENCH_API_REQUESTS
  * (1000) per round, BENCH_API_CONCURRENCY (32), BENCH_API_ROUNDS (15); shedding: BENCH_SHED_TRIALS
