@@ -19,7 +19,7 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { compiledBench } from './server-process';
+import { askChild, compiledBench, stopChild } from './server-process';
 
 export interface Lateness {
   p99Ms: number;
@@ -55,16 +55,8 @@ export function startHostProbe(databaseUrl: string): Promise<HostProbe> {
     child.once('message', () => {
       child.removeAllListeners('exit');
       ok({
-        read: () =>
-          new Promise<ProbeReading>((done) => {
-            child.once('message', (reading: ProbeReading) => done(reading));
-            child.send('read');
-          }),
-        close: () =>
-          new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+        read: () => askChild(child, 'read', (reading: ProbeReading) => reading),
+        close: () => stopChild(child),
       });
     });
   });

@@ -10,7 +10,7 @@
  * The child answers with `{ port, appId, apiKey, apiSecret }` once it listens.
  */
 import 'reflect-metadata';
-import { execFileSync, fork } from 'node:child_process';
+import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -155,22 +155,39 @@ export function startServer(
         ...m,
         pid: child.pid!,
         loopDelay: () =>
-          new Promise<LoopDelay>((done) => {
-            const answer = (reply: { loopDelay?: LoopDelay }) => {
-              if (!reply.loopDelay) return;
-              child.off('message', answer);
-              done(reply.loopDelay);
-            };
-            child.on('message', answer);
-            child.send('loop-delay');
-          }),
-        close: () =>
-          new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+          askChild(child, 'loop-delay', (reply: { loopDelay?: LoopDelay }) => reply.loopDelay),
+        close: () => stopChild(child),
       });
     });
+  });
+}
+
+/**
+ * Sends a bench child process a question over IPC and resolves with the
+ * first reply `pick` finds an answer in (other messages are left alone).
+ */
+export function askChild<R, T>(
+  child: ChildProcess,
+  question: string,
+  pick: (reply: R) => T | undefined,
+): Promise<T> {
+  return new Promise<T>((done) => {
+    const answer = (reply: R) => {
+      const found = pick(reply);
+      if (found === undefined) return;
+      child.off('message', answer);
+      done(found);
+    };
+    child.on('message', answer);
+    child.send(question);
+  });
+}
+
+/** Stops a bench child process (SIGTERM: it closes what it holds) and waits for it to exit. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
   });
 }
 
