@@ -34,6 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { HostProbe, ProbeReading, startHostProbe } from './host-probe';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
+import { p99 } from './stats';
 import { SystemClock } from '../src/common/clock/clock';
 import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
 import { AppConfig } from '../src/config/app-config';
@@ -42,7 +43,7 @@ import {
   benchHttpAdapter,
   cpuMs,
   hostTicks,
-  LoopDelay,
+  Lateness,
   RunningServer,
   startServer,
   stealPercent,
@@ -69,8 +70,6 @@ const SHED_TRIALS = Number(process.env.BENCH_SHED_TRIALS ?? 6);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const round = (n: number) => Math.round(n * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-/** The p99 of latencies (ms), as bench/load.ts takes it: the ceil(0.99 n)-th smallest. */
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1];
 
 type Route = Omit<LoadSpec, 'port' | 'requests' | 'concurrency'>;
 
@@ -302,7 +301,7 @@ async function shedTrial(
   // SHED_BURST_S on, the window their steady latencies come from.
   type Phase = 'reference' | 'flood' | 'control';
   const steal: Partial<Record<Phase, number | null>> = {};
-  const loop: Partial<Record<Phase, LoopDelay>> = {};
+  const loop: Partial<Record<Phase, Lateness>> = {};
   const host: Partial<Record<Phase, ProbeReading>> = {};
   const witnesses = () => Promise.all([server.loopDelay(), probe.read()]);
   const observed = async <T>(name: Phase, phase: () => Promise<T>): Promise<T> => {

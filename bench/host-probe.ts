@@ -19,12 +19,8 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { askChild, compiledBench, stopChild } from './server-process';
-
-export interface Lateness {
-  p99Ms: number;
-  maxMs: number;
-}
+import { askChild, compiledBench, Lateness, stopChild } from './server-process';
+import { percentile } from './stats';
 
 export interface ProbeReading {
   /** How late a 5 ms timer fired in an idle process. */
@@ -65,8 +61,8 @@ export function startHostProbe(databaseUrl: string): Promise<HostProbe> {
 function lateness(xs: number[]): Lateness {
   if (!xs.length) return { p99Ms: 0, maxMs: 0 };
   const sorted = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(sorted[Math.ceil(q * sorted.length) - 1] * 100) / 100;
-  return { p99Ms: at(0.99), maxMs: at(1) };
+  const at = (p: number) => Math.round(percentile(sorted, p) * 100) / 100;
+  return { p99Ms: at(99), maxMs: at(100) };
 }
 
 async function probe(): Promise<void> {

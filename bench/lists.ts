@@ -28,6 +28,7 @@ import { configureApp } from '../src/bootstrap/configure-app';
 import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { databaseLabel, scratchDatabase } from './scratch-database';
+import { percentile } from './stats';
 
 const SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 20);
@@ -36,10 +37,6 @@ const DEEP_PAGE = 10_000 / PAGE_SIZE - 1;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const round = (n: number) => Math.round(n * 10) / 10;
 const ADMIN = { email: 'bench-admin@joma.test', password: 'bench-admin-password-1' };
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 interface Answer {
   status: number;

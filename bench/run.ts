@@ -35,6 +35,7 @@ import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { spawnSync } from 'node:child_process';
 import { runLoad } from './load';
+import { percentile } from './stats';
 import { compiledBench, hostTicks, stealPercent } from './server-process';
 import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
@@ -54,11 +55,6 @@ const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 /** Wall-clock milliseconds with sub-ms precision, comparable across threads. */
 const now = () => performance.timeOrigin + performance.now();
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
 const round = (n: number) => Math.round(n * 100) / 100;
 
 async function withDeadline<T>(what: string, until: () => Promise<T | null>): Promise<T> {

@@ -50,11 +50,12 @@ export interface RunningServer extends AppKeys {
    * call it before a phase to reset, after it to read. A stall of the whole
    * process shows here; a wait on the database does not.
    */
-  loopDelay(): Promise<LoopDelay>;
+  loopDelay(): Promise<Lateness>;
   close(): Promise<void>;
 }
 
-export interface LoopDelay {
+/** How late something ran that should have run at once: its p99 and its worst (ms). */
+export interface Lateness {
   p99Ms: number;
   maxMs: number;
 }
@@ -155,7 +156,7 @@ export function startServer(
         ...m,
         pid: child.pid!,
         loopDelay: () =>
-          askChild(child, 'loop-delay', (reply: { loopDelay?: LoopDelay }) => reply.loopDelay),
+          askChild(child, 'loop-delay', (reply: { loopDelay?: Lateness }) => reply.loopDelay),
         close: () => stopChild(child),
       });
     });
@@ -164,32 +165,47 @@ export function startServer(
 
 /**
  * Sends a bench child process a question over IPC and resolves with the
- * first reply `pick` finds an answer in (other messages are left alone).
+ * first reply `pick` finds an answer in (other messages are left alone);
+ * fails if the child is gone or exits before answering, so a bench never
+ * waits for ever on a process that died.
  */
 export function askChild<R, T>(
   child: ChildProcess,
   question: string,
   pick: (reply: R) => T | undefined,
 ): Promise<T> {
-  return new Promise<T>((done) => {
+  return new Promise<T>((done, fail) => {
     const answer = (reply: R) => {
       const found = pick(reply);
       if (found === undefined) return;
-      child.off('message', answer);
+      settle();
       done(found);
     };
+    const gone = (code: number | null) => {
+      settle();
+      fail(new Error(`bench process ${child.pid} exited (${code}) before answering ${question}`));
+    };
+    const settle = () => {
+      child.off('message', answer);
+      child.off('exit', gone);
+    };
+    if (exited(child)) return gone(child.exitCode);
     child.on('message', answer);
+    child.once('exit', gone);
     child.send(question);
   });
 }
 
 /** Stops a bench child process (SIGTERM: it closes what it holds) and waits for it to exit. */
 export function stopChild(child: ChildProcess): Promise<void> {
+  if (exited(child)) return Promise.resolve();
   return new Promise<void>((done) => {
     child.once('exit', () => done());
     child.kill('SIGTERM');
   });
 }
+
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
   const { createHttpApp } = await import('../src/bootstrap/http-adapter');
@@ -279,7 +295,7 @@ if (require.main === module) {
         if (m !== 'loop-delay') return;
         if (!delay) (delay = monitorEventLoopDelay({ resolution: 1 })).enable();
         const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-        const loopDelay: LoopDelay = { p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) };
+        const loopDelay: Lateness = { p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) };
         delay.reset();
         process.send!({ loopDelay });
       });
