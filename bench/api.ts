@@ -43,7 +43,7 @@ import {
   benchHttpAdapter,
   cpuMs,
   hostTicks,
-  Lateness,
+  LoopReading,
   RunningServer,
   startServer,
   stealPercent,
@@ -301,7 +301,7 @@ async function shedTrial(
   // SHED_BURST_S on, the window their steady latencies come from.
   type Phase = 'reference' | 'flood' | 'control';
   const steal: Partial<Record<Phase, number | null>> = {};
-  const loop: Partial<Record<Phase, Lateness>> = {};
+  const loop: Partial<Record<Phase, LoopReading>> = {};
   const host: Partial<Record<Phase, ProbeReading>> = {};
   const witnesses = () => Promise.all([server.loopDelay(), probe.read()]);
   const observed = async <T>(name: Phase, phase: () => Promise<T>): Promise<T> => {
@@ -470,6 +470,13 @@ async function shedLoad(
       t.eventLoopDelayMs.reference?.maxMs,
       t.eventLoopDelayMs.flood?.maxMs,
     ]),
+    // and its scavenges (their count, their sum and the longest, ms) in the reference and
+    // the steady flood: the pauses an accepted request may land in,
+    scavengesByTrial: trials.map((t) =>
+      [t.eventLoopDelayMs.reference, t.eventLoopDelayMs.flood].map((seen) =>
+        seen ? [seen.gc.minor.count, seen.gc.minor.totalMs, seen.gc.minor.maxMs] : null,
+      ),
+    ),
     // and the host probe, outside the server: the longest wait (ms) of its timer, its SELECT 1
     // and its one-row commit, in the reference and the steady flood.
     hostProbeMaxMsByTrial: trials.map((t) =>

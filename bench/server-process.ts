@@ -14,7 +14,7 @@ import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 export interface ServerOptions {
   /** Joma: RATE_LIMIT_PER_SECOND (0 = off); skeleton: its one token bucket (0 = none). */
@@ -48,9 +48,10 @@ export interface RunningServer extends AppKeys {
    * How late the server's event loop ran since the last call (a 1 ms timer's
    * lateness, perf_hooks' monitorEventLoopDelay), and starts counting again:
    * call it before a phase to reset, after it to read. A stall of the whole
-   * process shows here; a wait on the database does not.
+   * process shows here; a wait on the database does not. Beside it, the
+   * garbage collector's pauses in the same window.
    */
-  loopDelay(): Promise<Lateness>;
+  loopDelay(): Promise<LoopReading>;
   close(): Promise<void>;
 }
 
@@ -58,6 +59,18 @@ export interface RunningServer extends AppKeys {
 export interface Lateness {
   p99Ms: number;
   maxMs: number;
+}
+
+/** The garbage collector's pauses of one kind in a window: how many, their sum and the longest (ms). */
+export interface GcPauses {
+  count: number;
+  totalMs: number;
+  maxMs: number;
+}
+
+/** A server's event-loop delay in a window, and its scavenges (minor) and other collections (major) in it. */
+export interface LoopReading extends Lateness {
+  gc: { minor: GcPauses; major: GcPauses };
 }
 
 /**
@@ -156,7 +169,7 @@ export function startServer(
         ...m,
         pid: child.pid!,
         loopDelay: () =>
-          askChild(child, 'loop-delay', (reply: { loopDelay?: Lateness }) => reply.loopDelay),
+          askChild(child, 'loop-delay', (reply: { loopDelay?: LoopReading }) => reply.loopDelay),
         close: () => stopChild(child),
       });
     });
@@ -204,6 +217,8 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+const pauses = (): GcPauses => ({ count: 0, totalMs: 0, maxMs: 0 });
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
@@ -289,14 +304,36 @@ if (require.main === module) {
     async (ready) => {
       if (process.env.BENCH_HEAP_PROF) await sampleAllocations(process.env.BENCH_HEAP_PROF);
       // Started by the first question (the shedding phases), so the 1 ms
-      // timer never runs during the throughput rounds.
+      // timer and the GC observer never run during the throughput rounds.
       let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
+      const gc = { minor: pauses(), major: pauses() };
       process.on('message', (m) => {
         if (m !== 'loop-delay') return;
-        if (!delay) (delay = monitorEventLoopDelay({ resolution: 1 })).enable();
+        if (!delay) {
+          (delay = monitorEventLoopDelay({ resolution: 1 })).enable();
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) {
+              const kind = (e.detail as { kind?: number } | undefined)?.kind;
+              const p = kind === constants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : gc.major;
+              p.count++;
+              p.totalMs += e.duration;
+              p.maxMs = Math.max(p.maxMs, e.duration);
+            }
+          }).observe({ entryTypes: ['gc'] });
+        }
         const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-        const loopDelay: Lateness = { p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) };
+        const rounded = (p: GcPauses) => ({
+          count: p.count,
+          totalMs: Math.round(p.totalMs * 100) / 100,
+          maxMs: Math.round(p.maxMs * 100) / 100,
+        });
+        const loopDelay: LoopReading = {
+          p99Ms: ms(delay.percentile(99)),
+          maxMs: ms(delay.max),
+          gc: { minor: rounded(gc.minor), major: rounded(gc.major) },
+        };
         delay.reset();
+        Object.assign(gc, { minor: pauses(), major: pauses() });
         process.send!({ loopDelay });
       });
       process.send!(ready);
