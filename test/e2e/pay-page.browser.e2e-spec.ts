@@ -118,8 +118,7 @@ describe('hosted pay page in a browser (Chromium)', () => {
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
-      if (m.type() === 'error' && !/favicon/.test(m.location().url))
-        problems.push(`console: ${m.text()}`);
+      if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
     });
     return { page, problems };
   }

@@ -67,6 +67,7 @@ export function page(title: string, accent: string, body: SafeHtml, lang = 'en')
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>
   :root { --accent: ${raw(safeColor(accent))}; }
