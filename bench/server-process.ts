@@ -313,7 +313,8 @@ if (require.main === module) {
           (delay = monitorEventLoopDelay({ resolution: 1 })).enable();
           new PerformanceObserver((list) => {
             for (const e of list.getEntries()) {
-              const kind = (e.detail as { kind?: number } | undefined)?.kind;
+              // A 'gc' entry's detail (NodeGCPerformanceDetail) names its kind.
+              const kind = (e as { detail?: { kind?: number } }).detail?.kind;
               const p = kind === constants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : gc.major;
               p.count++;
               p.totalMs += e.duration;
