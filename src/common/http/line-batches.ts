@@ -2,6 +2,10 @@
 export interface LineSink {
   write(data: string): unknown;
   flushSync(): void;
+  /** 'drain': everything handed over has been written (SonicBoom emits it when its queue empties). */
+  on(event: 'drain', listener: () => void): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
 }
 
 /** Every LineBatches made, flushed at the end of the process by one listener each (not one per logger). */
@@ -13,12 +17,28 @@ function handOverBeforeExit(): void {
 }
 
 /**
- * Every pending line written now: at `exit` (nothing runs after it), and when
- * the app has shut down on SIGTERM/SIGINT, just before Nest re-raises the
- * signal, whose default action ends the process without an `exit` event.
+ * Every pending line handed over now and written as far as it can be
+ * synchronously: at `exit` (nothing runs after it; the asynchronous write
+ * SonicBoom may have started still completes, since Node finishes the
+ * thread pool's queued work on the way out).
  */
 export function writePendingLines(): void {
   for (const batches of open) safely(() => batches.flushSync());
+}
+
+/**
+ * Every pending line written before the process ends on a signal: when the
+ * app has shut down on SIGTERM/SIGINT, Nest re-raises the signal, whose
+ * default action ends the process at once, without an `exit` event and
+ * without finishing the thread pool's queued work, so a batch SonicBoom is
+ * still writing asynchronously would be lost (and a batch handed over by
+ * `writePendingLines` is written asynchronously when the sink is idle).
+ * Resolves once every sink has written everything, or after `timeoutMs`: a
+ * blocked output must not hold the shutdown for ever.
+ */
+export async function drainPendingLines(timeoutMs = 2000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  await Promise.all([...open].map((batches) => batches.drained(until)));
 }
 
 function safely(write: () => void): void {
@@ -43,19 +63,24 @@ function safely(write: () => void): void {
  *
  * Nothing is lost at the end: when the process runs out of work
  * (`beforeExit`) what is pending goes to the sink before pino flushes and
- * closes it, and at `exit` (process.exit, a crash) it is written
- * synchronously; pino's `fatal` flushes through `flushSync`. Only a SIGKILL
- * (or a signal's default action) can lose the last `flushMs` of lines.
+ * closes it, at `exit` (process.exit, a crash) it is handed over and
+ * written on the way out, and on SIGTERM/SIGINT the shutdown waits until it
+ * is written (`drainPendingLines`); pino's `fatal` flushes through
+ * `flushSync`. Only a SIGKILL (or a signal nothing handles) can lose the
+ * last `flushMs` of lines.
  */
 export class LineBatches {
   private lines: string[] = [];
   private bytes = 0;
+  /** A batch handed to the sink that it has not finished writing ('drain' not yet seen). */
+  private writing = false;
 
   constructor(
     private readonly sink: LineSink,
     private readonly minBytes: number,
     flushMs: number,
   ) {
+    sink.on('drain', () => (this.writing = false));
     setInterval(() => safely(() => this.flush()), flushMs).unref();
     if (open.size === 0) {
       // Ahead of pino's own listeners, which flush and close the sink on `beforeExit`.
@@ -79,10 +104,37 @@ export class LineBatches {
     const batch = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
     this.lines = [];
     this.bytes = 0;
+    this.writing = true;
     this.sink.write(batch);
   }
 
-  /** Hands what is pending to the sink and writes everything now. */
+  /**
+   * Hands over what is pending (again, for lines logged while waiting) until
+   * the sink has written everything, or until the time `until` (ms since the
+   * epoch).
+   */
+  async drained(until: number): Promise<void> {
+    for (;;) {
+      safely(() => this.flush());
+      const left = until - Date.now();
+      if (!this.writing || left <= 0) return;
+      await new Promise<void>((done) => {
+        const finish = () => {
+          clearTimeout(timer);
+          this.sink.off('drain', finish);
+          done();
+        };
+        const timer = setTimeout(finish, left);
+        this.sink.once('drain', finish);
+      });
+    }
+  }
+
+  /**
+   * Hands what is pending to the sink and has it write what it queued now.
+   * A batch an idle SonicBoom takes is still written asynchronously, which
+   * an `exit` completes but a signal's default action does not (`drained`).
+   */
   flushSync(): void {
     this.flush();
     this.sink.flushSync();

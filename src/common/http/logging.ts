@@ -4,7 +4,7 @@ import { PinoLogger, type Params } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { Metrics } from '../metrics/metrics';
-import { LineBatches, writePendingLines } from './line-batches';
+import { drainPendingLines, LineBatches } from './line-batches';
 import { type JomaRequest, routeTemplate } from './request-context';
 
 /**
@@ -123,15 +123,16 @@ function prettyTransport(): { target: string; options: Record<string, unknown> }
 }
 
 /**
- * Writes the request log's pending lines when the app has shut down: on
- * SIGTERM/SIGINT Nest closes the app, then re-raises the signal, and the
- * process ends without an `exit` event, so lines of the shutdown's last
- * LOG_FLUSH_MS would be lost. Provided by the root module, whose hooks run
- * after every feature module's.
+ * Writes the request log's pending lines when the app has shut down, and
+ * waits until they are written: on SIGTERM/SIGINT Nest closes the app, then
+ * re-raises the signal, whose default action ends the process at once
+ * (no `exit` event, the thread pool's queued writes dropped), so the
+ * shutdown's last lines, and a batch still being written, would be lost.
+ * Provided by the root module, whose hooks run after every feature module's.
  */
 @Injectable()
 export class PendingLogLines implements OnApplicationShutdown {
-  onApplicationShutdown(): void {
-    writePendingLines();
+  onApplicationShutdown(): Promise<void> {
+    return drainPendingLines();
   }
 }
