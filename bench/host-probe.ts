@@ -20,7 +20,7 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { askChild, compiledBench, Lateness, stopChild } from './server-process';
-import { percentile } from './stats';
+import { percentile, round } from './stats';
 
 export interface ProbeReading {
   /** How late a 5 ms timer fired in an idle process. */
@@ -61,7 +61,7 @@ export function startHostProbe(databaseUrl: string): Promise<HostProbe> {
 function lateness(xs: number[]): Lateness {
   if (!xs.length) return { p99Ms: 0, maxMs: 0 };
   const sorted = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(percentile(sorted, p) * 100) / 100;
+  const at = (p: number) => round(percentile(sorted, p));
   return { p99Ms: at(99), maxMs: at(100) };
 }
 

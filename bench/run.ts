@@ -35,7 +35,7 @@ import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
 import { spawnSync } from 'node:child_process';
 import { runLoad } from './load';
-import { percentile } from './stats';
+import { percentile, round } from './stats';
 import { compiledBench, hostTicks, stealPercent } from './server-process';
 import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events/events.service';
@@ -54,8 +54,6 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 /** Wall-clock milliseconds with sub-ms precision, comparable across threads. */
 const now = () => performance.timeOrigin + performance.now();
-
-const round = (n: number) => Math.round(n * 100) / 100;
 
 async function withDeadline<T>(what: string, until: () => Promise<T | null>): Promise<T> {
   for (;;) {

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { round } from './stats';
 
 export interface ServerOptions {
   /** Joma: RATE_LIMIT_PER_SECOND (0 = off); skeleton: its one token bucket (0 = none). */
@@ -322,11 +323,11 @@ if (require.main === module) {
             }
           }).observe({ entryTypes: ['gc'] });
         }
-        const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+        const ms = (ns: number) => round(ns / 1e6);
         const rounded = (p: GcPauses) => ({
           count: p.count,
-          totalMs: Math.round(p.totalMs * 100) / 100,
-          maxMs: Math.round(p.maxMs * 100) / 100,
+          totalMs: round(p.totalMs),
+          maxMs: round(p.maxMs),
         });
         const loopDelay: LoopReading = {
           p99Ms: ms(delay.percentile(99)),

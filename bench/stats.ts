@@ -14,3 +14,6 @@ export const p99 = (xs: number[]) =>
     [...xs].sort((a, b) => a - b),
     99,
   );
+
+/** A figure to two decimals, as the reports give milliseconds and ratios. */
+export const round = (n: number) => Math.round(n * 100) / 100;
