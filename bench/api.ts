@@ -34,7 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { HostProbe, ProbeReading, startHostProbe } from './host-probe';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
-import { p99, round } from './stats';
+import { median, p99, round } from './stats';
 import { SystemClock } from '../src/common/clock/clock';
 import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
 import { AppConfig } from '../src/config/app-config';
@@ -68,7 +68,6 @@ const SHED_WARM_SECONDS = Number(process.env.BENCH_SHED_WARM_S ?? 20);
 const SHED_BURST_S = 5;
 const SHED_TRIALS = Number(process.env.BENCH_SHED_TRIALS ?? 6);
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 type Route = Omit<LoadSpec, 'port' | 'requests' | 'concurrency'>;
 

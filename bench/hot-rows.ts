@@ -15,6 +15,7 @@ import type { EntityManager } from 'typeorm';
 import '../src/database/data-source-options';
 import { hotRows } from '../src/database/hot-query';
 import { repoRoot, scratchDatabase } from './scratch-database';
+import { median } from './stats';
 
 const BLOCKS = Number(process.env.BENCH_HOT_ROWS_BLOCKS ?? 9);
 const PER_BLOCK = Number(process.env.BENCH_HOT_ROWS_STATEMENTS ?? 3000);
@@ -62,7 +63,6 @@ async function main(): Promise<void> {
       pg.push(await block(viaPg));
       hot.push(await block(viaHotRows));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const round = (x: number) => Math.round(x * 10) / 10;
     const report = {
       generatedAt: new Date().toISOString(),

@@ -219,7 +219,11 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-const pauses = (): GcPauses => ({ count: 0, totalMs: 0, maxMs: 0 });
+/** No GC pauses yet, of either kind. */
+const noPauses = (): LoopReading['gc'] => ({
+  minor: { count: 0, totalMs: 0, maxMs: 0 },
+  major: { count: 0, totalMs: 0, maxMs: 0 },
+});
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
@@ -307,7 +311,7 @@ if (require.main === module) {
       // Started by the first question (the shedding phases), so the 1 ms
       // timer and the GC observer never run during the throughput rounds.
       let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
-      const gc = { minor: pauses(), major: pauses() };
+      let gc = noPauses();
       process.on('message', (m) => {
         if (m !== 'loop-delay') return;
         if (!delay) {
@@ -335,7 +339,7 @@ if (require.main === module) {
           gc: { minor: rounded(gc.minor), major: rounded(gc.major) },
         };
         delay.reset();
-        Object.assign(gc, { minor: pauses(), major: pauses() });
+        gc = noPauses();
         process.send!({ loopDelay });
       });
       process.send!(ready);

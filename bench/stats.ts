@@ -15,5 +15,8 @@ export const p99 = (xs: number[]) =>
     99,
   );
 
+/** The median of unsorted figures: the upper middle one of an even count. */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /** A figure to two decimals, as the reports give milliseconds and ratios. */
 export const round = (n: number) => Math.round(n * 100) / 100;
