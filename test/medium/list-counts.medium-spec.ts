@@ -83,6 +83,10 @@ describe('list counters always equal count(*) (medium tier)', () => {
       await client.query(o.rollback ? 'ROLLBACK' : 'COMMIT');
     } catch (err) {
       await client.query('ROLLBACK');
+      // Two lanes deleting the same app's oldest events can lock them in
+      // different orders; PostgreSQL then aborts one of them (40P01), which
+      // is one more rolled-back write the counters must survive.
+      if ((err as { code?: string }).code === '40P01') return;
       throw err;
     } finally {
       client.release();
