@@ -84,7 +84,8 @@ export async function startSkeleton(
   poolSize: number,
   rateLimitPerSecond = 0,
 ): Promise<{ port: number; close(): Promise<void> }> {
-  const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
+  // Connections kept open once opened, as Joma's are (src/database/data-source-options.ts).
+  const pool = new Pool({ connectionString: databaseUrl, max: poolSize, idleTimeoutMillis: 0 });
   const scope = [appId, 'TEST'];
 
   @Controller('api/v1/payments')

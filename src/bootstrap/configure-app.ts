@@ -29,6 +29,12 @@ export function configureApp(app: INestApplication): void {
   const config = app.get(AppConfig);
   const refuse = (err: AppError, _req: JomaRequest, res: Response) =>
     sendError(res, err, clock.now());
+  // A rate-limit refusal yields to work already waiting: it is answered after
+  // the I/O callbacks this turn of the event loop has ready (the accepted
+  // requests' database answers among them), so in a flood the 429s' socket
+  // writes do not run ahead of the requests the service took.
+  const shed = (err: AppError, req: JomaRequest, res: Response) =>
+    void setImmediate(refuse, err, req, res);
   app.useLogger(new QuietBootLogger(app.get(Logger)));
   configureHttpServer(app, config);
   const limits = app.get(RateLimiter);
@@ -41,8 +47,8 @@ export function configureApp(app: INestApplication): void {
       observeRequests(metrics),
       // Rate limits before bodies are read: public pages per client address, and
       // app calls whose key this replica has cached (the rest in the app-key guard).
-      publicPageLimit(limits, refuse),
-      appCallLimit(app.get(AppCredentialsService), limits, refuse),
+      publicPageLimit(limits, shed),
+      appCallLimit(app.get(AppCredentialsService), limits, shed),
       ...bodyParsers(refuse),
     ),
   );
