@@ -31,6 +31,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { pinnedLayout, pinThreads, SHED_PIN } from './cpu-pinning';
 import { HostProbe, ProbeReading, startHostProbe } from './host-probe';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
@@ -113,23 +114,27 @@ async function closedLoop(
   return result;
 }
 
-/** `ROUNDS` alternating rounds of one route on two servers; medians and the median ratio. */
-async function compare(
-  name: string,
+/** `rounds` alternating rounds of one route on two servers: each one's runs, in order. */
+async function alternate(
   a: RunningServer,
   b: RunningServer,
   route: (s: RunningServer) => Route,
-  rounds = ROUNDS,
-  requests = REQUESTS,
-) {
+  rounds: number,
+  requests: number,
+): Promise<[Measured[], Measured[]]> {
   const runsA: Measured[] = [];
   const runsB: Measured[] = [];
   for (let r = 0; r < rounds; r++) {
     runsA.push(await closedLoop(a, route(a), requests));
     runsB.push(await closedLoop(b, route(b), requests));
   }
+  return [runsA, runsB];
+}
+
+/** Medians of two servers' runs (round i of one beside round i of the other) and the median ratios. */
+function compared(runsA: Measured[], runsB: Measured[]) {
   const throughputRatios = runsA.map((x, i) => x.requestsPerSecond / runsB[i].requestsPerSecond);
-  const result = {
+  return {
     joma: summary(runsA),
     baseline: summary(runsB),
     ratio: {
@@ -145,6 +150,18 @@ async function compare(
           ),
     },
   };
+}
+
+/** `ROUNDS` alternating rounds of one route on two servers; medians and the median ratio. */
+async function compare(
+  name: string,
+  a: RunningServer,
+  b: RunningServer,
+  route: (s: RunningServer) => Route,
+  rounds = ROUNDS,
+  requests = REQUESTS,
+) {
+  const result = compared(...(await alternate(a, b, route, rounds, requests)));
   log(`${name}: ${JSON.stringify(result)}`);
   return result;
 }
@@ -423,6 +440,49 @@ async function shedLoad(
   refusalsBesideHealthz = true,
 ) {
   const limit = Math.floor(capacity * SHED_LIMIT_SHARE);
+  const pinned = SHED_PIN ? pinFlood(server, elsewhere) : null;
+  try {
+    return await shedTrials(server, elsewhere, probe, route, capacity, limit, {
+      refusalsBesideHealthz,
+      pinned,
+    });
+  } finally {
+    if (pinned) for (const pid of [process.pid, server.pid]) pinThreads(pid, pinned.all);
+  }
+}
+
+/**
+ * The server under test on CPU 0, this process (the load generator's
+ * threads) and the server answering the control's refusals on the others
+ * (bench/cpu-pinning.ts); null when it cannot be done here (it is then
+ * reported unpinned).
+ */
+function pinFlood(server: RunningServer, elsewhere: RunningServer) {
+  const layout = pinnedLayout();
+  if (!layout) return null;
+  const done =
+    pinThreads(server.pid, layout.server) &&
+    pinThreads(elsewhere.pid, layout.rest) &&
+    pinThreads(process.pid, layout.rest);
+  if (!done) {
+    for (const pid of [process.pid, server.pid, elsewhere.pid]) pinThreads(pid, layout.all);
+    return null;
+  }
+  return layout;
+}
+
+async function shedTrials(
+  server: RunningServer,
+  elsewhere: RunningServer,
+  probe: HostProbe,
+  route: Route,
+  capacity: number,
+  limit: number,
+  {
+    refusalsBesideHealthz,
+    pinned,
+  }: { refusalsBesideHealthz: boolean; pinned: ReturnType<typeof pinFlood> },
+) {
   // Warm the new process as a long-running server is: its code paths and heap
   // through a closed loop and a flood (SHED_WARM_SECONDS at 2x capacity, not
   // counted). A cold process's first flood was the worst trial in every run we
@@ -453,6 +513,10 @@ async function shedLoad(
     limitPerSecond: limit,
     offeredPerSecond: round(2 * capacity),
     seconds: { reference: SHED_REF_SECONDS, flood: SHED_SECONDS, steadyAfter: SHED_BURST_S },
+    // CPUs by role, or "unpinned" (BENCH_SHED_PIN=0, or no taskset): where the scheduler puts them.
+    cpus: pinned
+      ? { serverUnderTest: pinned.server, generatorAndControlServer: pinned.rest }
+      : 'unpinned',
     steadyAcceptedP99OverUnloadedP99: {
       pooled: round(pooledAccepted.p99Ms / pooledUnloaded.p99Ms),
       medianTrial: median(ratios),
@@ -672,29 +736,42 @@ async function main(): Promise<void> {
       return;
     }
 
-    // The limiter's own cost: two fresh servers warmed alike, one with the
-    // limiter on but out of reach, one with RATE_LIMIT_PER_SECOND=0, on the
-    // cheapest route (where its share is largest).
-    const limited = await start('joma', scratch.url, { rateLimitPerSecond: 1_000_000 });
-    const unlimited = await start('joma', scratch.url, { rateLimitPerSecond: 0 });
-    for (const s of [limited, unlimited])
-      await closedLoop(s, readPayment(joma), LIMITER_WARM_REQUESTS);
-    // Twice the rounds of twice the requests: P2's rounds are short, and the
-    // difference sought is smaller than two processes' own.
-    const limiter = await compare(
-      'Limiter on vs off, GET /api/v1/payments/{id}',
-      limited,
-      unlimited,
-      () => readPayment(joma),
-      2 * ROUNDS + 1,
-      2 * REQUESTS,
-    );
+    // The limiter's own cost at full speed: fresh servers warmed alike, one with
+    // the limiter on but out of reach, one with RATE_LIMIT_PER_SECOND=0, on the
+    // cheapest route (where its share is largest). Two such pairs, started in
+    // opposite orders, their rounds pooled: two processes of one build differ
+    // by a few per cent on their own, once by 7 % with one pair (bench/README.md,
+    // twentieth pass). Twice P2's rounds in all, of twice the requests.
+    const limiterRuns: [Measured[], Measured[]] = [[], []];
+    for (const order of [
+      ['on', 'off'],
+      ['off', 'on'],
+    ] as const) {
+      const pair = {} as Record<'on' | 'off', RunningServer>;
+      for (const limit of order)
+        pair[limit] = await start('joma', scratch.url, {
+          rateLimitPerSecond: limit === 'on' ? 1_000_000 : 0,
+        });
+      for (const s of [pair.on, pair.off])
+        await closedLoop(s, readPayment(joma), LIMITER_WARM_REQUESTS);
+      const [on, off] = await alternate(
+        pair.on,
+        pair.off,
+        () => readPayment(joma),
+        ROUNDS + 1,
+        2 * REQUESTS,
+      );
+      limiterRuns[0].push(...on);
+      limiterRuns[1].push(...off);
+      for (const s of [pair.on, pair.off]) {
+        await s.close();
+        servers.splice(servers.indexOf(s), 1);
+      }
+    }
+    const limiter = compared(...limiterRuns);
+    log(`Limiter on vs off, GET /api/v1/payments/{id}, two pairs: ${JSON.stringify(limiter)}`);
     const limiterOwn = limiterOwnCost(p2.joma.serverCpuUsPerRequest);
     log(`Limiter's own cost per call, in this process: ${JSON.stringify(limiterOwn)}`);
-    for (const s of [limited, unlimited]) {
-      await s.close();
-      servers.splice(servers.indexOf(s), 1);
-    }
 
     const adapters = await compareAdapters(
       start,
