@@ -439,13 +439,15 @@ async function shedLoad(
   capacity: number,
   refusalsBesideHealthz = true,
 ) {
-  const limit = Math.floor(capacity * SHED_LIMIT_SHARE);
   const pinned = SHED_PIN ? pinFlood(server, elsewhere) : null;
   try {
-    return await shedTrials(server, elsewhere, probe, route, capacity, limit, {
-      refusalsBesideHealthz,
-      pinned,
-    });
+    return {
+      // CPUs by role, or "unpinned" (BENCH_SHED_PIN=0, or no taskset): where the scheduler puts them.
+      cpus: pinned
+        ? { serverUnderTest: pinned.server, generatorAndControlServer: pinned.rest }
+        : 'unpinned',
+      ...(await shedTrials(server, elsewhere, probe, route, capacity, refusalsBesideHealthz)),
+    };
   } finally {
     if (pinned) for (const pid of [process.pid, server.pid]) pinThreads(pid, pinned.all);
   }
@@ -477,12 +479,9 @@ async function shedTrials(
   probe: HostProbe,
   route: Route,
   capacity: number,
-  limit: number,
-  {
-    refusalsBesideHealthz,
-    pinned,
-  }: { refusalsBesideHealthz: boolean; pinned: ReturnType<typeof pinFlood> },
+  refusalsBesideHealthz: boolean,
 ) {
+  const limit = Math.floor(capacity * SHED_LIMIT_SHARE);
   // Warm the new process as a long-running server is: its code paths and heap
   // through a closed loop and a flood (SHED_WARM_SECONDS at 2x capacity, not
   // counted). A cold process's first flood was the worst trial in every run we
@@ -513,10 +512,6 @@ async function shedTrials(
     limitPerSecond: limit,
     offeredPerSecond: round(2 * capacity),
     seconds: { reference: SHED_REF_SECONDS, flood: SHED_SECONDS, steadyAfter: SHED_BURST_S },
-    // CPUs by role, or "unpinned" (BENCH_SHED_PIN=0, or no taskset): where the scheduler puts them.
-    cpus: pinned
-      ? { serverUnderTest: pinned.server, generatorAndControlServer: pinned.rest }
-      : 'unpinned',
     steadyAcceptedP99OverUnloadedP99: {
       pooled: round(pooledAccepted.p99Ms / pooledUnloaded.p99Ms),
       medianTrial: median(ratios),
@@ -763,10 +758,7 @@ async function main(): Promise<void> {
       );
       limiterRuns[0].push(...on);
       limiterRuns[1].push(...off);
-      for (const s of [pair.on, pair.off]) {
-        await s.close();
-        servers.splice(servers.indexOf(s), 1);
-      }
+      for (const s of servers.splice(-2)) await s.close();
     }
     const limiter = compared(...limiterRuns);
     log(`Limiter on vs off, GET /api/v1/payments/{id}, two pairs: ${JSON.stringify(limiter)}`);
