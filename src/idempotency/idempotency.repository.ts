@@ -90,17 +90,26 @@ export class IdempotencyRepository {
     );
   }
 
+  /** Ends the lease of a key whose work stopped past a recovery point: the next retry takes it over. */
+  async endLease(s: KeyScope, owner: string, now: Date): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE idempotency_keys SET locked_until = $5
+       WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
+      [s.appId, s.mode, s.key, owner, now],
+    );
+  }
+
   /** Records how far the work got, in the work's own transaction; false when the key is no longer this owner's. */
   async checkpoint(
     s: KeyScope,
     owner: string,
-    point: string,
-    recovery: Record<string, unknown>,
+    point: string | null,
+    recovery: Record<string, unknown> | null,
   ): Promise<boolean> {
     const [, n] = (await this.txHost.tx.query(
       `UPDATE idempotency_keys SET recovery_point = $5, recovery = $6
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
-      [s.appId, s.mode, s.key, owner, point, JSON.stringify(recovery)],
+      [s.appId, s.mode, s.key, owner, point, recovery && JSON.stringify(recovery)],
     )) as [unknown, number];
     return n === 1;
   }

@@ -139,6 +139,19 @@ export class IdempotencyService {
   }
 
   /**
+   * Inside the transaction that undoes the work's earlier steps (a payment
+   * failed because its gateway would not open a checkout): nothing is left
+   * to resume, so a retry after this request's error starts afresh.
+   */
+  async clearCheckpoint(): Promise<void> {
+    const key = this.active();
+    if (!key?.recoveryPoint) return;
+    await this.keys.checkpoint(key.scope, key.owner, null, null);
+    key.recoveryPoint = null;
+    key.recovery = null;
+  }
+
+  /**
    * Stores the outcome in the caller's transaction (sent behind: the COMMIT
    * follows without waiting). If another request took the key over
    * meanwhile, work that has no recovery point fails that transaction
@@ -158,9 +171,17 @@ export class IdempotencyService {
     return IdempotencyRepository.isTakenOver(err);
   }
 
-  /** Frees the key after a failure not worth replaying (400s, 5xx), so a retry starts afresh. */
+  /**
+   * After a failure not worth replaying (400s, 5xx): a key whose work
+   * committed nothing is freed, so a retry starts afresh; a key past a
+   * recovery point (a refund or payment already written) keeps it and only
+   * ends its lease, so a retry at once resumes that work instead of doing it
+   * a second time.
+   */
   release(key: ClaimedKey): Promise<void> {
-    return this.keys.release(key.scope, key.owner);
+    return key.recoveryPoint
+      ? this.keys.endLease(key.scope, key.owner, this.clock.now())
+      : this.keys.release(key.scope, key.owner);
   }
 
   deleteExpired(batch: number): Promise<number> {

@@ -248,6 +248,8 @@ export class PaymentsService {
     const payment = await this.payments.lockById(id);
     if (payment?.status === 'PENDING' && !payment.gatewaySessionId)
       await this.transitions.apply(payment, 'fail');
+    // The payment is over: a retry with the same Idempotency-Key opens a new one.
+    await this.idempotency.clearCheckpoint();
   }
 
   /** By the public reference (result page); not scoped, the reference is the capability. */

@@ -24,6 +24,12 @@ export class Refund {
   @Column({ type: 'text' }) currency: string;
   @Column({ type: 'text' }) status: RefundStatus;
   @Column({ type: 'text', nullable: true }) reason: string | null;
+  /**
+   * Opened by the service itself (reason `excess_capture` or
+   * `amount_mismatch`, decisions section 13): never waits for approval and
+   * does not count toward the approval threshold of the app's own refunds.
+   */
+  @Column({ type: 'boolean', default: false }) automatic: boolean;
   /** Above the app's refundApprovalThresholdMinor: waits for an operator's approval. */
   @Column({ type: 'boolean' }) approvalRequired: boolean;
   @Column({ type: 'timestamptz', nullable: true }) approvedAt: Date | null;

@@ -7,6 +7,7 @@ import { CustomersModule } from '../customers';
 import { GatewaysModule } from '../gateways';
 import { IdempotencyModule } from '../idempotency';
 import { PaymentsModule } from '../payments';
+import { ExcessRefundSubscriber } from './excess-refund.subscriber';
 import { Refund } from './refund.entity';
 import { RefundRecheckJob } from './refund-recheck.job';
 import { AdminRefundsController, RefundsController } from './refunds.controller';
@@ -26,7 +27,7 @@ import { RefundsService } from './refunds.service';
     TypeOrmModule.forFeature([Refund]),
   ],
   controllers: [RefundsController, AdminRefundsController],
-  providers: [RefundsRepository, RefundsService, RefundRecheckJob],
+  providers: [RefundsRepository, RefundsService, RefundRecheckJob, ExcessRefundSubscriber],
   exports: [RefundsService, RefundRecheckJob],
 })
 export class RefundsModule {}

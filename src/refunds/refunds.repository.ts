@@ -46,13 +46,20 @@ export class RefundsRepository {
     });
   }
 
-  /** What the payment's refunds that did not fail add up to (pending ones included). */
-  async activeTotal(paymentId: number): Promise<number> {
+  /**
+   * What the payment's refunds that did not fail add up to (pending ones
+   * included): all of them (`active`, against the capture) and those the
+   * app asked for (`requested`, against the approval threshold; automatic
+   * ones left out).
+   */
+  async activeTotals(paymentId: number): Promise<{ active: number; requested: number }> {
     const [row] = (await this.txHost.tx.query(
-      `SELECT COALESCE(sum(amount_minor), 0)::bigint AS total FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
+      `SELECT COALESCE(sum(amount_minor), 0)::bigint AS active,
+              COALESCE(sum(amount_minor) FILTER (WHERE NOT automatic), 0)::bigint AS requested
+       FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
       [paymentId],
-    )) as { total: number }[];
-    return Number(row.total);
+    )) as { active: number; requested: number }[];
+    return { active: Number(row.active), requested: Number(row.requested) };
   }
 
   page(
@@ -66,11 +73,21 @@ export class RefundsRepository {
     return pageOf(qb, 'r', query);
   }
 
-  /** Refunds sent to their gateway before `before` and still PENDING there, oldest first. */
+  /**
+   * PENDING refunds that may go to their gateway and that nobody is busy
+   * with, oldest first: sent before `before` (the answer was lost, or the
+   * gateway is still processing), or never sent although free to go
+   * (automatic ones at once; opened or approved before `before`: the request
+   * that should have sent them stopped between its steps). Refunds waiting
+   * for an operator's approval are never among them.
+   */
   async awaitingGateway(before: Date, limit: number): Promise<number[]> {
     const rows = (await this.txHost.tx.query(
-      `SELECT id FROM refunds WHERE status = 'PENDING' AND submitted_at IS NOT NULL AND submitted_at < $1
-        ORDER BY submitted_at LIMIT $2`,
+      `SELECT id FROM refunds
+        WHERE status = 'PENDING' AND (NOT approval_required OR approved_at IS NOT NULL)
+          AND CASE WHEN submitted_at IS NOT NULL THEN submitted_at < $1
+                   ELSE automatic OR COALESCE(approved_at, created_at) < $1 END
+        ORDER BY COALESCE(submitted_at, approved_at, created_at) LIMIT $2`,
       [before, limit],
     )) as { id: number }[];
     return rows.map((r) => Number(r.id));

@@ -13,7 +13,7 @@ import { CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
 import { type GatewayRefund, GatewayRegistry } from '../gateways';
 import { IdempotencyService } from '../idempotency';
-import { PaymentsService } from '../payments';
+import { type Payment, PaymentsService } from '../payments';
 import { Refund, RefundStatus } from './refund.entity';
 import { RefundFailed, RefundPending, RefundSucceeded } from './refund-events';
 import { RefundsRepository } from './refunds.repository';
@@ -73,7 +73,8 @@ export class RefundsService {
     input: { amountMinor?: number; reason?: string },
   ): Promise<Refund> {
     const payment = await this.payments.lockForRefund(scope, paymentId);
-    const refundable = payment.amountMinor - (await this.refunds.activeTotal(payment.id));
+    const totals = await this.refunds.activeTotals(payment.id);
+    const refundable = payment.amountMinor - totals.active;
     const amount = input.amountMinor ?? refundable;
     if (refundable <= 0 || amount > refundable) {
       throw new AppError(
@@ -85,16 +86,43 @@ export class RefundsService {
       );
     }
     const app = await this.apps.get(scope.appId);
+    // Cumulative (decisions section 7): splitting a refund into parts cannot dodge approval.
+    const approvalRequired = totals.requested + amount > app.refundApprovalThresholdMinor;
+    const refund = await this.open(payment, amount, {
+      reason: input.reason ?? null,
+      approvalRequired,
+      automatic: false,
+    });
+    await this.idempotency.checkpoint(REFUND_CREATED, { refundId: refund.id });
+    return refund;
+  }
+
+  /**
+   * Refunds money the service must give back by itself (a capture's excess,
+   * decisions section 13), in the caller's transaction with the payment
+   * locked: no approval, not counted toward the threshold. The re-check
+   * sends it to the gateway after the commit, within a minute.
+   */
+  openAutomatic(payment: Readonly<Payment>, amountMinor: number, reason: string): Promise<Refund> {
+    return this.open(payment, amountMinor, { reason, approvalRequired: false, automatic: true });
+  }
+
+  /** Writes a PENDING refund of a locked payment, with its `refund.pending` event. */
+  private async open(
+    payment: Readonly<Payment>,
+    amountMinor: number,
+    how: { reason: string | null; approvalRequired: boolean; automatic: boolean },
+  ): Promise<Refund> {
+    const scope = { appId: payment.appId, mode: payment.mode };
     const refund = await this.refunds.insert({
       ...scope,
       paymentId: payment.id,
       invoiceId: payment.invoiceId,
       customerId: payment.customerId,
-      amountMinor: amount,
+      amountMinor,
       currency: payment.currency,
       status: 'PENDING',
-      reason: input.reason ?? null,
-      approvalRequired: amount > app.refundApprovalThresholdMinor,
+      ...how,
       approvedAt: null,
       gateway: payment.gateway,
       gatewayRefundId: null,
@@ -102,7 +130,6 @@ export class RefundsService {
       failureReason: null,
     });
     await this.publish(new RefundPending(scope, refund, null, await this.referenceOf(refund)));
-    await this.idempotency.checkpoint(REFUND_CREATED, { refundId: refund.id });
     return refund;
   }
 
@@ -164,9 +191,12 @@ export class RefundsService {
   }
 
   /**
-   * Refunds sent to their gateway a while ago and still PENDING: asks the
-   * gateway (or sends again: the refund reference makes it idempotent there)
-   * and applies the answer. How many were settled.
+   * The one recovery path of refunds, however far they got: those sent a
+   * while ago and still PENDING (answer lost, or the gateway still
+   * processing), and those free to go but never sent (automatic ones, and
+   * ones whose request stopped between its steps after opening or approving
+   * them). Asks the gateway or sends, and applies the answer. How many were
+   * settled.
    */
   async recheckPending(limit = 100): Promise<number> {
     const before = new Date(this.clock.nowMs() - REFUND_RECHECK_MS);

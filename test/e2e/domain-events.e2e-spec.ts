@@ -71,13 +71,16 @@ describe('domain events: subscribers run inside the transaction of the change', 
   it('runs subscribers in order: features that settle first, the outbox last', () => {
     const order = t.app.get(DomainEventBus).subscribersOf(PaymentSucceeded);
     expect([...order].sort()).toEqual([
+      'ExcessRefundSubscriber.onCapture',
       'InvoiceSettlementSubscriber.onPaymentSucceeded',
       'LedgerLikeSubscriber.onCapture',
       'LedgerPostingsSubscriber.onCapture',
       'OutboxSubscriber.record',
     ]);
-    // Subscribers of the same order run in discovery order; the outbox always runs last.
+    // Subscribers of the same order run in discovery order; the outbox always runs last,
+    // the excess refund just before it (once the invoice has said what it did not count).
     expect(order.at(-1)).toBe('OutboxSubscriber.record');
+    expect(order.at(-2)).toBe('ExcessRefundSubscriber.onCapture');
     const onPaid = t.app.get(DomainEventBus).subscribersOf(InvoicePaid);
     expect([...onPaid].sort()).toEqual([
       'OneTimeGrantsSubscriber.onInvoicePaid',

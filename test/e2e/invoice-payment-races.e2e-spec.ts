@@ -138,10 +138,18 @@ describe('invoice and payment races', () => {
       'payment.cancelled',
       'invoice.voided',
       'payment.succeeded',
+      'refund.pending',
     ]);
     expect(events[3].data).toMatchObject({
       previous_status: 'cancelled',
       excess_minor: money.amount_minor,
+    });
+    // ... and the excess is given back by itself, in the capture's transaction (decisions 13).
+    expect(events[4].data).toMatchObject({
+      payment_id: p.id,
+      amount_minor: money.amount_minor,
+      reason: 'excess_capture',
+      approval_required: false,
     });
     expect(lines).toEqual([]);
   });

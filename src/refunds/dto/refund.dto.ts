@@ -2,22 +2,20 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
+import { MinorAmount } from '../../common/money/money.dto';
 import { REFUND_STATUSES, type RefundStatus } from '../refund.entity';
 
 export class CreateRefundDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    description: 'Default: all that is still refundable',
+  @MinorAmount({
+    optional: true,
+    description:
+      'Default (field left out): all that is still refundable. null is 400 VALIDATION_FAILED',
   })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
   amountMinor?: number;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MinLength(1)
   @MaxLength(500)

@@ -1894,7 +1894,8 @@ export interface components {
         CreateRefundDto: {
             /**
              * Format: int64
-             * @description Default: all that is still refundable
+             * @description Default (field left out): all that is still refundable. null is 400 VALIDATION_FAILED
+             * @example 150000
              */
             amountMinor?: number;
             reason?: string;
