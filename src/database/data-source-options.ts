@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { types } from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { loadMigrations } from '../../migrations';
@@ -13,6 +14,17 @@ types.setTypeParser(20, (value: string) => {
 
 // TIMESTAMPTZ (1184) in Joma's UTC sessions without pg's regular expressions; anything else as pg parses it.
 types.setTypeParser(1184, timestamptzParser(types.getTypeParser(1184)));
+
+const poolLogger = new Logger('Database');
+let lastLoggedMs = 0;
+/** At most one warning a second, whatever a failover throws at the pool. */
+function onClientError(err: Error): void {
+  const now = Date.now();
+  if (now - lastLoggedMs < 1000) return;
+  lastLoggedMs = now;
+  const code = (err as { code?: unknown }).code;
+  poolLogger.warn(`A database connection was lost${code ? ` (${String(code)})` : ''}`);
+}
 
 /** The one place that says how Joma talks to PostgreSQL. */
 export function dataSourceOptions(
@@ -57,6 +69,14 @@ export function dataSourceOptions(
       options: `-c timezone=UTC -c statement_timeout=${statementTimeout} -c idle_in_transaction_session_timeout=60000`,
       // pg-pool: waiting for a connection (queue included) gives up after this.
       connectionTimeoutMillis: opts.acquireTimeoutMs ?? 0,
+      // A connection lost while checked out (the server terminated it, a
+      // failover) makes pg's client emit 'error'; pg-pool listens only while
+      // the client is idle, and an 'error' nobody hears ends the process.
+      // Every client gets a listener for its whole life: the request using it
+      // fails with its query (503, error-response.ts) and the pool drops it.
+      onConnect: (client: { on(event: 'error', fn: (err: Error) => void): void }) => {
+        client.on('error', onClientError);
+      },
     },
   };
 }

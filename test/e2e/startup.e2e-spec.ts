@@ -1,8 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { freePort } from '../../src/common/net/free-port';
 import { createTestDatabase, testHttpAdapter } from '../support/test-app';
+import { type Run, startMain, until } from '../support/main-process';
 
 /**
  * The real entry point (`src/main.ts`) as `npm start` runs it, against a
@@ -10,58 +8,6 @@ import { createTestDatabase, testHttpAdapter } from '../support/test-app';
  * kept out of the default log, failures in one sentence naming the fix,
  * and a clean shutdown without warnings.
  */
-const root = join(__dirname, '..', '..');
-
-interface Run {
-  child: ChildProcess;
-  out: string[];
-  err: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function startMain(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      WORKERS_ENABLED: 'true',
-      METRICS_PORT: '0',
-      // The Jest project's adapter (e2e: Express, e2e-fastify: Fastify), so main.ts starts on each.
-      HTTP_ADAPTER: testHttpAdapter(),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: string[] = [];
-  const err: string[] = [];
-  const collect = (into: string[]) => {
-    let rest = '';
-    return (chunk: Buffer) => {
-      rest += chunk.toString();
-      const lines = rest.split('\n');
-      rest = lines.pop()!;
-      into.push(...lines.filter(Boolean));
-    };
-  };
-  child.stdout!.on('data', collect(out));
-  child.stderr!.on('data', collect(err));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) =>
-    child.once('exit', (code, signal) => ok({ code, signal })),
-  );
-  return { child, out, err, exited };
-}
-
-async function until(cond: () => boolean, ms = 80_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const messages = (lines: string[]) =>
   lines.map((l) => JSON.parse(l) as { level: number; msg: string; context?: string });
 

@@ -71,10 +71,14 @@ export function sendError(res: HttpResponse, err: AppError, now: Date): void {
 }
 
 /**
- * A database that is saturated rather than broken: no pooled connection
- * within the acquire timeout, or a statement cancelled by statement_timeout.
- * Returns what to log, or null.
+ * A database that is saturated or unreachable for a moment rather than a
+ * bug: no pooled connection within the acquire timeout, a statement
+ * cancelled by statement_timeout, or the connection lost under the request
+ * (terminated by an administrator or a failover, SQLSTATE class 08 and
+ * 57P01-57P03). Returns what to log, or null.
  */
+const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT']);
+
 function databaseBusy(err: unknown): string | null {
   const e = err as {
     code?: string;
@@ -84,6 +88,22 @@ function databaseBusy(err: unknown): string | null {
   const code = e?.code ?? e?.driverError?.code;
   const message = e?.message ?? '';
   if (code === '57014') return 'Statement timeout (57014)';
+  if (code && (/^08/.test(code) || /^57P0[123]$/.test(code) || SOCKET_LOST.has(code)))
+    return `Database connection lost (${code})`;
+  if (
+    /Connection terminated unexpectedly|Client has encountered a connection error|Connection terminated$/i.test(
+      message,
+    )
+  ) {
+    return 'Database connection lost';
+  }
+  // TypeORM releases a query runner whose connection errored; the request's next statement then meets this.
+  const name = (err as Error | undefined)?.name;
+  if (
+    name === 'QueryRunnerAlreadyReleasedError' ||
+    name === 'QueryRunnerProviderAlreadyReleasedError'
+  )
+    return `Database connection lost (${name})`;
   if (
     /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
       message,

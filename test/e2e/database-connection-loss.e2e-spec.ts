@@ -1,0 +1,125 @@
+import { Pool } from 'pg';
+import { freePort } from '../../src/common/net/free-port';
+import { startMain, until, type Run } from '../support/main-process';
+import { createTestDatabase } from '../support/test-app';
+
+/**
+ * Issue 43, finding 12: PostgreSQL terminating the service's connections
+ * (an administrator, a failover) must cost the requests using them a 503,
+ * never the process. The real entry point runs in a child process under
+ * load while every one of its backends is terminated again and again.
+ */
+describe('database connections lost under load', () => {
+  let url: string;
+  let port: number;
+  let run: Run;
+  let db: Pool;
+  const admin = { email: 'ops@joma.test', password: 'connection-loss-123' };
+  const base = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    url = await createTestDatabase('connloss');
+    port = await freePort();
+    db = new Pool({ connectionString: url, max: 2 });
+    run = startMain({
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      RATE_LIMIT_PER_SECOND: '0',
+    });
+    await until(async () => {
+      if (run.child.exitCode !== null) throw new Error(`exited: ${run.err.join('\n')}`);
+      return fetch(`${base()}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    await db.end();
+  });
+
+  async function json(path: string, init: RequestInit = {}) {
+    const res = await fetch(`${base()}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  }
+
+  it('answers 503 to the requests it cannot serve, keeps running, and serves again', async () => {
+    const login = await json('/api/v1/auth/login', {
+      method: 'POST',
+      body: JSON.stringify(admin),
+    });
+    expect(login.status).toBe(200);
+    const created = await json('/api/v1/admin/apps', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${login.body.data.token}` },
+      body: JSON.stringify({ name: 'Connection loss' }),
+    });
+    expect(created.status).toBe(201);
+    const creds = created.body.data.credentials.find((c: { mode: string }) => c.mode === 'TEST');
+    const key = { 'x-api-key': creds.apiKey, 'x-api-secret': creds.apiSecret };
+
+    let stop = false;
+    let terminated = 0;
+    const killer = (async () => {
+      while (!stop) {
+        const r = await db.query(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+              AND application_name LIKE 'joma%'`,
+        );
+        terminated += r.rows[0].n as number;
+        await new Promise((ok) => setTimeout(ok, 40 + Math.random() * 60));
+      }
+    })();
+    const statuses: number[] = [];
+    const bodies: unknown[] = [];
+    const client = async (n: number) => {
+      for (let i = 0; i < 60; i++) {
+        const res =
+          i % 2 === 0
+            ? await json('/api/v1/payments', {
+                method: 'POST',
+                headers: key,
+                body: JSON.stringify({ amountMinor: 1000 + n, customerReference: `c-${n}-${i}` }),
+              })
+            : await json('/api/v1/payments?size=5', { headers: key });
+        statuses.push(res.status);
+        if (res.status !== 200 && res.status !== 201) bodies.push(res.body);
+      }
+    };
+    await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(client));
+    stop = true;
+    await killer;
+
+    // The process lived through it.
+    expect(run.child.exitCode).toBeNull();
+    expect(terminated).toBeGreaterThan(10);
+    // Every answer is a success or a 503 envelope; never a 500, never a dropped socket.
+    const unhandled = run.out.filter((l) => l.includes('Unhandled'));
+    expect(unhandled).toEqual([]);
+    const seen = [...new Set(statuses)].sort();
+    for (const s of seen) expect([200, 201, 503]).toContain(s);
+    for (const b of bodies)
+      expect(b).toMatchObject({ meta: { success: false, errorCode: 'SERVICE_UNAVAILABLE' } });
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    // And once the database is left alone, it serves again.
+    await until(
+      async () => (await json('/api/v1/payments?size=1', { headers: key })).status === 200,
+    );
+    const after = await json('/api/v1/payments', {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ amountMinor: 5000, customerReference: 'after' }),
+    });
+    expect(after.status).toBe(201);
+  }, 60_000);
+});
