@@ -63,7 +63,7 @@ export class ReconciliationController {
   @ApiOperation({
     summary: "Import a gateway's settlement CSV for one app and mode",
     description:
-      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones.',
+      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. Audited (`settlement.imported`).',
   })
   @ApiEnvelope(SettlementImportResultDto, { status: 201 })
   @ApiErrors(400, 404)
@@ -83,10 +83,10 @@ export class ReconciliationController {
   @ApiOperation({
     summary: 'Reconcile one Asia/Dhaka day: every capture and settlement line, classified once',
     description:
-      'matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes.',
+      'matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).',
   })
   @ApiEnvelope(ReconciliationRunDto, { status: 201 })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   async run(@Query() query: RunQuery): Promise<ReconciliationRunDto> {
     return toRunDto(
       await this.reconciliation.run(

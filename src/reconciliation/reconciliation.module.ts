@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { GatewaysModule } from '../gateways';
 import { LedgerModule } from '../ledger';
@@ -12,7 +13,7 @@ import { SettlementsService } from './settlements.service';
 
 /** Settlement import and daily reconciliation against the ledger. */
 @Module({
-  imports: [AuthModule, GatewaysModule, LedgerModule, PaymentsModule],
+  imports: [AuditModule, AuthModule, GatewaysModule, LedgerModule, PaymentsModule],
   controllers: [ReconciliationController],
   providers: [
     SettlementsRepository,

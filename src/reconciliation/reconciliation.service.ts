@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
 import { paginationMeta } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { isForeignKeyViolation } from '../database/transaction';
 import { LedgerService } from '../ledger';
 import {
   ExceptionClass,
@@ -45,6 +47,7 @@ export class ReconciliationService {
     private readonly runs: ReconciliationRepository,
     private readonly settlements: SettlementsService,
     private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
 
@@ -69,11 +72,28 @@ export class ReconciliationService {
     trigger: 'api' | 'nightly',
   ): Promise<RunRow> {
     const scope = { appId: filter.appId ?? null, mode: filter.mode ?? null };
-    const id = await this.runs.insertRun({ ...scope, period, trigger });
+    const id = await this.runs.insertRun({ ...scope, period, trigger }).catch((err: unknown) => {
+      if (isForeignKeyViolation(err)) throw AppError.notFound('App');
+      throw err;
+    });
     const counts = await this.runs.classify(id, window, scope);
     const balanced = await this.ledger.isBalanced({ appId: filter.appId, mode: filter.mode });
     await this.runs.finishRun(id, counts, balanced);
-    return (await this.runs.run(id))!;
+    const run = (await this.runs.run(id))!;
+    await this.audit.record({
+      action: 'reconciliation.run',
+      targetType: 'reconciliation_run',
+      targetId: id,
+      after: {
+        applicationId: scope.appId,
+        mode: scope.mode,
+        period,
+        ...counts,
+        ledgerBalanced: balanced,
+      },
+      adminOnly: true,
+    });
+    return run;
   }
 
   /** The nightly run of the previous Dhaka day, if no replica claimed it yet. */

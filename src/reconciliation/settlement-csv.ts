@@ -21,6 +21,13 @@ const REQUIRED = ['gateway_txn_id', 'amount_minor', 'currency', 'transaction_tim
 const OPTIONAL = ['fee_minor', 'settled_on'] as const;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const MINOR = /^\d{1,15}$/;
+/**
+ * The largest amount one settlement line may carry (৳1,000,000,000.00,
+ * decisions section 7): far above any real transaction, and low enough that
+ * no sum the ledger or a reconciliation run computes over any number of
+ * lines can leave the exact integer range of a double (2^53).
+ */
+export const MAX_LINE_MINOR = 100_000_000_000;
 
 /**
  * Parses a settlement CSV (csv-parse: quoting, CRLF, BOM). A bad line is
@@ -90,8 +97,11 @@ function readLine(header: string[], record: string[], line: number): SettlementC
   const txn = get('gateway_txn_id');
   if (!txn || txn.length > 200) return { line, reason: 'gateway_txn_id must be 1-200 characters' };
   const amount = get('amount_minor');
-  if (!MINOR.test(amount) || Number(amount) < 1)
-    return { line, reason: 'amount_minor must be a positive integer of minor units' };
+  if (!MINOR.test(amount) || Number(amount) < 1 || Number(amount) > MAX_LINE_MINOR)
+    return {
+      line,
+      reason: `amount_minor must be an integer of minor units from 1 to ${MAX_LINE_MINOR}`,
+    };
   const feeRaw = get('fee_minor') || '0';
   if (!MINOR.test(feeRaw) || Number(feeRaw) > Number(amount))
     return { line, reason: 'fee_minor must be an integer from 0 to amount_minor' };
@@ -105,7 +115,8 @@ function readLine(header: string[], record: string[], line: number): SettlementC
   const settledOn = get('settled_on') || null;
   if (
     settledOn !== null &&
-    (!/^\d{4}-\d{2}-\d{2}$/.test(settledOn) || Number.isNaN(Date.parse(settledOn)))
+    (!/^\d{4}-\d{2}-\d{2}$/.test(settledOn) ||
+      new Date(`${settledOn}T00:00:00Z`).toISOString().slice(0, 10) !== settledOn)
   )
     return { line, reason: 'settled_on must be a date (YYYY-MM-DD)' };
   return {

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { AuditService } from '../audit';
 import { AppError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/transaction';
 import type { Mode } from '../common/http/request-context';
@@ -36,6 +37,7 @@ export class SettlementsService {
     private readonly ledger: LedgerService,
     private readonly gateways: GatewayRegistry,
     private readonly payments: PaymentsService,
+    private readonly audit: AuditService,
   ) {}
 
   /** A settlement CSV of one app, mode and gateway: good lines in, bad ones reported by line. */
@@ -141,6 +143,21 @@ export class SettlementsService {
     }
     const duplicates = good.length - imported;
     await this.settlements.setImportCounts(importId, imported, duplicates);
+    await this.audit.record({
+      action: 'settlement.imported',
+      targetType: 'settlement_import',
+      targetId: importId,
+      after: {
+        applicationId: scope.appId,
+        mode: scope.mode,
+        gateway,
+        lines,
+        imported,
+        duplicates,
+        rejected: rejected.length,
+      },
+      adminOnly: true,
+    });
     return { importId, lines, imported, duplicates, rejected };
   }
 }

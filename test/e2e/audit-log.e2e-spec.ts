@@ -133,5 +133,6 @@ describe('audit log', () => {
       /append-only/,
     );
     await expect(t.db.query('DELETE FROM audit_events')).rejects.toThrow(/append-only/);
+    await expect(t.db.query('TRUNCATE audit_events')).rejects.toThrow(/append-only/);
   });
 });

@@ -64,7 +64,12 @@ describe('settlement import and reconciliation', () => {
       lines: 3,
       imported: 2,
       duplicates: 0,
-      rejected: [{ line: 3, reason: 'amount_minor must be a positive integer of minor units' }],
+      rejected: [
+        {
+          line: 3,
+          reason: 'amount_minor must be an integer of minor units from 1 to 100000000000',
+        },
+      ],
     });
     const again = await importCsv(csv, a);
     expect(again.body.data).toMatchObject({ lines: 3, imported: 0, duplicates: 2 });

@@ -1,7 +1,6 @@
 import { Body, Controller, Param, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional } from 'class-validator';
-import { AuditService } from '../../audit';
 import { AdminAuth } from '../../auth/decorators';
 import { AppError } from '../../common/errors/app-error';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
@@ -61,7 +60,6 @@ export class GatewayCredentialsController {
   constructor(
     private readonly credentials: GatewayCredentialsService,
     private readonly registry: GatewayRegistry,
-    private readonly audit: AuditService,
   ) {}
 
   @Patch(':id/gateways/:gateway')
@@ -106,18 +104,6 @@ export class GatewayCredentialsController {
       );
     }
     await this.credentials.set(appId, query.mode, name, body.credentials, body.default ?? false);
-    await this.audit.record({
-      action: 'app.gateway_credentials_set',
-      targetType: 'app',
-      targetId: appId,
-      // Which fields, never their values.
-      after: {
-        mode: query.mode,
-        gateway: name,
-        fields: [...fields],
-        default: body.default ?? false,
-      },
-    });
     const configured = await this.credentials.configured(appId, query.mode);
     return {
       applicationId: appId,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { AuditService } from '../../audit';
 import { decryptSecret, encryptSecret } from '../../common/crypto/crypto';
 import { Clock } from '../../common/clock/clock';
 import { AppError } from '../../common/errors/app-error';
@@ -28,6 +29,7 @@ export class GatewayCredentialsService {
     private readonly credentials: GatewayCredentialsRepository,
     private readonly config: AppConfig,
     private readonly changes: ChangeFeed,
+    private readonly audit: AuditService,
     clock: Clock,
   ) {
     this.configuredCache = new ReplicaCache(changes, CONFIGURED_CACHE_MS, () => clock.nowMs());
@@ -69,6 +71,14 @@ export class GatewayCredentialsService {
       throw err;
     }
     if (makeDefault) await this.credentials.makeDefault(appId, mode, gateway);
+    // In the change's own transaction: the change and its audit entry commit together.
+    await this.audit.record({
+      action: 'app.gateway_credentials_set',
+      targetType: 'app',
+      targetId: appId,
+      // Which fields, never their values.
+      after: { mode, gateway, fields: Object.keys(fields), default: makeDefault },
+    });
     await this.changes.announce(appTopic(appId));
   }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsBoolean,
+  IsDateString,
   IsIn,
   IsInt,
   IsOptional,
@@ -66,6 +67,7 @@ export class SettlementImportResultDto {
 export class RunQuery {
   @ApiProperty({ example: '2026-11-24', description: 'A calendar day in Asia/Dhaka' })
   @Matches(DATE, { message: 'period must be a date (YYYY-MM-DD)' })
+  @IsDateString({ strict: true }, { message: 'period must be a real calendar date (YYYY-MM-DD)' })
   period: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Default: every app' })
@@ -118,6 +120,7 @@ export class RunListQuery extends Paged {
   @ApiPropertyOptional({ example: '2026-11-24' })
   @IsOptional()
   @Matches(DATE, { message: 'period must be a date (YYYY-MM-DD)' })
+  @IsDateString({ strict: true }, { message: 'period must be a real calendar date (YYYY-MM-DD)' })
   period?: string;
 }
 

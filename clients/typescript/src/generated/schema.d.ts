@@ -848,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Import a gateway's settlement CSV for one app and mode
-         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones.
+         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. Audited (`settlement.imported`).
          */
         post: operations["ReconciliationController_import"];
         delete?: never;
@@ -869,7 +869,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile one Asia/Dhaka day: every capture and settlement line, classified once
-         * @description matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes.
+         * @description matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).
          */
         post: operations["ReconciliationController_run"];
         delete?: never;
@@ -15685,6 +15685,34 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {

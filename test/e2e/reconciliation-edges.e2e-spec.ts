@@ -1,0 +1,179 @@
+import { bearer, createApp, CreatedApp, login } from '../support/factories';
+import { expectBalancedLedger } from '../support/ledger';
+import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
+
+/** 10:00 in Dhaka on 12 March 2027 (the test clock only moves forward). */
+const MORNING = Date.parse('2027-03-12T04:00:00Z');
+const MAX_LINE = 100_000_000_000;
+
+/**
+ * Issue 43: settlement amounts that no sum can push past 2^53, reconciliation
+ * queries that are 400/404 instead of 500, and the audit log holding
+ * settlement imports, reconciliation runs and gateway credential changes in
+ * the transaction that makes them.
+ */
+describe('settlement and reconciliation edges', () => {
+  let t: TestApp;
+  let app: CreatedApp;
+  let root: Record<string, string>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    t.clock.advance(MORNING - t.clock.nowMs());
+    app = await createApp(t);
+    root = bearer(await login(t, SUPER_ADMIN.email, SUPER_ADMIN.password));
+  });
+  afterEach(() => expectBalancedLedger(t.db));
+  afterAll(() => t.close());
+
+  const http = () => t.http();
+  const importCsv = (csv: string, a = app) =>
+    http()
+      .post(`/api/v1/admin/settlements/import?applicationId=${a.id}&mode=TEST`)
+      .set(root)
+      .send({ gateway: 'sandbox', csv });
+  const header = 'gateway_txn_id,amount_minor,currency,transaction_time,fee_minor';
+  const lines = (prefix: string, n: number, amount: number | string, fee = '') =>
+    Array.from({ length: n }, (_, i) => `${prefix}-${i},${amount},BDT,2027-03-11T05:00:00Z,${fee}`);
+  const audits = async (action: string) =>
+    (
+      await t.db.query(
+        'SELECT actor_email, target_id, after FROM audit_events WHERE action = $1 ORDER BY id',
+        [action],
+      )
+    ).rows as { actor_email: string | null; target_id: string; after: Record<string, unknown> }[];
+
+  it('amount_minor is 1 to 100,000,000,000 and fee_minor 0 to the amount: lines outside are rejected by number, the ledger and runs stay sound', async () => {
+    const a = await createApp(t);
+    const huge = await importCsv(
+      [
+        header,
+        ...lines('BIG', 9, '999999999999999'),
+        `OVER-1,${MAX_LINE + 1},BDT,2027-03-11T05:00:00Z,`,
+        `FEE-1,100,BDT,2027-03-11T05:00:00Z,101`,
+        `ZERO-1,0,BDT,2027-03-11T05:00:00Z,`,
+      ].join('\n'),
+      a,
+    );
+    expect(huge.status).toBe(201);
+    expect(huge.body.data).toMatchObject({ lines: 12, imported: 0, duplicates: 0 });
+    expect(huge.body.data.rejected.map((r: { line: number }) => r.line)).toEqual([
+      2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
+    expect(huge.body.data.rejected[0].reason).toBe(
+      'amount_minor must be an integer of minor units from 1 to 100000000000',
+    );
+    // At the limit, twice nine lines: every sum stays exact.
+    for (const batch of ['MAX-A', 'MAX-B']) {
+      const res = await importCsv(
+        [header, ...lines(batch, 9, MAX_LINE, String(MAX_LINE))].join('\n'),
+        a,
+      );
+      expect(res.body.data).toMatchObject({ lines: 9, imported: 9, rejected: [] });
+    }
+    const balances = await http()
+      .get(`/api/v1/admin/ledger/balances?applicationId=${a.id}&mode=TEST`)
+      .set(root);
+    expect(balances.status).toBe(200);
+    const fees = balances.body.data.find((r: { account: string }) => r.account === 'gateway_fees');
+    expect(fees.debitMinor).toBe(18 * MAX_LINE);
+    const run = await http()
+      .post(`/api/v1/admin/reconciliation/runs?period=2027-03-11&applicationId=${a.id}&mode=TEST`)
+      .set(root)
+      .send();
+    expect(run.status).toBe(201);
+    expect(run.body.data).toMatchObject({ missingInternal: 18, ledgerBalanced: true });
+  });
+
+  it('a period that is not a calendar day is 400; an unknown applicationId is 404; never a 500', async () => {
+    for (const period of ['2024-13-45', '2025-02-29', '2024-00-10', 'yesterday']) {
+      const res = await http()
+        .post(`/api/v1/admin/reconciliation/runs?period=${period}`)
+        .set(root)
+        .send();
+      expect([period, res.status, res.body.meta.errorCode]).toEqual([
+        period,
+        400,
+        'VALIDATION_FAILED',
+      ]);
+      const listed = await http()
+        .get(`/api/v1/admin/reconciliation/runs?period=${period}`)
+        .set(root);
+      expect([period, listed.status]).toEqual([period, 400]);
+    }
+    const unknown = await http()
+      .post('/api/v1/admin/reconciliation/runs?period=2027-03-11&applicationId=987654321')
+      .set(root)
+      .send();
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
+  });
+
+  it('settlement imports and reconciliation runs are audited with the admin as actor', async () => {
+    const imported = await importCsv([header, ...lines('AUD', 2, 5000)].join('\n'));
+    expect(imported.status).toBe(201);
+    const run = await http()
+      .post(`/api/v1/admin/reconciliation/runs?period=2027-03-11&applicationId=${app.id}`)
+      .set(root)
+      .send();
+    expect(run.status).toBe(201);
+    const [imp] = (await audits('settlement.imported')).filter(
+      (e) => e.target_id === String(imported.body.data.importId),
+    );
+    expect(imp).toEqual({
+      actor_email: SUPER_ADMIN.email,
+      target_id: String(imported.body.data.importId),
+      after: {
+        applicationId: app.id,
+        mode: 'TEST',
+        gateway: 'sandbox',
+        lines: 2,
+        imported: 2,
+        duplicates: 0,
+        rejected: 0,
+      },
+    });
+    const [ran] = (await audits('reconciliation.run')).filter(
+      (e) => e.target_id === String(run.body.data.id),
+    );
+    expect(ran).toMatchObject({
+      actor_email: SUPER_ADMIN.email,
+      after: { applicationId: app.id, period: '2027-03-11', ledgerBalanced: true },
+    });
+  });
+
+  it('a gateway credential change and its audit entry commit together (or neither does)', async () => {
+    const a = await createApp(t);
+    await t.db.query(`
+      CREATE FUNCTION joma_test_refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'audit refused'; END $$`);
+    await t.db.query(`
+      CREATE TRIGGER refuse_credential_audit BEFORE INSERT ON audit_events FOR EACH ROW
+        WHEN (NEW.action = 'app.gateway_credentials_set') EXECUTE FUNCTION joma_test_refuse_audit()`);
+    const set = () =>
+      http()
+        .patch(`/api/v1/admin/apps/${a.id}/gateways/sslcommerz?mode=TEST`)
+        .set(root)
+        .send({ credentials: { storeId: 'store', storePassword: 'store-secret' } });
+    try {
+      expect((await set()).status).toBe(500);
+    } finally {
+      await t.db.query('DROP TRIGGER refuse_credential_audit ON audit_events');
+    }
+    const stored = await t.db.query(
+      'SELECT count(*)::int AS n FROM gateway_credentials WHERE app_id = $1',
+      [a.id],
+    );
+    expect(stored.rows[0].n).toBe(0);
+    expect((await set()).status).toBe(200);
+    const [entry] = (await audits('app.gateway_credentials_set')).filter(
+      (e) => e.target_id === String(a.id),
+    );
+    expect(entry.after).toEqual({
+      mode: 'TEST',
+      gateway: 'sslcommerz',
+      fields: ['storeId', 'storePassword'],
+      default: false,
+    });
+    expect(JSON.stringify(entry)).not.toContain('store-secret');
+  });
+});
