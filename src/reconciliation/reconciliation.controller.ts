@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
+import { LargeJsonBodyInterceptor } from '../common/http/large-json-body.interceptor';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
@@ -60,6 +61,8 @@ export class ReconciliationController {
 
   @Post('settlements/import')
   @AdminAuth('reconciliation:run')
+  // Up to 32 MiB, read only now that the session and the permission are verified.
+  @UseInterceptors(LargeJsonBodyInterceptor)
   @ApiOperation({
     summary: "Import a gateway's settlement CSV for one app and mode",
     description:

@@ -6,9 +6,11 @@ import type { JomaRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
- * A settlement file (admin import): up to 32 MiB (about 700,000 lines), and
- * only with a bearer token present, so an anonymous caller cannot make the
- * process read that much (the token itself is checked by the route's guard).
+ * A settlement file (admin import): up to 32 MiB (about 700,000 lines). The
+ * body parsers leave that route's body unread; the route reads it
+ * (readLargeJson) only after its guards verified the admin session and the
+ * permission. Before that, a body over 1 MiB without a bearer token at all
+ * is refused 413 unread, and one over 32 MiB whatever the token.
  */
 export const MAX_SETTLEMENT_BODY_BYTES = 32 * 1024 * 1024;
 /** The public login route takes far less: an email and a password. */
@@ -48,14 +50,23 @@ export function inspectJson(
     const [v, depth, path] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth > max) return { tooDeep: true };
-    const keys = Object.keys(v);
-    members += keys.length;
-    if (members > maxMembers) return { tooDeep: false, tooMany: true };
-    for (const key of keys) {
-      const at = path ? `${path}.${key}` : key;
-      if (!Array.isArray(v) && FORBIDDEN_MEMBERS.has(key)) {
-        return { tooDeep: false, forbiddenMember: at };
+    // Counted as it goes, with no array of keys built: a 30 MiB array is
+    // refused after maxMembers steps, not after listing its elements.
+    if (Array.isArray(v)) {
+      if (members + v.length > maxMembers) return { tooDeep: false, tooMany: true };
+      members += v.length;
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (child !== null && typeof child === 'object')
+          stack.push([child, depth + 1, path ? `${path}.${i}` : String(i)]);
       }
+      continue;
+    }
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      if (++members > maxMembers) return { tooDeep: false, tooMany: true };
+      const at = path ? `${path}.${key}` : key;
+      if (FORBIDDEN_MEMBERS.has(key)) return { tooDeep: false, forbiddenMember: at };
       const child = (v as Record<string, unknown>)[key];
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1, at]);
     }
@@ -131,16 +142,25 @@ export function bodyParsers(
     wrap(express.json({ limit, verify: keepRaw as never, strict: false }));
   const anyJson = jsonWithin(MAX_BODY_BYTES);
   const loginJson = jsonWithin(MAX_LOGIN_BODY_BYTES);
-  const settlementJson = jsonWithin(MAX_SETTLEMENT_BODY_BYTES);
   const json: RequestHandler = (req, res, next) => {
     const path = routedPath(req.path);
-    return (
-      path === LOGIN_PATH
-        ? loginJson
-        : path === SETTLEMENT_IMPORT_PATH && /^Bearer \S/.test(req.headers.authorization ?? '')
-          ? settlementJson
-          : anyJson
-    )(req, res, next);
+    if (path === SETTLEMENT_IMPORT_PATH) return deferLarge(req as JomaRequest, res, next);
+    return (path === LOGIN_PATH ? loginJson : anyJson)(req, res, next);
+  };
+  /** Left unread for the route to read after its guards; only what is refused anyway is refused here. */
+  const deferLarge: RequestHandler = (req, res, next) => {
+    const r = req as JomaRequest;
+    const length = Number(r.headers['content-length'] ?? 0);
+    const bearer = /^Bearer \S/.test(r.headers.authorization ?? '');
+    const limit = bearer ? MAX_SETTLEMENT_BODY_BYTES : MAX_BODY_BYTES;
+    if (length <= limit) return next();
+    onError(
+      new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${limit} bytes`, undefined, {
+        Connection: 'close',
+      }),
+      r,
+      res,
+    );
   };
   const checkedJson: RequestHandler = (req, res, next) =>
     json(req, res, () => {
@@ -172,7 +192,11 @@ export function bodyParsers(
 /** Why a parsed JSON body is refused before validation, or undefined. */
 function refuseJson(req: JomaRequest): AppError | undefined {
   if (req.rawBody === undefined || !isJson(req)) return undefined;
-  const body: unknown = req.body;
+  return refuseParsedJson(req.body);
+}
+
+/** The rules every JSON body meets before validation: an object, within the member, depth and name limits. */
+export function refuseParsedJson(body: unknown): AppError | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return AppError.validation('body', 'body must be a JSON object');
   }
