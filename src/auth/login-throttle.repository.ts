@@ -54,6 +54,32 @@ export class LoginThrottleRepository {
     );
   }
 
+  /** Records a successful login of the (email, address) pair. */
+  async rememberSuccess(key: string, at: Date): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO login_known_addresses (key, last_success_at) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET last_success_at = GREATEST(login_known_addresses.last_success_at, $2)`,
+      [key, at],
+    );
+  }
+
+  /** Whether the pair logged in successfully at or after `since`. */
+  async succeededSince(key: string, since: Date): Promise<boolean> {
+    const rows = (await this.txHost.tx.query(
+      'SELECT 1 FROM login_known_addresses WHERE key = $1 AND last_success_at >= $2',
+      [key, since],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  async purgeSuccessesBefore(before: Date): Promise<number> {
+    const res = (await this.txHost.tx.query(
+      'DELETE FROM login_known_addresses WHERE last_success_at < $1',
+      [before],
+    )) as [unknown[], number];
+    return res[1] ?? 0;
+  }
+
   /** Deletes counters whose last failure is before `before`; how many. */
   async purgeOlderThan(before: Date): Promise<number> {
     const res = (await this.txHost.tx.query('DELETE FROM login_throttles WHERE last_at < $1', [

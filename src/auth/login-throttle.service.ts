@@ -5,6 +5,7 @@ import { Clock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { clientKey } from '../common/rate-limit/rate-limiter';
 import { AppConfig } from '../config/app-config';
 import { normalizeEmail } from './email';
 import { LoginThrottleRepository } from './login-throttle.repository';
@@ -14,7 +15,12 @@ export interface LoginAttempt {
   pairKey: string;
   emailKey: string;
   addressKey: string;
+  /** The (email, address) pair, for "this account logged in from here recently". */
+  knownKey: string;
 }
+
+/** An address the account logged in from within this long is never refused by the email lock. */
+export const KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
 
 const rateLimited = (retryAfterS: number) =>
   new AppError(ErrorCode.RATE_LIMITED, 'Too many failed logins; try again later', undefined, {
@@ -68,12 +74,15 @@ export class LoginThrottleService {
     }
   }
 
+  /** The counters of an attempt; an IPv6 address counts by its /64, as in the rate limits. */
   keysOf(email: string, address: string): LoginAttempt {
     const e = normalizeEmail(email);
+    const a = clientKey(address);
     return {
-      pairKey: `pair:${sha256Hex(`${e}\n${address}`)}`,
+      pairKey: `pair:${sha256Hex(`${e}\n${a}`)}`,
       emailKey: `email:${sha256Hex(e)}`,
-      addressKey: `addr:${sha256Hex(address)}`,
+      addressKey: `addr:${sha256Hex(a)}`,
+      knownKey: `known:${sha256Hex(`${e}\n${a}`)}`,
     };
   }
 
@@ -93,8 +102,12 @@ export class LoginThrottleService {
     const reached: string[] = [];
     for (const [kind, key, limit] of limits) {
       const counted = await this.count(key, limit);
-      // Throwing rolls back the keys already counted: a 429 counts toward nothing.
-      if ('waitS' in counted) throw rateLimited(counted.waitS);
+      if ('waitS' in counted) {
+        // A flood from elsewhere cannot lock an admin out of their usual address.
+        if (kind === 'email' && (await this.isKnownAddress(attempt))) continue;
+        // Throwing rolls back the keys already counted: a 429 counts toward nothing.
+        throw rateLimited(counted.waitS);
+      }
       if (counted.failures >= limit) reached.push(kind);
     }
     return reached;
@@ -133,11 +146,23 @@ export class LoginThrottleService {
   async succeeded(attempt: LoginAttempt): Promise<void> {
     await this.throttles.remove(attempt.pairKey);
     await this.throttles.takeBackOne([attempt.emailKey, attempt.addressKey]);
+    await this.throttles.rememberSuccess(attempt.knownKey, this.clock.now());
   }
 
-  /** Retention: counters whose window and lock are both over. */
+  private isKnownAddress(attempt: LoginAttempt): Promise<boolean> {
+    return this.throttles.succeededSince(
+      attempt.knownKey,
+      new Date(this.clock.nowMs() - KNOWN_ADDRESS_MS),
+    );
+  }
+
+  /** Retention: counters whose window and lock are both over, and successes older than 30 days. */
   async purgeStale(): Promise<number> {
-    const before = new Date(this.clock.nowMs() - this.config.loginLockMinutes * 60_000);
-    return this.throttles.purgeOlderThan(before);
+    const now = this.clock.nowMs();
+    const before = new Date(now - this.config.loginLockMinutes * 60_000);
+    return (
+      (await this.throttles.purgeOlderThan(before)) +
+      (await this.throttles.purgeSuccessesBefore(new Date(now - KNOWN_ADDRESS_MS)))
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { appCallLimit, AppCredentialsService } from '../auth';
 import { AppError } from '../common/errors/app-error';
 import { bodyParsers, isPublicPage } from '../common/http/body-parsers';
+import { dropForgedForwardedFor } from '../common/http/forwarded-for';
 import { inOrder } from '../common/http/in-order';
 import type { JomaRequest } from '../common/http/request-context';
 import { RateLimiter } from '../common/rate-limit/rate-limiter';
@@ -42,6 +43,10 @@ export function configureApp(app: INestApplication): void {
   // (each layer costs a route match and garbage, refusals included).
   app.use(
     inOrder(
+      (req: JomaRequest, _res: Response, next: () => void) => {
+        dropForgedForwardedFor(req);
+        next();
+      },
       securityHeaders(config.publicBaseUrl),
       requestIdMiddleware,
       observeRequests(metrics),

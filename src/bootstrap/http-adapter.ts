@@ -9,6 +9,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type RegisteredRoute, routePattern } from '../common/http/allowed-methods';
 import { MAX_SETTLEMENT_BODY_BYTES } from '../common/http/body-parsers';
+import { dropForgedForwardedFor } from '../common/http/forwarded-for';
 import { answerBrokenLink } from '../common/html/broken-link-page';
 import { sendError } from '../common/http/error-response';
 import type { HttpResponse } from '../common/http/replies';
@@ -111,6 +112,7 @@ type NodeRequest = IncomingMessage & { ip?: string; path?: string; routeTemplate
 function prepareFastify(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     const raw = request.raw as NodeRequest;
+    dropForgedForwardedFor(raw);
     raw.ip = request.ip;
     const url = raw.url ?? '/';
     const query = url.indexOf('?');

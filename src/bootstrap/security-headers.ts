@@ -21,7 +21,9 @@ export function securityHeaders(publicBaseUrl: string): RequestHandler {
   const headers = headersSetBy(base);
   return (req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of headers) res.setHeader(name, value);
-    if (req.url.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
+    // Routing ignores letter case, so /API/v1 reaches the same handlers and needs the same header.
+    if (req.url.length > 4 && req.url.slice(0, 5).toLowerCase() === '/api/')
+      res.setHeader('Cache-Control', 'no-store');
     next();
   };
 }

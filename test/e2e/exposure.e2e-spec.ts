@@ -39,6 +39,10 @@ describe('exposure', () => {
       .post('/api/v1/auth/login')
       .send({ email: 'a@b.c', password: 'wrong-password' });
     expect(login.headers['cache-control']).toBe('no-store');
+    // Routing ignores letter case: /API/v1 reaches the API, and gets its header.
+    const upper = await t.http().get('/API/V1/invoices');
+    expect(upper.status).toBe(401);
+    expect(upper.headers['cache-control']).toBe('no-store');
     const docs = await t.http().get('/docs/');
     expect(docs.status).toBe(200);
     // Swagger UI's own files, served from the package (serve-static, or @fastify/static).
@@ -52,6 +56,30 @@ describe('exposure', () => {
     expect(docs.headers['x-content-type-options']).toBe('nosniff');
     const health = await t.http().get('/healthz');
     expect(health.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('X-Forwarded-For that is not a list of IP addresses is ignored: the socket address is the client', async () => {
+    // Test apps trust loopback proxies, so a well-formed header is believed ...
+    const ok = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('X-Forwarded-For', '198.51.100.23')
+      .send({ email: 'xff@joma.test', password: 'wrong-password' });
+    expect(ok.status).toBe(401);
+    // ... and anything else is the client's own writing, not an address.
+    for (const forged of ['not-an-address', '198.51.100.23, <script>', 'unknown']) {
+      const res = await t
+        .http()
+        .post('/api/v1/auth/login')
+        .set('X-Forwarded-For', forged)
+        .send({ email: 'xff@joma.test', password: 'wrong-password' });
+      expect(res.status).toBe(401);
+    }
+    const keys = await t.db.query(
+      `SELECT count(*)::int AS n FROM login_throttles WHERE key LIKE 'addr:%'`,
+    );
+    // Two clients: 198.51.100.23 and the socket's loopback address.
+    expect(keys.rows[0].n).toBe(2);
   });
 
   it('HSTS is sent when PUBLIC_BASE_URL is https, and not otherwise', async () => {

@@ -123,6 +123,35 @@ describe('login security', () => {
     expect((await t.http().get('/api/v1/auth/me').set(bearer(target.token))).status).toBe(401);
     expect((await attempt(target.email, 'set-by-the-super-admin', '192.0.2.60')).status).toBe(200);
   });
+  it('IPv6 addresses count by their /64: rotating through one prefix does not escape the pair lock', async () => {
+    const admin = await adminWith(t, []);
+    for (let i = 1; i <= 5; i++)
+      expect((await attempt(admin.email, `wrong-${i}`, `2001:db8:1:2::${i}`)).status).toBe(401);
+    // Another address of the same /64 is the same client: locked, right password or not.
+    expect((await attempt(admin.email, 'admin-password-123', '2001:db8:1:2:ffff::9')).status).toBe(
+      429,
+    );
+    // Another /64 is another client.
+    expect((await attempt(admin.email, 'admin-password-123', '2001:db8:1:3::1')).status).toBe(200);
+  });
+
+  it('the email lock does not refuse an address the account logged in from within 30 days', async () => {
+    const admin = await adminWith(t, []);
+    const usual = '192.0.2.77';
+    expect((await attempt(admin.email, 'admin-password-123', usual)).status).toBe(200);
+    // A flood from elsewhere reaches the email's limit (8 here), one failure per address.
+    for (let i = 1; i <= 8; i++)
+      expect((await attempt(admin.email, `wrong-${i}`, `198.51.100.${100 + i}`)).status).toBe(401);
+    expect((await attempt(admin.email, 'admin-password-123', '198.51.100.200')).status).toBe(429);
+    // The admin's usual address still gets in.
+    expect((await attempt(admin.email, 'admin-password-123', usual)).status).toBe(200);
+    // ... while past 30 days it would not.
+    t.clock.advance(31 * 24 * 3600_000);
+    for (let i = 1; i <= 8; i++)
+      expect((await attempt(admin.email, `wrong-${i}`, `198.51.100.${110 + i}`)).status).toBe(401);
+    expect((await attempt(admin.email, 'admin-password-123', usual)).status).toBe(429);
+  });
+
   // Last: a second app in one process takes over the shared transaction host.
   it('failures per address across many emails lock the address', async () => {
     const strict = await createTestApp({ config: { loginFailuresPerAddress: 3 } });
