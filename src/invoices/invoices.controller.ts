@@ -83,6 +83,7 @@ export class InvoicesController {
     const page = await this.invoices.list(app, query, {
       status: query.status,
       customerReference: query.customerReference,
+      subscriptionId: query.subscriptionId,
     });
     return new Page(page.items.map(toInvoiceListItemDto), page.pagination);
   }

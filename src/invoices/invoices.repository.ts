@@ -99,13 +99,16 @@ export class InvoicesRepository {
   page(
     scope: TenantScope,
     query: PageQuery,
-    filter: { status?: string; customerId?: number },
+    filter: { status?: string; customerId?: number; subscriptionId?: number },
   ): Promise<Page<Invoice>> {
     const qb = this.repo.createQueryBuilder('i').where(this.invoices.where(scope));
     if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
     if (filter.customerId !== undefined)
       qb.andWhere('i.customer_id = :cid', { cid: filter.customerId });
-    const whole = !filter.status && filter.customerId === undefined;
+    if (filter.subscriptionId !== undefined)
+      qb.andWhere('i.subscription_id = :sid', { sid: filter.subscriptionId });
+    const whole =
+      !filter.status && filter.customerId === undefined && filter.subscriptionId === undefined;
     return pageOf(qb, 'i', query, {
       unique: ['number'],
       total: whole ? () => this.numbered(scope) : undefined,

@@ -139,7 +139,7 @@ export class InvoicesService {
   async list(
     scope: TenantScope,
     query: PageQuery,
-    filter: { status?: string; customerReference?: string },
+    filter: { status?: string; customerReference?: string; subscriptionId?: number },
   ): Promise<Page<InvoiceView>> {
     let customerId: number | undefined;
     if (filter.customerReference) {
@@ -147,7 +147,11 @@ export class InvoicesService {
       if (!customer) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
       customerId = customer.id;
     }
-    const page = await this.invoices.page(scope, query, { status: filter.status, customerId });
+    const page = await this.invoices.page(scope, query, {
+      status: filter.status,
+      customerId,
+      subscriptionId: filter.subscriptionId,
+    });
     // Lists leave line items and payments to the single read (a page of 1,000
     // invoices with their lines used to be tens of megabytes).
     return new Page(await this.views(scope, page.items, { details: false }), page.pagination);

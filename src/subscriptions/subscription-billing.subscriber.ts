@@ -47,7 +47,8 @@ export class SubscriptionBillingSubscriber {
     } else if (previous === 'PAST_DUE') {
       await this.lifecycle.step(scope, sub, 'invoice_paid', at, ids);
     }
-    if (renewal && sub.status === 'ACTIVE')
+    // A renewal paid while PAUSED renewed the subscription too; a late capture on a CANCELED one did not.
+    if (renewal && (sub.status === 'ACTIVE' || sub.status === 'PAUSED'))
       await this.lifecycle.publish(scope, sub, 'subscription.renewed', previous, ids);
     await this.lifecycle.save(sub);
   }

@@ -2,7 +2,7 @@ import { DomainEvent, OutboxEntry } from '../common/domain-events';
 import type { TenantScope } from '../database/tenant';
 import type { EntitlementChange } from '../entitlements';
 import type { Subscription } from './subscription.entity';
-import type { SubscriptionStatus } from './subscription-state';
+import { shownNextBillingDate, type SubscriptionStatus } from './subscription-state';
 
 export type SubscriptionFactType =
   | 'subscription.created'
@@ -33,7 +33,7 @@ export function subscriptionEventData(
     amount_minor: sub.amountMinor,
     currency: sub.currency,
     current_period_start: sub.currentPeriodStart,
-    next_billing_date: sub.nextBillingDate,
+    next_billing_date: shownNextBillingDate(sub),
     trial_end_date: sub.trialEndDate,
     cancel_at_period_end: sub.cancelAtPeriodEnd,
     ...extra,

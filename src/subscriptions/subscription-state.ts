@@ -118,3 +118,18 @@ export function subscriptionStep(
 export function grantsBenefits(status: SubscriptionStatus): boolean {
   return status === 'TRIALING' || status === 'ACTIVE';
 }
+
+/**
+ * The `nextBillingDate` a subscription shows (decisions section 6): while
+ * TRIALING, before any period has begun, it is the trial end, when the
+ * first invoice falls due; otherwise the stored date (null while INCOMPLETE).
+ */
+export function shownNextBillingDate(sub: {
+  status: SubscriptionStatus;
+  nextBillingDate: string | null;
+  trialEndDate: string | null;
+}): string | null {
+  return sub.status === 'TRIALING' && sub.nextBillingDate === null
+    ? sub.trialEndDate
+    : sub.nextBillingDate;
+}

@@ -1,3 +1,4 @@
+import { shownNextBillingDate } from './subscription-state';
 import type { SubscriptionDto, SubscriptionListItemDto } from './dto/subscription.dto';
 import type { SubscriptionView } from './subscriptions.service';
 
@@ -13,7 +14,7 @@ export function toSubscriptionDto({
     customerReference,
     startDate: s.startDate,
     currentPeriodStart: s.currentPeriodStart,
-    nextBillingDate: s.nextBillingDate,
+    nextBillingDate: shownNextBillingDate(s),
     trialEndDate: s.trialEndDate,
     cancelAtPeriodEnd: s.cancelAtPeriodEnd,
     canceledAt: s.canceledAt?.toISOString() ?? null,

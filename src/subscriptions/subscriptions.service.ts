@@ -174,9 +174,11 @@ export class SubscriptionsService {
         await this.lifecycle.step(scope, sub, 'resume_trialing', at);
         return [];
       }
-      if (!sub.billingAnchor && sub.trialEndDate)
-        this.lifecycle.startPeriods(sub, sub.trialEndDate);
-      if (sub.openInvoiceDueDate && sub.openInvoiceDueDate < today) {
+      const trialEndedWhilePaused = !sub.billingAnchor && !!sub.trialEndDate;
+      if (trialEndedWhilePaused) this.lifecycle.startPeriods(sub, sub.trialEndDate!);
+      // Never ACTIVE while the first invoice is unpaid: a trial that ended is PAST_DUE until it is.
+      const firstUnpaid = !sub.firstInvoicePaid && !!sub.trialEndDate;
+      if ((sub.openInvoiceDueDate && sub.openInvoiceDueDate < today) || firstUnpaid) {
         const since = sub.pastDueSince;
         await this.lifecycle.step(scope, sub, 'resume_past_due', at);
         sub.pastDueSince = since ?? at;
@@ -184,7 +186,14 @@ export class SubscriptionsService {
       }
       await this.lifecycle.step(scope, sub, 'resume_active', at);
       if (!sub.billingAnchor) this.lifecycle.startPeriods(sub, today);
-      else if (sub.nextBillingDate && sub.nextBillingDate <= today) {
+      const periodEnded =
+        trialEndedWhilePaused || (!!sub.nextBillingDate && sub.nextBillingDate <= today);
+      if (!periodEnded) return [];
+      // Set to cancel at period end, and that end passed while paused: CANCELED now, no renewal.
+      if (sub.cancelAtPeriodEnd) return this.lifecycle.cancel(scope, sub, 'period_end_cancel', at);
+      // One open invoice at a time: a new period starts only once the last one is settled.
+      if (sub.openInvoiceId !== null) return [];
+      if (sub.nextBillingDate && sub.nextBillingDate <= today) {
         this.lifecycle.startPeriods(sub, today);
         await this.lifecycle.issueInvoice(scope, sub, addDays(today, RENEWAL_DUE_DAYS));
       }

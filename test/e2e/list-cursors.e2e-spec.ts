@@ -47,7 +47,11 @@ describe('list cursors and the deep-page cap', () => {
   );
 
   it('refuses a bad cursor, a cursor with another order, and offsets past 10,000; another app cannot see rows through a cursor', async () => {
-    for (const bad of ['not-a-cursor', 'bm9wZQ', 'x'.repeat(101), '%%%']) {
+    // Tampered: well-formed, but a time no row can have (the database would overflow on it).
+    const tampered = ['9999999999999999999.1', '-9223372036854775808.1', '1.99999999999999999'].map(
+      (c) => Buffer.from(c).toString('base64url'),
+    );
+    for (const bad of ['not-a-cursor', 'bm9wZQ', 'x'.repeat(101), '%%%', ...tampered]) {
       const res = await get(`/api/v1/payments?cursor=${bad}`);
       expect(res.status).toBe(400);
       expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');

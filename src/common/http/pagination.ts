@@ -34,10 +34,13 @@ function encodeCursor(c: Cursor): string {
   return Buffer.from(`${c.us}.${c.id}`, 'utf8').toString('base64url');
 }
 
+/** A cursor's time lies in 1970..2255 (epoch microseconds): a tampered one is refused, never sent to the database to overflow. */
+const MAX_CURSOR_US = 9e15;
+
 function decodeCursor(raw: string): Cursor {
-  const m = /^(-?\d{1,19})\.(\d{1,16})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
   const id = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(id) || id < 1)
+  if (!m || !Number.isSafeInteger(id) || id < 1 || Number(m[1]) > MAX_CURSOR_US)
     throw AppError.validation(
       'cursor',
       'cursor is not one this API gave (use pagination.nextCursor as it is)',

@@ -161,6 +161,17 @@ export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @IsIn(INVOICE_STATUSES)
   status?: string;
   @ApiPropertyOptional() @OptionalField() @IsString() @MaxLength(128) customerReference?: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: "Only this subscription's invoices (its first and its renewals)",
+  })
+  @OptionalField()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  subscriptionId?: number;
 }
 
 export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {

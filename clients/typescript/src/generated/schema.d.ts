@@ -16217,6 +16217,8 @@ export interface operations {
                 cursor?: string;
                 status?: "ISSUED" | "PARTIALLY_PAID" | "PAID" | "VOID";
                 customerReference?: string;
+                /** @description Only this subscription's invoices (its first and its renewals) */
+                subscriptionId?: number;
             };
             header?: never;
             path?: never;
