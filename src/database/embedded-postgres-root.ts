@@ -34,7 +34,7 @@ function run(cmd: string, args: string[], ids?: Ids): { ok: boolean; out: string
 }
 
 /** The `postgres` system user PostgreSQL runs as under root, created when missing. */
-function postgresUser(): Ids {
+export function postgresUser(): Ids {
   const read = (): Ids | undefined => {
     const uid = run('id', ['-u', 'postgres']);
     const gid = run('id', ['-g', 'postgres']);

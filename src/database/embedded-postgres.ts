@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from 'pg';
 import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
 import { freePort } from '../common/net/free-port';
 import { EmbeddedPostgresError } from './embedded-postgres-error';
-import { moduleDir, placeForRoot, RootPlacement } from './embedded-postgres-root';
+import { moduleDir, placeForRoot, postgresUser, RootPlacement } from './embedded-postgres-root';
 
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => {
   initialise(): Promise<void>;
@@ -54,6 +54,31 @@ function runningPostmaster(clusterDir: string): number | undefined {
   const cmdline = `/proc/${pid}/cmdline`;
   if (existsSync(cmdline) && !readFileSync(cmdline, 'utf8').includes('postgres')) return undefined;
   return pid;
+}
+
+/**
+ * The embedded-postgres package hands initdb the superuser password in a
+ * file it writes into `os.tmpdir()` with the default umask: readable by
+ * every local user for the length of initdb. For that call `TMPDIR` points
+ * at a fresh directory only its owner may enter (0700; under root owned by
+ * the postgres user, who runs initdb), removed afterwards (decisions
+ * section 14). Start-up is the only thing running then.
+ */
+async function withPrivateTmpdir<T>(
+  owner: { uid: number; gid: number } | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'joma-initdb-'));
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -183,9 +208,11 @@ export async function startEmbeddedPostgres(
     );
   };
   if (fresh) {
-    await pg.initialise().catch((err: unknown) => {
-      throw failed('be initialised', err);
-    });
+    await withPrivateTmpdir(asRoot ? postgresUser() : undefined, () => pg.initialise()).catch(
+      (err: unknown) => {
+        throw failed('be initialised', err);
+      },
+    );
     secret.keep();
   }
   await pg.start().catch((err: unknown) => {

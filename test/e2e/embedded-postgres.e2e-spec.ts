@@ -1,6 +1,8 @@
 import {
   cpSync,
   mkdtempSync,
+  readdirSync,
+  watch,
   readFileSync,
   rmSync,
   statSync,
@@ -25,7 +27,12 @@ interface Started {
 }
 
 /** startEmbeddedPostgres in a child process (see test/support/embedded-postgres-child.ts). */
-function start(dataDir: string, packageDir: string, runtimeRoot: string): Promise<Started> {
+function start(
+  dataDir: string,
+  packageDir: string,
+  runtimeRoot: string,
+  env: Record<string, string> = {},
+): Promise<Started> {
   const child = spawn(
     process.execPath,
     [
@@ -36,7 +43,7 @@ function start(dataDir: string, packageDir: string, runtimeRoot: string): Promis
       packageDir,
       runtimeRoot,
     ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } },
   );
   return new Promise((ok, fail) => {
     let out = '';
@@ -113,8 +120,22 @@ describe('embedded PostgreSQL from a 0700 directory', () => {
 
   it('starts, answers queries, and (as root) says where the cluster went', async () => {
     const dataDir = join(box, 'joma', '.data', 'pg');
-    db = await start(dataDir, packageDir, runtimeRoot);
+    // The shared temporary directory is watched: the superuser password must never land there.
+    const shared = mkdtempSync(join(tmpdir(), 'joma-shared-tmp-'));
+    chmodSync(shared, 0o1777);
+    const seen: string[] = [];
+    const watcher = watch(shared, (_event, name) => name && seen.push(String(name)));
+    try {
+      db = await start(dataDir, packageDir, runtimeRoot, { TMPDIR: shared });
+    } finally {
+      watcher.close();
+    }
     expect(db).toMatchObject({ ok: true });
+    expect(seen.filter((n) => n.startsWith('pg-password'))).toEqual([]);
+    // Its private directory (0700) was used and removed.
+    expect(seen.some((n) => n.startsWith('joma-initdb-'))).toBe(true);
+    expect(readdirSync(shared).filter((n) => n.startsWith('joma-initdb-'))).toEqual([]);
+    rmSync(shared, { recursive: true, force: true });
     const lines = db.lines!;
     expect(await canConnect(db.url!)).toBe(true);
     if (asRoot) {
