@@ -18,6 +18,9 @@ import {
  * PENDING payment in one short transaction; the gateway's checkout is then
  * opened with no transaction open.
  */
+/** Open pay-page checkouts an invoice may have at once. */
+export const MAX_OPEN_CHECKOUTS = 3;
+
 @Injectable()
 export class InvoicePaymentsService {
   constructor(
@@ -114,9 +117,16 @@ export class InvoicePaymentsService {
       invoiceId,
     );
     if (!payable) throw AppError.invalidState(`This invoice is ${invoice.status.toLowerCase()}`);
-    const open = await this.payments.openPaymentFor(scope, invoice.id, dueMinor);
-    // A double click reuses the open checkout; choosing another gateway opens a new one.
-    if (open && (!gateway || open.gateway === gateway)) return { payment: open, customer };
+    // A double click reuses the open checkout; so does coming back to a gateway
+    // already tried: the newest open one for it, for this amount.
+    const open = await this.payments.openPaymentFor(scope, invoice.id, dueMinor, gateway);
+    if (open) return { payment: open, customer };
+    // At most MAX_OPEN_CHECKOUTS at a time: clicks cannot multiply checkouts (decisions 14).
+    if ((await this.payments.countPendingOfInvoice(scope, invoice.id)) >= MAX_OPEN_CHECKOUTS)
+      throw new AppError(
+        ErrorCode.RATE_LIMITED,
+        `Invoice ${invoice.number} already has ${MAX_OPEN_CHECKOUTS} open checkouts; finish one or wait until they expire`,
+      );
     const back = this.invoices.payableUrl(invoice);
     return this.payments.openPending(
       scope,

@@ -57,6 +57,8 @@ export const WORDS = {
     stateNotice: (status: string) => `This invoice is ${status.toLowerCase()}.`,
     unavailableNow:
       'Online payment is not available for this invoice right now. Please contact the merchant.',
+    busyNow:
+      'This invoice already has payments in progress. Finish one of them, or try again in a few minutes.',
   },
   bn: {
     invoice: 'ইনভয়েস',
@@ -107,5 +109,7 @@ export const WORDS = {
     stateNotice: (status: string) => `এই ইনভয়েসটি ${status}।`,
     unavailableNow:
       'এই ইনভয়েস এখন অনলাইনে পরিশোধ করা যাচ্ছে না। অনুগ্রহ করে বিক্রেতার সাথে যোগাযোগ করুন।',
+    busyNow:
+      'এই ইনভয়েসের কয়েকটি পরিশোধ এখন চলমান। সেগুলোর একটি শেষ করুন, অথবা কয়েক মিনিট পরে আবার চেষ্টা করুন।',
   },
 } as const;

@@ -78,8 +78,17 @@ export class PayPageController {
         if (!found) return sendHtml(res, notFoundPage(WORDS[chosen].notFound, chosen), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.
-        const refused = err.code === ErrorCode.INVALID_STATE ? 'state' : 'unavailable';
-        return sendHtml(res, payPage({ ...found, lang: chosen }, refused), 409);
+        const refused =
+          err.code === ErrorCode.INVALID_STATE
+            ? 'state'
+            : err.code === ErrorCode.RATE_LIMITED
+              ? 'busy'
+              : 'unavailable';
+        return sendHtml(
+          res,
+          payPage({ ...found, lang: chosen }, refused),
+          refused === 'busy' ? 429 : 409,
+        );
       }
       throw err;
     }

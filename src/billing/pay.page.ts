@@ -41,9 +41,10 @@ function invoiceLine(view: InvoiceView, lang: Lang = 'en') {
 
 /**
  * Why a Pay click was refused, shown above the page: the invoice's state
- * (paid or void meanwhile) or the merchant's setup (no gateway right now).
+ * (paid or void meanwhile), the merchant's setup (no gateway right now), or
+ * too many checkouts already open for it (`busy`).
  */
-export type PayRefusal = 'state' | 'unavailable';
+export type PayRefusal = 'state' | 'unavailable' | 'busy';
 
 export function payPage(
   { view, template, canPay, gateways = [], lang = 'en' }: PayPageInput,
@@ -55,7 +56,13 @@ export function payPage(
   const company = template?.companyName || view.appName;
   const accent = safeColor(template?.accentColor);
   const stateWord = w.status[i.status] ?? statusWord(i.status);
-  const notice = refused && (refused === 'state' ? w.stateNotice(stateWord) : w.unavailableNow);
+  const notice =
+    refused &&
+    (refused === 'state'
+      ? w.stateNotice(stateWord)
+      : refused === 'busy'
+        ? w.busyNow
+        : w.unavailableNow);
   const attempt = notice ? null : lastAttempt(view, lang);
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
   const money = (minor: number) => takaFor(lang, minor);

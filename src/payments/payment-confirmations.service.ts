@@ -16,6 +16,8 @@ export const SWEEP_LEASE_MS = 5 * 60_000;
  * for customers waiting on its status page (which reloads itself as often).
  */
 export const WAITING_ASK_EVERY_MS = 10_000;
+/** The pay button asks the gateway about each earlier checkout of an invoice at most this often (decisions 14). */
+export const CHECKOUT_ASK_EVERY_MS = 30_000;
 
 /**
  * What gateways say about payments, applied. Every gateway call runs with no
@@ -121,12 +123,20 @@ export class PaymentConfirmationsService {
 
   /**
    * Before the pay button opens a checkout: asks the gateway about the
-   * invoice's PENDING and EXPIRED checkouts (the customer may have paid one
+   * invoice's PENDING and EXPIRED checkouts not asked about in the last 30 s (the customer may have paid one
    * whose return never reached Joma, even after its deadline) and applies
    * each finished one.
    */
   async refreshCheckoutsForInvoice(scope: TenantScope, invoiceId: number): Promise<void> {
-    for (const p of await this.payments.unsettledOfInvoice(scope, invoiceId)) {
+    // Each earlier checkout at most once per CHECKOUT_ASK_EVERY_MS: clicks cannot multiply gateway calls.
+    const now = this.clock.nowMs();
+    const due = await this.payments.claimStatusChecks(
+      scope,
+      invoiceId,
+      new Date(now),
+      new Date(now - CHECKOUT_ASK_EVERY_MS),
+    );
+    for (const p of due) {
       const status = await this.askGateway(p);
       if (status && status.outcome !== 'open') await this.applyStatus(p.id, status);
     }

@@ -40,6 +40,8 @@ export class Payment {
   @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, unknown> | null;
   @Column({ type: 'timestamptz' }) expiresAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) succeededAt: Date | null;
+  /** When the pay button last asked the gateway about this checkout (at most once per 30 s). */
+  @Column({ type: 'timestamptz', nullable: true }) statusCheckedAt: Date | null;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;
 }

@@ -139,30 +139,54 @@ export class PaymentsRepository {
     });
   }
 
-  /** The invoice's checkouts that may still have been paid at the gateway (PENDING or EXPIRED). */
-  unsettledOfInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
-    return this.repo.find({
-      where: this.payments.where(scope, { invoiceId, status: In(['PENDING', 'EXPIRED']) }),
-      order: { id: 'ASC' },
-    });
-  }
-
-  /** The newest open, unexpired payment of the invoice for exactly this amount. */
+  /** The newest open, unexpired payment of the invoice for exactly this amount (through `gateway`, if given). */
   openForAmount(
     scope: TenantScope,
     invoiceId: number,
     amountMinor: number,
     now: Date,
+    gateway?: string,
   ): Promise<Payment | null> {
-    return this.repo
+    const qb = this.repo
       .createQueryBuilder('p')
       .where(this.payments.where(scope))
       .andWhere(
         'p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now',
         { invoiceId, pending: 'PENDING', amountMinor, now },
-      )
-      .orderBy('p.id', 'DESC')
-      .getOne();
+      );
+    if (gateway) qb.andWhere('p.gateway = :gateway', { gateway });
+    return qb.orderBy('p.id', 'DESC').getOne();
+  }
+
+  /** How many PENDING payments (open checkouts) the invoice has. */
+  countPendingOfInvoice(scope: TenantScope, invoiceId: number): Promise<number> {
+    return this.repo.count({
+      where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+    });
+  }
+
+  /**
+   * The invoice's PENDING and EXPIRED payments not asked about since
+   * `askedBefore`, claimed for one status query each (the claim is the
+   * update itself, so replicas and racing clicks ask each at most once per
+   * interval).
+   */
+  async claimStatusChecks(
+    scope: TenantScope,
+    invoiceId: number,
+    now: Date,
+    askedBefore: Date,
+  ): Promise<Payment[]> {
+    const rows = (await this.txHost.tx.query(
+      `UPDATE payments SET status_checked_at = $4
+        WHERE app_id = $1 AND mode = $2 AND invoice_id = $3 AND status IN ('PENDING', 'EXPIRED')
+          AND (status_checked_at IS NULL OR status_checked_at <= $5)
+        RETURNING id`,
+      [scope.appId, scope.mode, invoiceId, now, askedBefore],
+    )) as [{ id: number }[], number];
+    const ids = rows[0].map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    return this.repo.find({ where: { id: In(ids) }, order: { id: 'ASC' } });
   }
 
   /**

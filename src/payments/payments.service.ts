@@ -148,6 +148,7 @@ export class PaymentsService {
       metadata: input.metadata ?? null,
       expiresAt: new Date(now.getTime() + app.paymentExpiryMinutes * 60_000),
       succeededAt: null,
+      statusCheckedAt: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -299,8 +300,14 @@ export class PaymentsService {
     scope: TenantScope,
     invoiceId: number,
     amountMinor: number,
+    gateway?: string,
   ): Promise<Payment | null> {
-    return this.payments.openForAmount(scope, invoiceId, amountMinor, this.clock.now());
+    return this.payments.openForAmount(scope, invoiceId, amountMinor, this.clock.now(), gateway);
+  }
+
+  /** How many open checkouts (PENDING payments) the invoice has. */
+  countPendingOfInvoice(scope: TenantScope, invoiceId: number): Promise<number> {
+    return this.payments.countPendingOfInvoice(scope, invoiceId);
   }
 
   /**
