@@ -1,4 +1,4 @@
-import { asApp, createApp } from '../support/factories';
+import { asApp, bearer, createApp, superAdminToken } from '../support/factories';
 import { holdLock, untilWaiting } from '../support/locks';
 import { createInvoice } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -28,6 +28,30 @@ describe('database guard rails', () => {
       }
       const row = await t.db.query('SELECT status FROM invoices WHERE id = $1', [invoice.id]);
       expect(row.rows[0].status).toBe('ISSUED');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a database failure while checking an admin session is 503, never 401 INVALID_CREDENTIALS', async () => {
+    const t: TestApp = await createTestApp({ config: { dbStatementTimeoutMs: 300 } });
+    try {
+      const token = await superAdminToken(t);
+      expect((await t.http().get('/api/v1/auth/me').set(bearer(token))).status).toBe(200);
+      // Every session read waits behind this lock past the statement timeout.
+      const lock = await t.db.connect();
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE admin_sessions IN ACCESS EXCLUSIVE MODE');
+      try {
+        const res = await t.http().get('/api/v1/admin/apps').set(bearer(token));
+        expect(res.status).toBe(503);
+        expect(res.body.meta.errorCode).toBe('SERVICE_UNAVAILABLE');
+        expect(res.headers['retry-after']).toBe('1');
+      } finally {
+        await lock.query('ROLLBACK');
+        lock.release();
+      }
+      expect((await t.http().get('/api/v1/auth/me').set(bearer(token))).status).toBe(200);
     } finally {
       await t.close();
     }

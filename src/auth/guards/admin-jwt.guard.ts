@@ -45,9 +45,15 @@ export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
     return true;
   }
 
+  /**
+   * passport-jwt reports a bad token as no user; `err` is a failure of the
+   * session check itself (the database unreachable or too slow), which the
+   * exception filter answers as it deserves (503 with Retry-After), never as
+   * "invalid credentials" that would send a client to log in again.
+   */
   override handleRequest<T>(err: unknown, user: T): T {
-    if (err instanceof AppError) throw err;
-    if (err || !user) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid or expired token');
+    if (err) throw err;
+    if (!user) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid or expired token');
     return user;
   }
 }
