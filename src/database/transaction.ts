@@ -22,3 +22,32 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   return sqlStateOf(err) === '23503';
 }
+
+/**
+ * A deadlock (40P01) or serialization failure (40001): PostgreSQL rolled the
+ * whole transaction back, and running it again is safe.
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  return state === '40P01' || state === '40001';
+}
+
+/**
+ * Runs `transaction` (which opens and commits its own transaction, with no
+ * network call inside) and runs it once more if PostgreSQL chose it as a
+ * deadlock's or serialization conflict's victim. A second conflict is
+ * answered 503 by the exception filter, never 500.
+ *
+ * Lock order (README, "The money core"): payments, then
+ * their invoice, then its subscription. Paths that must start from the
+ * subscription (cancel, advance, resume) may meet a capture coming the other
+ * way; one of the two is rolled back and retried here.
+ */
+export async function retryOnConflict<T>(transaction: () => Promise<T>): Promise<T> {
+  try {
+    return await transaction();
+  } catch (err) {
+    if (!isRetryableConflict(err)) throw err;
+    return transaction();
+  }
+}

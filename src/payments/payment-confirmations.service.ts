@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { retryOnConflict } from '../database/transaction';
 import { Clock } from '../common/clock/clock';
 import type { TenantScope } from '../database/tenant';
 import { GatewayRegistry } from '../gateways';
@@ -142,8 +143,13 @@ export class PaymentConfirmationsService {
     }
   }
 
+  /** A verified answer applied in its own transaction (run again if it lost a deadlock). */
+  private applyStatus(id: number, verified: VerifiedStatus): Promise<ApplyResult | null> {
+    return retryOnConflict(() => this.applyStatusInTx(id, verified));
+  }
+
   @Transactional()
-  private async applyStatus(id: number, verified: VerifiedStatus): Promise<ApplyResult | null> {
+  private async applyStatusInTx(id: number, verified: VerifiedStatus): Promise<ApplyResult | null> {
     const payment = await this.payments.lockById(id);
     return payment ? this.transitions.applyVerified(payment, verified) : null;
   }

@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_SIZE, paginationMeta, type PageQuery } from '../common/htt
 import type { Mode } from '../common/http/request-context';
 import { CustomersService, type CustomerFieldsDto } from '../customers';
 import type { TenantScope } from '../database/tenant';
+import { retryOnConflict } from '../database/transaction';
 import type { InvoiceView } from '../invoices';
 import { type Payment, PaymentsService } from '../payments';
 import { addDays, dhakaDate, startOfDhakaDay } from './billing-calendar';
@@ -262,7 +263,8 @@ export class SubscriptionsService {
 
   /**
    * Locks the subscription, applies `move`, runs whatever has come due and
-   * saves, in one transaction; then closes the checkouts of payments that
+   * saves, in one transaction (run again if it lost a deadlock to a capture
+   * of its invoice, which locks in the other order); then closes the checkouts of payments that
    * voided invoices cancelled (no gateway call inside the transaction).
    */
   private async change(
@@ -270,7 +272,7 @@ export class SubscriptionsService {
     id: number,
     move: (sub: Subscription) => Promise<Payment[]>,
   ): Promise<SubscriptionView> {
-    const { view, cancelled } = await this.changeInTx(scope, id, move);
+    const { view, cancelled } = await retryOnConflict(() => this.changeInTx(scope, id, move));
     await this.payments.closeCheckouts(cancelled);
     return view;
   }

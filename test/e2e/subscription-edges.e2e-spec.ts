@@ -138,6 +138,31 @@ describe('subscription edges', () => {
     expect((await sub(s.subscriptionId)).status).toBe('PAUSED');
   });
 
+  it('a cancel racing a capture of the subscription`s invoice: both answer (no 500, no deadlock left unanswered)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const s = await subscribe('monthly');
+      const payment = await createPayment(t, app.TEST, {
+        amountMinor: 50000,
+        invoiceId: s.invoice.id,
+        customerReference: s.ref,
+      });
+      const [cancelled, settled] = await Promise.all([
+        post(s.subscriptionId, 'cancel', { atPeriodEnd: false }),
+        settle(t, app.TEST, payment.id),
+      ]);
+      statuses.push(cancelled.status, settled.status);
+      const after = await sub(s.subscriptionId);
+      const [invoice] = await invoicesOf(s.subscriptionId);
+      // Whichever came first, the books agree: paid and cancelled, or voided and the capture refunded.
+      if (invoice.status === 'VOID')
+        expect(settled.status === 200 || settled.status === 409).toBe(true);
+      else expect(invoice.status).toBe('PAID');
+      expect(['CANCELED', 'ACTIVE']).toContain(after.status);
+    }
+    expect(statuses.filter((x) => x >= 500)).toEqual([]);
+  });
+
   it('GET /invoices?subscriptionId= lists only that subscription`s invoices; a bad value is 400', async () => {
     const a = await subscribe('monthly');
     const b = await subscribe('monthly');

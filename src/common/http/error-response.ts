@@ -88,6 +88,7 @@ function databaseBusy(err: unknown): string | null {
   const code = e?.code ?? e?.driverError?.code;
   const message = e?.message ?? '';
   if (code === '57014') return 'Statement timeout (57014)';
+  if (code === '40P01' || code === '40001') return `Transaction conflict (${code})`;
   if (code && (/^08/.test(code) || /^57P0[123]$/.test(code) || SOCKET_LOST.has(code)))
     return `Database connection lost (${code})`;
   if (
