@@ -57,13 +57,13 @@ export class PaymentsRepository {
   }
 
   /** Captured payments by their references (settlement reports name payments by reference). */
-  async capturedByReferences(
+  async ownersByReferences(
     references: string[],
   ): Promise<Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[]> {
     if (references.length === 0) return [];
     return (await this.txHost.tx.query(
       `SELECT reference, app_id AS "appId", mode, currency FROM payments
-        WHERE reference = ANY($1::text[]) AND status = 'SUCCEEDED'`,
+        WHERE reference = ANY($1::text[])`,
       [references],
     )) as Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[];
   }

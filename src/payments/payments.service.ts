@@ -170,11 +170,15 @@ export class PaymentsService {
     return payment;
   }
 
-  /** For settlement reports: whose captured payment each reference is. */
-  async capturesByReference(
+  /**
+   * For settlement reports: whose payment each reference is, whatever its
+   * status (a capture the gateway reports but Joma has not recorded is a
+   * reconciliation exception of that app, not a line to drop).
+   */
+  async ownersByReference(
     references: string[],
   ): Promise<Map<string, Pick<Payment, 'appId' | 'mode' | 'currency'>>> {
-    const rows = await this.payments.capturedByReferences([...new Set(references)]);
+    const rows = await this.payments.ownersByReferences([...new Set(references)]);
     return new Map(rows.map((r) => [r.reference, r]));
   }
 

@@ -70,11 +70,15 @@ export class SettlementsService {
         );
         continue;
       }
-      const owners = await this.payments.capturesByReference(lines.map((l) => l.reference));
+      const owners = await this.payments.ownersByReference(lines.map((l) => l.reference));
       const byScope = new Map<string, { scope: TenantScope; lines: SettlementCsvLine[] }>();
       for (const l of lines) {
         const p = owners.get(l.reference);
-        if (!p) continue;
+        if (!p) {
+          // No payment of any app has this reference: nobody's books to put it in.
+          this.logger.warn(`${name}: settlement line ${l.txnId} names no known payment; skipped`);
+          continue;
+        }
         if ((filter.appId && p.appId !== filter.appId) || (filter.mode && p.mode !== filter.mode))
           continue;
         const key = `${p.appId}:${p.mode}`;

@@ -1,5 +1,6 @@
 import { bearer, createApp, CreatedApp, login } from '../support/factories';
 import { expectBalancedLedger } from '../support/ledger';
+import { createPayment } from '../support/payments';
 import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
 
 /** 10:00 in Dhaka on 12 March 2027 (the test clock only moves forward). */
@@ -106,6 +107,34 @@ describe('settlement and reconciliation edges', () => {
       .send();
     expect(unknown.status).toBe(404);
     expect(unknown.body.meta.errorCode).toBe('RESOURCE_NOT_FOUND');
+  });
+
+  it('fetch=true: a capture the gateway reports but Joma never recorded is missingInternal, not dropped', async () => {
+    const a = await createApp(t);
+    const p = await createPayment(t, a.TEST, {
+      amountMinor: 7700,
+      customerReference: 'unrecorded',
+    });
+    // The customer pays on the gateway's page; the return never reaches Joma.
+    const paid = await http()
+      .post(new URL(p.checkoutUrl).pathname)
+      .type('form')
+      .send({ outcome: 'pay' });
+    expect(paid.status).toBe(303);
+    const run = await http()
+      .post(
+        `/api/v1/admin/reconciliation/runs?period=2027-03-12&applicationId=${a.id}&mode=TEST&fetch=true`,
+      )
+      .set(root)
+      .send();
+    expect(run.status).toBe(201);
+    expect(run.body.data).toMatchObject({ matched: 0, missingInternal: 1 });
+    const items = await http()
+      .get(`/api/v1/admin/reconciliation/runs/${run.body.data.id}/items`)
+      .set(root);
+    expect(items.body.data).toEqual([
+      expect.objectContaining({ class: 'missingInternal', settlementAmountMinor: 7700 }),
+    ]);
   });
 
   it('settlement imports and reconciliation runs are audited with the admin as actor', async () => {
