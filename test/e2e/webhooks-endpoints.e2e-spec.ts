@@ -332,6 +332,7 @@ describe('webhooks: deployment settings at save (SSRF guard on, https-only TEST)
       'https://192.168.1.10/hook',
       'https://172.20.0.5/hook',
       'https://169.254.169.254/latest/meta-data',
+      'https://168.63.129.16/machine?comp=goalstate',
       'https://[::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
       'https://[::ffff:169.254.169.254]/latest/meta-data',

@@ -9,6 +9,8 @@ describe('SSRF address guard', () => {
     ['172.31.255.255', 'private'],
     ['192.168.0.10', 'private'],
     ['169.254.169.254', 'link-local (cloud metadata)'],
+    ['168.63.129.16', 'cloud platform service (metadata)'],
+    ['::ffff:168.63.129.16', 'cloud platform service (metadata)'],
     ['100.100.100.200', 'carrier-grade NAT'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],

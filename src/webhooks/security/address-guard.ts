@@ -12,6 +12,9 @@ const BLOCKED_V4: [string, number, string][] = [
   ['100.64.0.0', 10, 'carrier-grade NAT'],
   ['127.0.0.0', 8, 'loopback'],
   ['169.254.0.0', 16, 'link-local (cloud metadata)'],
+  // Azure's host services (WireServer, DNS, DHCP, health probes): a cloud metadata endpoint
+  // on a globally routable address, reachable from every Azure VM.
+  ['168.63.129.16', 32, 'cloud platform service (metadata)'],
   ['172.16.0.0', 12, 'private'],
   ['192.0.0.0', 24, 'IETF protocol assignments'],
   ['192.0.2.0', 24, 'documentation'],
