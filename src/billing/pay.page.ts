@@ -1,3 +1,4 @@
+import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
 import { langToggle, type Lang, localDigits, takaFor } from '../common/html/language';
@@ -74,7 +75,7 @@ export function payPage(
 ${langToggle(`/pay/${i.payToken}`, lang)}
 <p>${invoiceLine(view, lang)}
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${stateWord}</span></p>
-<p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
+<p class="muted">${w.issued} ${localDigits(lang, dhakaDate(i.issuedAt.getTime()))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
 ${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">${w.subscription} #${localDigits(lang, String(i.subscriptionId))}</p>` : ''}
 ${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${w.unavailable(company)}</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
@@ -184,7 +185,7 @@ export function receiptPage({ view, template, lang = 'en' }: PayPageInput): stri
 ${langToggle(`/pay/${i.payToken}/receipt`, lang, 'lang no-print')}
 <h2>${w.receipt}</h2>
 <p>${invoiceLine(view, lang)} <span class="status ${i.status.toLowerCase()}">${w.status[i.status] ?? statusWord(i.status)}</span></p>
-<p class="muted">${w.issued} ${localDigits(lang, i.issuedAt.toISOString().slice(0, 10))}${i.mode === 'TEST' ? ` · ${w.testModeLong}` : ''}</p>
+<p class="muted">${w.issued} ${localDigits(lang, dhakaDate(i.issuedAt.getTime()))}${i.mode === 'TEST' ? ` · ${w.testModeLong}` : ''}</p>
 <table>
   <thead><tr><th>${w.item}</th><th class="num">${w.qty}</th><th class="num">${w.amount}</th></tr></thead>
   <tbody>${view.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${localDigits(lang, String(l.qty))}</td><td class="num">${takaFor(lang, l.lineTotalMinor)}</td></tr>`)}</tbody>

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
+import { addDays, dhakaDate } from '../common/clock/dhaka-calendar';
 import { randomToken } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -80,10 +81,9 @@ export class InvoicesService {
       );
     }
     const now = this.clock.now();
-    const today = now.toISOString().slice(0, 10);
-    const dueDate =
-      input.dueDate ??
-      new Date(now.getTime() + DEFAULT_DUE_DAYS * 86_400_000).toISOString().slice(0, 10);
+    // Dhaka dates (decisions 5): issued at 03:38 on 29 November in Dhaka is issued on the 29th.
+    const today = dhakaDate(now.getTime());
+    const dueDate = input.dueDate ?? addDays(today, DEFAULT_DUE_DAYS);
     if (dueDate < today)
       throw AppError.validation('dueDate', 'dueDate must not be before the issue date');
     const customer = await this.customers.findOrCreate(scope, input.customerReference, {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
+import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
 import { paginationMeta } from '../common/http/pagination';
@@ -31,7 +32,7 @@ export function periodWindow(period: string): { start: Date; end: Date; deferFro
 
 /** The Dhaka day before the instant `ms`. */
 export function previousDhakaDay(ms: number): string {
-  return new Date(ms + 6 * HOUR_MS - 24 * HOUR_MS).toISOString().slice(0, 10);
+  return dhakaDate(ms - 24 * HOUR_MS);
 }
 
 /**

@@ -9,23 +9,9 @@
  * 31 Mar, 30 Apr, 31 May...
  */
 import type { PriceInterval } from '../catalog';
+import { addDays, DAY_MS, dhakaDate, startOfDhakaDay } from '../common/clock/dhaka-calendar';
 
-const DHAKA_OFFSET_MS = 6 * 3600_000;
-export const DAY_MS = 86_400_000;
-
-/** The Dhaka calendar date of an instant. */
-export function dhakaDate(ms: number): string {
-  return new Date(ms + DHAKA_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** Midnight in Dhaka at the start of `date`, as epoch milliseconds. */
-export function startOfDhakaDay(date: string): number {
-  return Date.parse(`${date}T00:00:00.000Z`) - DHAKA_OFFSET_MS;
-}
-
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
+export { addDays, DAY_MS, dhakaDate, startOfDhakaDay };
 
 function daysInMonth(year: number, month0: number): number {
   return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
