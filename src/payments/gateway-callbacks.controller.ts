@@ -67,7 +67,7 @@ export class GatewayCallbacksController {
   @ApiOperation({
     summary: 'Gateway server-to-server notification (verified with the gateway before use)',
     description:
-      "Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment.",
+      "Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment; 503 with Retry-After when the gateway cannot be asked right now (the gateway sends its notification again).",
   })
   @ApiParam({ name: 'gateway', description: 'Gateway adapter name', example: 'sandbox' })
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
@@ -76,7 +76,7 @@ export class GatewayCallbacksController {
     schema: { type: 'object', additionalProperties: true, example: { session_id: 'sbx_...' } },
   })
   @ApiEnvelope(IpnAckDto)
-  @ApiErrors(404)
+  @ApiErrors(404, 503)
   async ipn(
     @Param('gateway') gateway: string,
     @Body() body: Record<string, unknown>,

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { retryOnConflict } from '../database/transaction';
 import { Clock } from '../common/clock/clock';
 import type { TenantScope } from '../database/tenant';
@@ -50,7 +52,21 @@ export class PaymentConfirmationsService {
   ): Promise<ApplyResult | null> {
     const claimed = await this.claimedBy(gatewayName, payload);
     if (!claimed) return null;
-    const verified = await this.verify(gatewayName, claimed, payload);
+    let verified: VerifiedStatus | null;
+    try {
+      verified = await this.verify(gatewayName, claimed, payload);
+    } catch (err) {
+      // The gateway could not be asked: nothing is believed, and it is told to notify again.
+      this.logger.warn(
+        `Notification for payment ${claimed.id} not confirmed, ${gatewayName} did not answer (${(err as Error).message})`,
+      );
+      throw new AppError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        `The ${gatewayName} gateway could not be asked about this notification; send it again later`,
+        undefined,
+        { 'Retry-After': '60' },
+      );
+    }
     return verified ? this.applyStatus(claimed.id, verified) : null;
   }
 
