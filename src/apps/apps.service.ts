@@ -149,6 +149,8 @@ export class AppsService {
       if (!originOf(origin))
         throw AppError.validation('returnUrlAllowlist', `${origin} is not an http(s) origin`);
     }
+    // The default return URL obeys the allowlist like any other (checked against the list as it will be).
+    this.assertRedirectsAllowed(next, { defaultSuccessUrl: next.defaultSuccessUrl });
     const before = { ...app } as unknown as Record<string, unknown>;
     const saved = await this.apps.save(next);
     await this.changes.announce(appTopic(id));

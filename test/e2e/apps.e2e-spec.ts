@@ -149,6 +149,15 @@ describe('admin apps', () => {
         minAmountMinor: 100,
         defaultSuccessUrl: 'https://shop.example/thanks',
       });
+      // The default return URL obeys the allowlist, as it is and as it would become.
+      for (const refused of [
+        { defaultSuccessUrl: 'https://evil.example/thanks' },
+        { returnUrlAllowlist: 'https://other.example' },
+      ]) {
+        const res = await settings(app.id, refused);
+        expect([res.status, res.body.meta.errorCode]).toEqual([400, 'REDIRECT_URL_NOT_ALLOWED']);
+        expect(res.body.meta.details[0].field).toBe('defaultSuccessUrl');
+      }
       const cleared = await settings(app.id, { defaultSuccessUrl: null, logoUrl: null });
       expect(cleared.status).toBe(200);
       expect(cleared.body.data).toMatchObject({ defaultSuccessUrl: null, logoUrl: null });
