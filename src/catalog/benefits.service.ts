@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { Transactional } from '@nestjs-cls/transactional';
+import { DomainEventBus } from '../common/domain-events';
+import { ProductBenefitsChanged } from './catalog-events';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
@@ -15,6 +17,7 @@ export class BenefitsService {
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly audit: AuditService,
+    private readonly bus: DomainEventBus,
   ) {}
 
   @Transactional()
@@ -64,6 +67,8 @@ export class BenefitsService {
     if (benefit.active) return benefit;
     benefit.active = true;
     const saved = await this.catalog.saveBenefit(benefit);
+    const products = await this.catalog.productIdsCarrying(scope, id);
+    if (products.length > 0) await this.bus.publish(new ProductBenefitsChanged(scope, products));
     await this.audit.record({
       adminOnly: true,
       action: 'benefit.activated',

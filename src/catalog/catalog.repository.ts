@@ -148,6 +148,15 @@ export class CatalogRepository {
       .execute();
   }
 
+  /** The products that carry a benefit. */
+  async productIdsCarrying(scope: TenantScope, benefitId: number): Promise<number[]> {
+    const links = await this.links.repo.find({
+      where: this.links.where(scope, { benefitId }),
+      order: { productId: 'ASC' },
+    });
+    return links.map((l) => Number(l.productId));
+  }
+
   /** The links of many products with their benefits, in order of attachment. */
   linksOfProducts(
     scope: TenantScope,

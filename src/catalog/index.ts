@@ -5,3 +5,4 @@ export type { Price } from './price.entity';
 export type { Product } from './product.entity';
 export type { Benefit } from './benefit.entity';
 export type { PriceInterval } from './price-terms';
+export { ProductBenefitsChanged } from './catalog-events';

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { Transactional } from '@nestjs-cls/transactional';
+import { DomainEventBus } from '../common/domain-events';
+import { ProductBenefitsChanged } from './catalog-events';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
@@ -26,6 +28,7 @@ export class ProductsService {
     private readonly catalog: CatalogRepository,
     private readonly benefits: BenefitsService,
     private readonly audit: AuditService,
+    private readonly bus: DomainEventBus,
   ) {}
 
   /** New products are DRAFT: they become ACTIVE with their first price. */
@@ -101,8 +104,9 @@ export class ProductsService {
     benefitId: number,
   ): Promise<ProductDetails> {
     const product = await this.catalog.getProduct(scope, productId);
-    await this.benefits.get(scope, benefitId);
+    const benefit = await this.benefits.get(scope, benefitId);
     await this.catalog.link(scope, productId, benefitId);
+    if (benefit.active) await this.bus.publish(new ProductBenefitsChanged(scope, [productId]));
     await this.audit.record({
       adminOnly: true,
       action: 'product.benefit_attached',

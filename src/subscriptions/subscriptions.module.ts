@@ -6,6 +6,7 @@ import { EntitlementsModule } from '../entitlements';
 import { InvoicesModule } from '../invoices';
 import { PaymentsModule } from '../payments';
 import { Subscription } from './subscription.entity';
+import { SubscriptionBenefitsSubscriber } from './subscription-benefits.subscriber';
 import { SubscriptionBillingSubscriber } from './subscription-billing.subscriber';
 import { SubscriptionLifecycle } from './subscription-lifecycle';
 import { SubscriptionRenewalJob } from './subscription-renewal.job';
@@ -29,6 +30,7 @@ import { SubscriptionsService } from './subscriptions.service';
     SubscriptionLifecycle,
     SubscriptionsService,
     SubscriptionBillingSubscriber,
+    SubscriptionBenefitsSubscriber,
     SubscriptionRenewalJob,
   ],
   exports: [SubscriptionsService, SubscriptionRenewalJob],

@@ -62,6 +62,21 @@ export class SubscriptionsRepository {
     });
   }
 
+  /** The TRIALING and ACTIVE subscriptions of these products, row-locked in id order. */
+  liveOfProductsForUpdate(
+    scope: TenantScope,
+    productIds: readonly number[],
+  ): Promise<Subscription[]> {
+    return this.subscriptions.repo
+      .createQueryBuilder('s')
+      .where('s.appId = :appId AND s.mode = :mode', scope)
+      .andWhere('s.productId IN (:...productIds)', { productIds })
+      .andWhere("s.status IN ('TRIALING', 'ACTIVE')")
+      .orderBy('s.id', 'ASC')
+      .setLock('pessimistic_write')
+      .getMany();
+  }
+
   /** Ids whose next scheduled moment is at or before `now` (index subscriptions_due), soonest first. */
   async dueIds(now: Date, limit: number): Promise<number[]> {
     const rows = (await this.txHost.tx.query(

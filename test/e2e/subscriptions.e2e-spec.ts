@@ -161,6 +161,39 @@ describe('subscriptions and entitlements', () => {
     ]);
   });
 
+  it('entitlements follow the catalog: a benefit activated on, or attached to, a product with live subscriptions is granted to them', async () => {
+    const { product, benefit, price } = await plan();
+    const live = await buy(price.id, 'follow-live');
+    await pay(live.invoiceId, 'follow-live', 50000);
+    const gone = await buy(price.id, 'follow-gone');
+    await pay(gone.invoiceId, 'follow-gone', 50000);
+    expect(
+      (await http().post(`/api/v1/subscriptions/${gone.subscriptionId}/cancel`).set(as()).send({}))
+        .status,
+    ).toBe(200);
+    const held = async (ref: string) => (await entitlements(ref)).map((e) => e.lookupKey).sort();
+    expect(await held('follow-live')).toEqual([benefit.lookupKey]);
+    // Attached while inactive: nothing yet. Activated: granted to the live subscription only.
+    const later = await createBenefit(t, app, `later-${seq}`);
+    expect((await attachBenefit(t, product.id, later.id)).status).toBe(200);
+    expect(await held('follow-live')).toEqual([benefit.lookupKey]);
+    expect(
+      (await http().post(`/api/v1/benefits/${later.id}/activate`).set(as()).send()).status,
+    ).toBe(200);
+    expect(await held('follow-live')).toEqual([benefit.lookupKey, `later-${seq}`].sort());
+    expect(await held('follow-gone')).toEqual([]);
+    // An active benefit attached: granted at once.
+    const extra = await createBenefit(t, app, `extra-${seq}`, { activate: true });
+    expect((await attachBenefit(t, product.id, extra.id)).status).toBe(200);
+    expect(await held('follow-live')).toEqual(
+      [benefit.lookupKey, `later-${seq}`, `extra-${seq}`].sort(),
+    );
+    const updates = (await subEvents(live.subscriptionId))
+      .filter((e) => e.type === 'subscription.entitlements_updated')
+      .map((e) => e.data.granted);
+    expect(updates.slice(-2)).toEqual([[`later-${seq}`], [`extra-${seq}`]]);
+  });
+
   it('trial: TRIALING with benefits at once, warned 3 days ahead, ACTIVE at trial end when paid; renewal; unpaid renewal -> PAST_DUE (benefits revoked); paid -> ACTIVE', async () => {
     const { benefit, price } = await plan({ ...MONTHLY, trialDays: 7 });
     const bought = await buy(price.id, 'sub-b');
