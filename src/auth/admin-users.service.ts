@@ -3,6 +3,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { hashPassword } from '../common/crypto/crypto';
+import { AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { PageQuery } from '../common/http/pagination';
@@ -39,6 +40,7 @@ export class AdminUsersService {
     private readonly sessions: AdminSessionsRepository,
     private readonly clock: Clock,
     private readonly audit: AuditService,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -56,7 +58,7 @@ export class AdminUsersService {
     const fields: Omit<AdminUser, 'id' | 'createdAt' | 'updatedAt'> = {
       email: input.email.trim(),
       name: input.name.trim(),
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await hashPassword(input.password, this.config.passwordScryptN),
       status: 'ACTIVE',
       superAdmin: input.superAdmin ?? false,
       permissions: [...new Set(input.permissions ?? [])],
@@ -99,7 +101,11 @@ export class AdminUsersService {
     opts: { keepSessionId?: number } = {},
   ): Promise<void> {
     // Hashing takes a while: before the transaction, not inside it.
-    await this.storePassword(id, await hashPassword(newPassword), opts.keepSessionId);
+    await this.storePassword(
+      id,
+      await hashPassword(newPassword, this.config.passwordScryptN),
+      opts.keepSessionId,
+    );
   }
 
   @Transactional()
@@ -112,6 +118,14 @@ export class AdminUsersService {
       targetId: id,
     });
     await this.sessions.revokeAllOf(id, this.clock.now(), keepSessionId);
+  }
+
+  /**
+   * At login: the same password, hashed again at today's cost (no change of
+   * password: nothing audited, no session revoked).
+   */
+  upgradePasswordHash(id: number, passwordHash: string): Promise<void> {
+    return this.users.setPasswordHash(id, passwordHash);
   }
 
   /** Retention: sessions that expired (or were revoked) more than a day ago. */

@@ -3,7 +3,13 @@ import { JwtService } from '@nestjs/jwt';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock/clock';
-import { DUMMY_PASSWORD_HASH, randomToken, verifyPassword } from '../common/crypto/crypto';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  needsRehash,
+  randomToken,
+  verifyPassword,
+} from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { AdminPrincipal } from '../common/http/request-context';
@@ -43,15 +49,22 @@ export class AuthService {
    */
   async login(email: string, password: string, address: string): Promise<IssuedSession> {
     let user: AdminUser | null = null;
+    let upgraded: string | null = null;
+    const cost = this.config.passwordScryptN;
     const ok = await this.throttle.check(this.throttle.keysOf(email, address), async () => {
       user = await this.users.findByEmail(email);
       // Verify against a dummy hash when there is no user, so timing reveals nothing.
-      const match = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+      const match = await verifyPassword(password, user?.passwordHash ?? dummyPasswordHash(cost));
+      // A hash made at a lower cost is made again at today's, under the same cap.
+      if (match && user && needsRehash(user.passwordHash, cost))
+        upgraded = await hashPassword(password, cost);
       return match && user?.status === 'ACTIVE';
     });
     if (!ok || !user)
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
-    return this.openSession(user);
+    const found: AdminUser = user;
+    if (upgraded) await this.users.upgradePasswordHash(found.id, upgraded);
+    return this.openSession(found);
   }
 
   /**

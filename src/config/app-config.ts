@@ -1,3 +1,4 @@
+import { PASSWORD_SCRYPT_N } from '../common/crypto/crypto';
 import { availableParallelism } from 'node:os';
 import { EnvSchema } from './env.schema';
 
@@ -29,6 +30,8 @@ export class AppConfig {
   readonly loginFailuresPerAddress: number;
   readonly loginLockMinutes: number;
   readonly loginHashConcurrency: number;
+  /** scrypt's N for admin passwords (OWASP: 2^17); older hashes are upgraded at the next login. */
+  readonly passwordScryptN: number;
   /** Days events and webhook deliveries are kept (LIVE, TEST). */
   readonly eventRetentionDays: number;
   readonly eventRetentionDaysTest: number;
@@ -85,6 +88,7 @@ export class AppConfig {
     loginFailuresPerAddress?: number;
     loginLockMinutes?: number;
     loginHashConcurrency?: number;
+    passwordScryptN?: number;
     eventRetentionDays?: number;
     eventRetentionDaysTest?: number;
     databaseUrl: string;
@@ -130,6 +134,7 @@ export class AppConfig {
     this.eventRetentionDaysTest = values.eventRetentionDaysTest ?? 30;
     this.loginHashConcurrency =
       values.loginHashConcurrency ?? Math.max(4, 2 * availableParallelism());
+    this.passwordScryptN = values.passwordScryptN ?? PASSWORD_SCRYPT_N;
     this.databaseUrl = values.databaseUrl;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
       /\/+$/,
@@ -179,6 +184,7 @@ export class AppConfig {
       loginFailuresPerAddress: env.LOGIN_FAILURES_PER_ADDRESS,
       loginLockMinutes: env.LOGIN_LOCK_MINUTES,
       loginHashConcurrency: env.LOGIN_HASH_CONCURRENCY,
+      passwordScryptN: env.PASSWORD_SCRYPT_N,
       eventRetentionDays: env.EVENT_RETENTION_DAYS,
       eventRetentionDaysTest: env.EVENT_RETENTION_DAYS_TEST,
       databaseUrl: resolved.databaseUrl,

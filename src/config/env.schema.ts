@@ -128,6 +128,15 @@ export class EnvSchema {
   @Max(1024)
   LOGIN_HASH_CONCURRENCY?: number;
 
+  /** scrypt's cost parameter N for admin passwords (a power of two); r = 8, p = 1. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @IsIn([16384, 32768, 65536, 131072, 262144, 524288, 1048576], {
+    message: 'must be a power of two from 16384 (2^14) to 1048576 (2^20)',
+  })
+  PASSWORD_SCRYPT_N?: number;
+
   @IsOptional()
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })

@@ -1,4 +1,5 @@
 import { adminWith, bearer, login, superAdminToken } from '../support/factories';
+import { hashPassword } from '../../src/common/crypto/crypto';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -150,6 +151,38 @@ describe('login security', () => {
     for (let i = 1; i <= 8; i++)
       expect((await attempt(admin.email, `wrong-${i}`, `198.51.100.${110 + i}`)).status).toBe(401);
     expect((await attempt(admin.email, 'admin-password-123', usual)).status).toBe(429);
+  });
+
+  it('passwords are hashed with scrypt at N = 2^17 by default; an older, cheaper hash is upgraded at the next login', async () => {
+    const strong = await createTestApp({ config: { passwordScryptN: 131072 } });
+    try {
+      const hashOf = async (email: string) =>
+        (await strong.db.query('SELECT password_hash FROM admin_users WHERE email = $1', [email]))
+          .rows[0].password_hash as string;
+      expect(await hashOf('root@joma.test')).toMatch(/^scrypt\$131072\$8\$1\$/);
+      await strong.db.query('UPDATE admin_users SET password_hash = $2 WHERE email = $1', [
+        'root@joma.test',
+        await hashPassword('root-password-123', 16384),
+      ]);
+      const wrong = await strong
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ email: 'root@joma.test', password: 'not-the-password' });
+      expect(wrong.status).toBe(401);
+      expect(await hashOf('root@joma.test')).toMatch(/^scrypt\$16384\$/);
+      const right = await strong
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ email: 'root@joma.test', password: 'root-password-123' });
+      expect(right.status).toBe(200);
+      expect(await hashOf('root@joma.test')).toMatch(/^scrypt\$131072\$/);
+      // Same password, same sessions: nothing else changed.
+      expect(
+        (await strong.http().get('/api/v1/auth/me').set(bearer(right.body.data.token))).status,
+      ).toBe(200);
+    } finally {
+      await strong.close();
+    }
   });
 
   // Last: a second app in one process takes over the shared transaction host.

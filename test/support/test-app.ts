@@ -83,6 +83,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logLevel: 'silent',
     // Every test request comes from 127.0.0.1: a budget for failed logins per address.
     loginFailuresPerAddress: 10_000,
+    // The suite creates hundreds of admins: scrypt at 2^14 keeps each under 60 ms.
+    // login-security.e2e-spec.ts runs the default (2^17) and the upgrade at login.
+    passwordScryptN: 16384,
     // Tests fire bursts from one address and app; test/e2e/rate-limits.e2e-spec.ts turns these on.
     rateLimitPerSecond: 0,
     publicRateLimitPerSecond: 0,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   decryptSecret,
-  DUMMY_PASSWORD_HASH,
+  dummyPasswordHash,
+  needsRehash,
   encryptSecret,
   hashPassword,
   hmacSha256Hex,
@@ -50,7 +51,8 @@ describe('passwords (scrypt)', () => {
   it('hashes with a random salt and verifies only the right password', async () => {
     const h1 = await hashPassword('correct horse battery staple');
     const h2 = await hashPassword('correct horse battery staple');
-    expect(h1).toMatch(/^scrypt\$16384\$8\$1\$/);
+    // OWASP's current guidance by default: N = 2^17, r = 8, p = 1.
+    expect(h1).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(h1).not.toBe(h2);
     expect(h1).not.toContain('correct horse');
     await expect(verifyPassword('correct horse battery staple', h1)).resolves.toBe(true);
@@ -60,10 +62,19 @@ describe('passwords (scrypt)', () => {
   });
 
   it('verifies nothing against the dummy hash or a malformed one', async () => {
-    await expect(verifyPassword('', DUMMY_PASSWORD_HASH)).resolves.toBe(false);
-    await expect(verifyPassword('anything', DUMMY_PASSWORD_HASH)).resolves.toBe(false);
+    await expect(verifyPassword('', dummyPasswordHash(16384))).resolves.toBe(false);
+    await expect(verifyPassword('anything', dummyPasswordHash(16384))).resolves.toBe(false);
     await expect(verifyPassword('x', 'bcrypt$whatever')).resolves.toBe(false);
     await expect(verifyPassword('x', '')).resolves.toBe(false);
+  });
+
+  it("verifies hashes of any cost it made; a cheaper one than today's needs re-hashing", async () => {
+    const old = await hashPassword('an older password', 16384);
+    expect(old).toMatch(/^scrypt\$16384\$/);
+    await expect(verifyPassword('an older password', old)).resolves.toBe(true);
+    expect(needsRehash(old, 131072)).toBe(true);
+    expect(needsRehash(old, 16384)).toBe(false);
+    expect(needsRehash(await hashPassword('x', 131072), 131072)).toBe(false);
   });
 });
 

@@ -104,24 +104,23 @@ export function decryptSecret(key: Buffer, sealed: string): string {
 }
 
 // --- Passwords: scrypt (memory-hard), "scrypt$N$r$p$salt$hash".
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 };
+/** OWASP's current guidance for scrypt: N = 2^17, r = 8, p = 1 (128 MiB, about 0.5 s here). */
+export const PASSWORD_SCRYPT_N = 131072;
+const SCRYPT = { r: 8, p: 1, keylen: 64 };
+/** scrypt needs 128 * N * r bytes; room for that and a little more. */
+const maxmemFor = (n: number, r: number) => 2 * 128 * n * r;
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, n = PASSWORD_SCRYPT_N): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, SCRYPT.keylen, {
-    N: SCRYPT.N,
+    N: n,
     r: SCRYPT.r,
     p: SCRYPT.p,
-    maxmem: 64 * 1024 * 1024,
+    maxmem: maxmemFor(n, SCRYPT.r),
   });
-  return [
-    'scrypt',
-    SCRYPT.N,
-    SCRYPT.r,
-    SCRYPT.p,
-    salt.toString('base64'),
-    hash.toString('base64'),
-  ].join('$');
+  return ['scrypt', n, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join(
+    '$',
+  );
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -132,11 +131,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: 64 * 1024 * 1024,
+    maxmem: maxmemFor(Number(n), Number(r)),
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A stored hash to compare against when a user does not exist (equal timing). */
-export const DUMMY_PASSWORD_HASH =
-  'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
+/** Whether a stored hash is cheaper than the cost in force (then it is re-hashed at login). */
+export function needsRehash(stored: string, n: number): boolean {
+  const [alg, cost] = stored.split('$');
+  return alg !== 'scrypt' || Number(cost) < n;
+}
+
+/** A stored hash to compare against when a user does not exist (equal timing at cost `n`). */
+export function dummyPasswordHash(n: number): string {
+  return `scrypt$${n}$8$1$AAAAAAAAAAAAAAAAAAAAAA==$${Buffer.alloc(64).toString('base64')}`;
+}
