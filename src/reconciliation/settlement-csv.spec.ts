@@ -1,7 +1,7 @@
 import { parseSettlementCsv } from './settlement-csv';
 
 describe('settlement CSV', () => {
-  it('reads good lines and rejects bad ones with their physical line numbers', () => {
+  it('reads good lines and rejects bad ones with their physical line numbers', async () => {
     const csv = [
       'gateway_txn_id,amount_minor,currency,transaction_time,fee_minor,settled_on',
       'T1,150000,BDT,2026-11-24T10:00:00+06:00,3000,2026-11-25',
@@ -14,7 +14,7 @@ describe('settlement CSV', () => {
       'T7,100,BDT',
       'T8,"unclosed,BDT,2026-11-24T11:00:00Z,,',
     ].join('\r\n');
-    const r = parseSettlementCsv(csv);
+    const r = await parseSettlementCsv(csv);
     expect(r.good.map((g) => [g.line, g.gatewayTxnId, g.amountMinor, g.feeMinor])).toEqual([
       [2, 'T1', 150000, 3000],
       [5, 'T,3', 2500, 0],
@@ -26,8 +26,8 @@ describe('settlement CSV', () => {
     expect(r.lines).toBe(8);
   });
 
-  it('refuses a header without the required columns as a whole', () => {
-    const r = parseSettlementCsv('txn,amount\nT1,100\n');
+  it('refuses a header without the required columns as a whole', async () => {
+    const r = await parseSettlementCsv('txn,amount\nT1,100\n');
     expect(r.good).toEqual([]);
     expect(r.rejected).toEqual([
       {
@@ -35,5 +35,28 @@ describe('settlement CSV', () => {
         reason: expect.stringContaining('gateway_txn_id, amount_minor, currency, transaction_time'),
       },
     ]);
+  });
+
+  it('parses a large file in slices with the event loop turning between them; line numbers hold across slices', async () => {
+    const rows = ['gateway_txn_id,amount_minor,currency,transaction_time'];
+    for (let i = 0; i < 40_000; i++) rows.push(`"T,${i}",${1000 + i},BDT,2026-11-24T10:00:00Z`);
+    rows.push('BAD,-1,BDT,2026-11-24T10:00:00Z');
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const r = await parseSettlementCsv(rows.join('\n'));
+    counting = false;
+    expect(r.good).toHaveLength(40_000);
+    expect(r.good[39_999]).toMatchObject({
+      line: 40_001,
+      gatewayTxnId: 'T,39999',
+      amountMinor: 40_999,
+    });
+    expect(r.rejected).toEqual([{ line: 40_002, reason: expect.stringContaining('amount_minor') }]);
+    expect(turns).toBeGreaterThanOrEqual(5);
   });
 });

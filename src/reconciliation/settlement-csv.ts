@@ -1,4 +1,5 @@
-import { parse } from 'csv-parse/sync';
+import { parse } from 'csv-parse';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** One good line of a settlement file. */
 export interface SettlementCsvLine {
@@ -29,19 +30,26 @@ const MINOR = /^\d{1,15}$/;
  */
 export const MAX_LINE_MINOR = 100_000_000_000;
 
+/** Characters fed to the parser between two turns of the event loop. */
+const PARSE_SLICE = 256 * 1024;
+
 /**
  * Parses a settlement CSV (csv-parse: quoting, CRLF, BOM). A bad line is
  * rejected with its line number and reason; it never stops the good ones.
  * A header without the required columns rejects the whole file (line 1).
+ * The text is fed to csv-parse's stream in 256 KiB slices with the event
+ * loop turning between them, so a 32 MiB file never holds the process for
+ * long (other requests keep being answered).
  */
-export function parseSettlementCsv(csv: string): {
+export async function parseSettlementCsv(csv: string): Promise<{
   lines: number;
   good: SettlementCsvLine[];
   rejected: Rejection[];
-} {
+}> {
   const rejected: Rejection[] = [];
   let header: string[] | null = null;
-  const records = parse(csv, {
+  const records: { record: string[]; info: { lines: number } }[] = [];
+  const parser = parse({
     bom: true,
     trim: true,
     skip_empty_lines: true,
@@ -51,9 +59,22 @@ export function parseSettlementCsv(csv: string): {
     on_skip: (err: { lines?: number; message: string } | undefined) => {
       if (err) rejected.push({ line: err.lines ?? 0, reason: `Unreadable CSV: ${err.message}` });
     },
-  }) as unknown as { record: string[]; info: { lines: number } }[];
+  });
+  parser.on('data', (r: { record: string[]; info: { lines: number } }) => records.push(r));
+  const ended = new Promise<void>((resolve, reject) => {
+    parser.on('end', resolve);
+    parser.on('error', reject);
+  });
+  for (let at = 0; at < csv.length; at += PARSE_SLICE) {
+    parser.write(csv.slice(at, at + PARSE_SLICE));
+    await yieldToLoop();
+  }
+  parser.end();
+  await ended;
   const good: SettlementCsvLine[] = [];
-  for (const { record, info } of records) {
+  for (let n = 0; n < records.length; n++) {
+    const { record, info } = records[n];
+    if (n % 20_000 === 19_999) await yieldToLoop();
     if (!header) {
       header = record.map((h) => h.toLowerCase());
       const missing = REQUIRED.filter((c) => !header!.includes(c));

@@ -47,7 +47,7 @@ export class SettlementsService {
         'gateway',
         `Unknown gateway ${gateway}; known: ${this.gateways.names().join(', ')}`,
       );
-    const parsed = parseSettlementCsv(csv);
+    const parsed = await parseSettlementCsv(csv);
     return this.store(scope, gateway, 'csv', parsed.lines, parsed.good, parsed.rejected);
   }
 
