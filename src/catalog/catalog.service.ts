@@ -47,6 +47,12 @@ export class CatalogService {
     return links.map((l) => l.benefit!);
   }
 
+  /** The ids of the products' ONE_TIME prices, active or not (what was bought through them counts). */
+  async oneTimePriceIdsOf(scope: TenantScope, productIds: readonly number[]): Promise<number[]> {
+    const prices = await this.catalog.pricesOfProducts(scope, [...productIds]);
+    return prices.filter((p) => p.type === 'ONE_TIME').map((p) => p.id);
+  }
+
   /** A price of the scope, or null (any status: for grants of what was already bought). */
   priceOf(scope: TenantScope, id: number): Promise<Price | null> {
     return this.catalog.findPrice(scope, id);

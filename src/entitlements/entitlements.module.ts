@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth';
 import { CatalogModule } from '../catalog';
 import { CustomersModule } from '../customers';
+import { InvoicesModule } from '../invoices';
 import { Entitlement } from './entitlement.entity';
 import { EntitlementsController } from './entitlements.controller';
 import { EntitlementsRepository } from './entitlements.repository';
@@ -11,7 +12,13 @@ import { OneTimeGrantsSubscriber } from './one-time-grants.subscriber';
 
 /** Who holds which benefit: grants and revocations, and the customer's entitlements route. */
 @Module({
-  imports: [AuthModule, CatalogModule, CustomersModule, TypeOrmModule.forFeature([Entitlement])],
+  imports: [
+    AuthModule,
+    CatalogModule,
+    CustomersModule,
+    InvoicesModule,
+    TypeOrmModule.forFeature([Entitlement]),
+  ],
   controllers: [EntitlementsController],
   providers: [EntitlementsRepository, EntitlementsService, OneTimeGrantsSubscriber],
   exports: [EntitlementsService],

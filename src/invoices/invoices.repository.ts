@@ -92,6 +92,14 @@ export class InvoicesRepository {
     return this.invoices.getForUpdate(scope, id);
   }
 
+  /** The PAID invoices of these prices (one-time purchases), oldest first. */
+  paidOfPrices(scope: TenantScope, priceIds: number[]): Promise<Invoice[]> {
+    return this.repo.find({
+      where: this.invoices.where(scope, { priceId: In(priceIds), status: 'PAID' }),
+      order: { id: 'ASC' },
+    });
+  }
+
   byPayToken(token: string): Promise<Invoice | null> {
     return this.repo.findOne({ where: { payToken: token } });
   }

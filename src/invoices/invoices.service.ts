@@ -136,6 +136,13 @@ export class InvoicesService {
     return view;
   }
 
+  /** The PAID invoices of these prices (one-time purchases whose grants are for good). */
+  paidOfPrices(scope: TenantScope, priceIds: number[]): Promise<Invoice[]> {
+    return priceIds.length === 0
+      ? Promise.resolve([])
+      : this.invoices.paidOfPrices(scope, priceIds);
+  }
+
   async list(
     scope: TenantScope,
     query: PageQuery,

@@ -453,6 +453,13 @@ describe('subscriptions and entitlements', () => {
     expect((await http().get('/api/v1/customers/nobody-here/entitlements').set(as())).status).toBe(
       404,
     );
+    // For ever: a benefit the product gains later is held by those who bought it once.
+    const added = await createBenefit(t, app, 'lifetime-extra', { activate: true });
+    expect((await attachBenefit(t, product.id, added.id)).status).toBe(200);
+    expect((await entitlements('one-time-buyer')).map((e) => e.lookupKey).sort()).toEqual([
+      'lifetime-extra',
+      'lifetime-perk',
+    ]);
   });
 
   it('two app instances running the scheduler at once issue exactly one renewal invoice per period', async () => {
