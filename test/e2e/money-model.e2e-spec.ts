@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { RefundsService } from '../../src/refunds';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
+import { withWriteRefused } from '../support/faults';
 import { expectBalancedLedger } from '../support/ledger';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -73,9 +74,6 @@ describe('money model: the service under random operation sequences (fast-check)
   beforeAll(async () => {
     // The re-check moves the test clock a minute at a time: admin sessions must outlive a long run.
     t = await createTestApp({ config: { jwtTtlMinutes: 60 * 24 * 365 } });
-    await t.db.query(`
-      CREATE FUNCTION joma_model_fault() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'injected fault'; END $$`);
   });
   afterAll(() => t.close());
 
@@ -278,15 +276,7 @@ describe('money model: the service under random operation sequences (fast-check)
           .set({ ...asApp(r.app.TEST), 'Idempotency-Key': key })
           .send({ amountMinor: 1000 });
       const before = await refundCount(id);
-      await t.db.query(`CREATE TRIGGER model_fault BEFORE UPDATE OF submitted_at ON refunds
-        FOR EACH ROW WHEN (NEW.submitted_at IS DISTINCT FROM OLD.submitted_at)
-        EXECUTE FUNCTION joma_model_fault()`);
-      let failed;
-      try {
-        failed = await send();
-      } finally {
-        await t.db.query('DROP TRIGGER model_fault ON refunds');
-      }
+      const failed = await withWriteRefused(t.db, 'refunds', 'submitted_at', send);
       // 201: it waits for approval, so nothing was sent and no fault was met.
       ok(failed.status, [500, 201, 409, 422], 'refund under fault', failed.body);
       if (failed.status === 201) trackRefund(m, r, failed.body.data.id);

@@ -2,6 +2,7 @@ import { RefundsService } from '../../src/refunds';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { accountBalances, expectBalancedLedger } from '../support/ledger';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
+import { withWriteRefused } from '../support/faults';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -21,31 +22,13 @@ describe('refund edges', () => {
     t = await createTestApp();
     app = await createApp(t);
     root = bearer(await superAdminToken(t));
-    await t.db.query(`
-      CREATE FUNCTION joma_test_injected_fault() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'injected fault'; END $$`);
   });
   afterEach(() => expectBalancedLedger(t.db));
   afterAll(() => t.close());
 
   const http = () => t.http();
-  /** Runs `call` while PostgreSQL refuses `column` being changed on rows of `table`. */
-  async function withFault<T>(
-    table: string,
-    column: string,
-    call: () => PromiseLike<T>,
-  ): Promise<T> {
-    const name = `fault_${table}_${column}`;
-    await t.db.query(
-      `CREATE TRIGGER ${name} BEFORE UPDATE OF ${column} ON ${table} FOR EACH ROW
-       WHEN (NEW.${column} IS DISTINCT FROM OLD.${column}) EXECUTE FUNCTION joma_test_injected_fault()`,
-    );
-    try {
-      return await call();
-    } finally {
-      await t.db.query(`DROP TRIGGER ${name} ON ${table}`);
-    }
-  }
+  const withFault = <T>(table: string, column: string, call: () => PromiseLike<T>) =>
+    withWriteRefused(t.db, table, column, call);
   async function captured(amountMinor: number, a = app) {
     const p = await createPayment(t, a.TEST, { amountMinor, customerReference: `e-${++seq}` });
     expect((await settle(t, a.TEST, p.id)).status).toBe(200);
