@@ -579,7 +579,7 @@ export interface paths {
         put?: never;
         /**
          * Gateway server-to-server notification (verified with the gateway before use)
-         * @description Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment.
+         * @description Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment; 503 with Retry-After when the gateway cannot be asked right now (the gateway sends its notification again).
          */
         post: operations["GatewayCallbacksController_ipn"];
         delete?: never;
@@ -11666,7 +11666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            /** @description SERVICE_UNAVAILABLE (e.g. the payment gateway could not open a checkout) */
             503: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
