@@ -110,6 +110,7 @@ export class ReconciliationController {
       query.page ?? 0,
       query.size ?? DEFAULT_PAGE_SIZE,
       query.period,
+      query.cursor,
     );
     return new Page(page.items.map(toRunDto), page.pagination);
   }
@@ -141,6 +142,7 @@ export class ReconciliationController {
       query.page ?? 0,
       query.size ?? DEFAULT_PAGE_SIZE,
       query.class,
+      query.cursor,
     );
     return new Page(page.items.map(toItemDto), page.pagination);
   }

@@ -10,6 +10,10 @@ export const EXCEPTION_CLASSES = [
   'deferred',
 ] as const;
 export type ExceptionClass = (typeof EXCEPTION_CLASSES)[number];
+/** The classes in the items list's order (byte order, as `COLLATE "C"` sorts them); a cursor keeps the rank. */
+export const EXCEPTION_ORDER: readonly ExceptionClass[] = [...EXCEPTION_CLASSES].sort((a, b) =>
+  a < b ? -1 : a > b ? 1 : 0,
+);
 
 export interface RunCounts {
   matched: number;
@@ -155,16 +159,21 @@ export class ReconciliationRepository {
     return row ?? null;
   }
 
+  /** Newest first; after `cursor` (created_at in microseconds, id) when given. One row more than `size` tells there is more. */
   async runs(
     page: number,
     size: number,
     period?: string,
-  ): Promise<{ rows: RunRow[]; total: number }> {
+    cursor?: { us: string; id: number },
+  ): Promise<{ rows: (RunRow & { cursorUs: string })[]; total: number }> {
     const rows = (await this.txHost.tx.query(
-      `SELECT ${RUN_COLUMNS} FROM reconciliation_runs WHERE ($3::date IS NULL OR period = $3)
+      `SELECT ${RUN_COLUMNS}, (extract(epoch from created_at) * 1000000)::bigint::text AS "cursorUs"
+         FROM reconciliation_runs
+        WHERE ($3::date IS NULL OR period = $3)
+          AND ($4::bigint IS NULL OR (created_at, id) < (TIMESTAMPTZ 'epoch' + $4::bigint * INTERVAL '1 microsecond', $5::bigint))
         ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-      [size, page * size, period ?? null],
-    )) as RunRow[];
+      [size + 1, cursor ? 0 : page * size, period ?? null, cursor?.us ?? null, cursor?.id ?? null],
+    )) as (RunRow & { cursorUs: string })[];
     const [count] = (await this.txHost.tx.query(
       `SELECT count(*)::int AS n FROM reconciliation_runs WHERE ($1::date IS NULL OR period = $1)`,
       [period ?? null],
@@ -172,19 +181,30 @@ export class ReconciliationRepository {
     return { rows, total: count.n };
   }
 
+  /** By class, then id; after `cursor` (the class's rank in EXCEPTION_ORDER, id) when given. One row more than `size` tells there is more. */
   async items(
     runId: number,
     page: number,
     size: number,
     cls?: ExceptionClass,
+    cursor?: { cls: ExceptionClass; id: number },
   ): Promise<{ rows: ItemRow[]; total: number }> {
     const rows = (await this.txHost.tx.query(
       `SELECT id, class, payment_id AS "paymentId", gateway, gateway_txn_id AS "gatewayTxnId",
               internal_amount_minor AS "internalAmountMinor", settlement_amount_minor AS "settlementAmountMinor",
               app_id AS "appId", mode
-         FROM reconciliation_items WHERE run_id = $1 AND ($4::text IS NULL OR class = $4)
-        ORDER BY class, id LIMIT $2 OFFSET $3`,
-      [runId, size, page * size, cls ?? null],
+         FROM reconciliation_items
+        WHERE run_id = $1 AND ($4::text IS NULL OR class = $4)
+          AND ($5::text IS NULL OR (class COLLATE "C", id) > ($5::text COLLATE "C", $6::bigint))
+        ORDER BY class COLLATE "C", id LIMIT $2 OFFSET $3`,
+      [
+        runId,
+        size + 1,
+        cursor ? 0 : page * size,
+        cls ?? null,
+        cursor?.cls ?? null,
+        cursor?.id ?? null,
+      ],
     )) as ItemRow[];
     const [count] = (await this.txHost.tx.query(
       `SELECT count(*)::int AS n FROM reconciliation_items WHERE run_id = $1 AND ($2::text IS NULL OR class = $2)`,

@@ -4,12 +4,13 @@ import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { AppError } from '../common/errors/app-error';
-import { Page } from '../common/http/envelope';
-import { paginationMeta } from '../common/http/pagination';
+import { Page, type PaginationMeta } from '../common/http/envelope';
+import { decodeKeyset, encodeKeyset, paginationMeta } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { isForeignKeyViolation } from '../database/transaction';
 import { LedgerService } from '../ledger';
 import {
+  EXCEPTION_ORDER,
   ExceptionClass,
   ItemRow,
   ReconciliationRepository,
@@ -28,6 +29,10 @@ export function periodWindow(period: string): { start: Date; end: Date; deferFro
     throw AppError.validation('period', 'period must be a date (YYYY-MM-DD)');
   const end = new Date(start.getTime() + 24 * HOUR_MS);
   return { start, end, deferFrom: new Date(end.getTime() - DEFER_WINDOW_MS) };
+}
+
+function withCursor<T>(rows: T[], meta: PaginationMeta, nextCursor?: string): Page<T> {
+  return new Page(rows, nextCursor ? { ...meta, nextCursor } : meta);
 }
 
 /** The Dhaka day before the instant `ms`. */
@@ -110,19 +115,54 @@ export class ReconciliationService {
     return run;
   }
 
-  async list(page: number, size: number, period?: string): Promise<Page<RunRow>> {
-    const { rows, total } = await this.runs.runs(page, size, period);
-    return new Page(rows, paginationMeta(page, size, total));
+  /** Newest first; `cursor` (a pagination.nextCursor) pages by keyset at any depth. */
+  async list(page: number, size: number, period?: string, cursor?: string): Promise<Page<RunRow>> {
+    const after = cursor ? decodeKeyset(cursor) : undefined;
+    const { rows, total } = await this.runs.runs(
+      page,
+      size,
+      period,
+      after && { us: after.first, id: after.id },
+    );
+    const shown = rows.slice(0, size);
+    const last = shown[shown.length - 1];
+    const next = rows.length > size ? encodeKeyset(last.cursorUs, Number(last.id)) : undefined;
+    return withCursor(
+      shown.map(({ cursorUs: _, ...run }) => run),
+      paginationMeta(after ? 0 : page, size, total),
+      next,
+    );
   }
 
+  /** A run's exceptions by class, then id; `cursor` (a pagination.nextCursor) pages by keyset. */
   async items(
     runId: number,
     page: number,
     size: number,
     cls?: ExceptionClass,
+    cursor?: string,
   ): Promise<Page<ItemRow>> {
     await this.get(runId);
-    const { rows, total } = await this.runs.items(runId, page, size, cls);
-    return new Page(rows, paginationMeta(page, size, total));
+    const after = cursor ? decodeKeyset(cursor) : undefined;
+    const afterClass = after ? EXCEPTION_ORDER[Number(after.first)] : undefined;
+    if (after && !afterClass)
+      throw AppError.validation(
+        'cursor',
+        'cursor is not one this API gave (use pagination.nextCursor as it is)',
+      );
+    const { rows, total } = await this.runs.items(
+      runId,
+      page,
+      size,
+      cls,
+      after && { cls: afterClass!, id: after.id },
+    );
+    const shown = rows.slice(0, size);
+    const last = shown[shown.length - 1];
+    const next =
+      rows.length > size
+        ? encodeKeyset(EXCEPTION_ORDER.indexOf(last.class), Number(last.id))
+        : undefined;
+    return withCursor(shown, paginationMeta(after ? 0 : page, size, total), next);
   }
 }

@@ -137,6 +137,66 @@ describe('settlement and reconciliation edges', () => {
     ]);
   });
 
+  it('both reconciliation lists page by cursor, in the same order as by page', async () => {
+    const a = await createApp(t);
+    await importCsv(
+      [header, ...lines('CUR', 5, 4000), `BIGGER-1,${MAX_LINE},BDT,2027-03-11T05:00:00Z,`].join(
+        '\n',
+      ),
+      a,
+    );
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await http()
+            .post(
+              `/api/v1/admin/reconciliation/runs?period=2027-03-11&applicationId=${a.id}&mode=TEST`,
+            )
+            .set(root)
+            .send()
+        ).status,
+      ).toBe(201);
+    const walk = async (path: string) => {
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      do {
+        const res = await http()
+          .get(`${path}${path.includes('?') ? '&' : '?'}size=2${cursor ? `&cursor=${cursor}` : ''}`)
+          .set(root);
+        expect(res.status).toBe(200);
+        seen.push(
+          ...res.body.data.map(
+            (r: { id?: number; gatewayTxnId?: string }) => r.id ?? r.gatewayTxnId,
+          ),
+        );
+        cursor = res.body.pagination.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    const all = await http()
+      .get('/api/v1/admin/reconciliation/runs?size=100&period=2027-03-11')
+      .set(root);
+    expect(await walk('/api/v1/admin/reconciliation/runs?period=2027-03-11')).toEqual(
+      all.body.data.map((r: { id: number }) => r.id),
+    );
+    const runId = all.body.data[0].id as number;
+    const items = await http()
+      .get(`/api/v1/admin/reconciliation/runs/${runId}/items?size=100`)
+      .set(root);
+    expect(items.body.data.length).toBeGreaterThanOrEqual(6);
+    expect(await walk(`/api/v1/admin/reconciliation/runs/${runId}/items`)).toEqual(
+      items.body.data.map((r: { gatewayTxnId: string }) => r.gatewayTxnId),
+    );
+    const tampered = Buffer.from('9.1').toString('base64url');
+    expect(
+      (
+        await http()
+          .get(`/api/v1/admin/reconciliation/runs/${runId}/items?cursor=${tampered}`)
+          .set(root)
+      ).status,
+    ).toBe(400);
+  });
+
   it('settlement imports and reconciliation runs are audited with the admin as actor', async () => {
     const imported = await importCsv([header, ...lines('AUD', 2, 5000)].join('\n'));
     expect(imported.status).toBe(201);

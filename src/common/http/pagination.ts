@@ -49,6 +49,20 @@ function decodeCursor(raw: string): Cursor {
 }
 
 /**
+ * Keyset cursors for lists paged by a repository's own SQL, in the same
+ * opaque form (and with the same refusal of tampered values) as `pageOf`'s:
+ * a leading integer (a time in microseconds, or a rank) and the row's id.
+ */
+export function encodeKeyset(first: string | number, id: number): string {
+  return encodeCursor({ us: String(first), id });
+}
+
+export function decodeKeyset(raw: string): { first: string; id: number } {
+  const c = decodeCursor(raw);
+  return { first: c.us, id: c.id };
+}
+
+/**
  * A query integer: digits become a number only when it is a safe integer
  * (so ids beyond 2^53-1 fail validation as 400, never reach PostgreSQL).
  */

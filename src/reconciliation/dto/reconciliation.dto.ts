@@ -114,6 +114,16 @@ class Paged {
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   size?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'pagination.nextCursor of the previous page: pages by keyset at any depth (page is then ignored)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'cursor must be a pagination.nextCursor value' })
+  cursor?: string;
 }
 
 export class RunListQuery extends Paged {

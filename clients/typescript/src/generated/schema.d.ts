@@ -15394,6 +15394,8 @@ export interface operations {
             query?: {
                 page?: number;
                 size?: number;
+                /** @description pagination.nextCursor of the previous page: pages by keyset at any depth (page is then ignored) */
+                cursor?: string;
                 period?: string;
             };
             header?: never;
@@ -15995,6 +15997,8 @@ export interface operations {
             query?: {
                 page?: number;
                 size?: number;
+                /** @description pagination.nextCursor of the previous page: pages by keyset at any depth (page is then ignored) */
+                cursor?: string;
                 class?: "amountMismatch" | "missingInternal" | "missingInSettlement" | "deferred";
             };
             header?: never;
