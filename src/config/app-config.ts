@@ -56,8 +56,10 @@ export class AppConfig {
   /** bKash tokenized checkout base URLs (with the API version). */
   readonly bkashSandboxUrl: string;
   readonly bkashLiveUrl: string;
-  /** Deadline of one gateway HTTP request. */
+  /** Deadline of one gateway HTTP request (bKash advises 30 s). */
   readonly gatewayTimeoutMs: number;
+  /** Deadline of handling one gateway callback (return or IPN) as a whole, retries included. */
+  readonly callbackDeadlineMs: number;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
   readonly webhookTimeoutMs: number;
   /** How often webhook workers poll when no NOTIFY wakes them. */
@@ -108,6 +110,7 @@ export class AppConfig {
     bkashSandboxUrl?: string;
     bkashLiveUrl?: string;
     gatewayTimeoutMs?: number;
+    callbackDeadlineMs?: number;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
     logLevel?: string;
@@ -154,7 +157,8 @@ export class AppConfig {
     this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';
     this.bkashSandboxUrl = values.bkashSandboxUrl ?? 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
     this.bkashLiveUrl = values.bkashLiveUrl ?? 'https://tokenized.pay.bka.sh/v1.2.0-beta';
-    this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 15_000;
+    this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 30_000;
+    this.callbackDeadlineMs = values.callbackDeadlineMs ?? 45_000;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.logLevel = values.logLevel ?? 'info';
@@ -204,6 +208,7 @@ export class AppConfig {
       bkashSandboxUrl: env.BKASH_SANDBOX_URL,
       bkashLiveUrl: env.BKASH_LIVE_URL,
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
+      callbackDeadlineMs: env.CALLBACK_DEADLINE_MS,
       logLevel: env.LOG_LEVEL,
       rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
       publicRateLimitPerSecond: env.PUBLIC_RATE_LIMIT_PER_SECOND,

@@ -226,7 +226,14 @@ export class EnvSchema {
   @IsInt()
   @Min(100)
   @Max(120_000)
-  GATEWAY_TIMEOUT_MS: number = 15_000;
+  GATEWAY_TIMEOUT_MS: number = 30_000;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(300_000)
+  CALLBACK_DEADLINE_MS: number = 45_000;
 
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

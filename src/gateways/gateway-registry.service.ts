@@ -35,6 +35,20 @@ export class GatewayRegistry implements OnModuleInit {
   }
 
   /**
+   * Remembers the last error a gateway gave for the app and mode (shown by
+   * GET /admin/apps/{id}/gateways); the text is the adapter's, which never
+   * carries credentials. Never throws: diagnostics must not fail a payment.
+   */
+  async noteError(
+    scope: { appId: number; mode: GatewayMode },
+    gateway: string,
+    error: string,
+  ): Promise<void> {
+    if (this.gateways.get(gateway)?.credentialFields.length === 0) return;
+    await this.credentials.noteError(scope, gateway, error).catch(() => undefined);
+  }
+
+  /**
    * The gateway a new payment of the app uses: the one named, else the app's
    * default in this mode, else the mode's default among those the app can
    * use (a gateway that needs credentials only once the app has set them).

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { AppsModule } from '../apps';
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { GatewayCredentialsController } from './credentials/gateway-credentials.controller';
@@ -12,7 +13,7 @@ import { GatewayRegistry } from './gateway-registry.service';
  * own modules (sandbox/, sslcommerz/, ...), added to the app beside this one.
  */
 @Module({
-  imports: [DiscoveryModule, AuditModule, AuthModule],
+  imports: [DiscoveryModule, AppsModule, AuditModule, AuthModule],
   controllers: [GatewayCredentialsController],
   providers: [GatewayCredentialsRepository, GatewayCredentialsService, GatewayRegistry],
   exports: [GatewayRegistry, GatewayCredentialsService],

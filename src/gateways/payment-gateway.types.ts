@@ -18,6 +18,8 @@ export interface GatewayContext {
   appId: number;
   mode: GatewayMode;
   credentials: Readonly<Record<string, string>> | null;
+  /** An overall deadline for this piece of work (a callback's): calls stop when it fires. */
+  signal?: AbortSignal;
 }
 
 /** Which payment a callback claims to be about, read before anything in it is believed. */
@@ -69,6 +71,10 @@ export interface VerifiedStatus {
   amountMinor: number;
   currency: string;
   txnId?: string | null;
+  /** The gateway's risk verdict on a capture (SSLCommerz `risk_level` 1: HIGH). */
+  riskLevel?: 'NORMAL' | 'HIGH';
+  /** Why the gateway failed it, in its own words (code and message). */
+  failureReason?: string | null;
   method?: {
     type?: string | null;
     label?: string | null;
@@ -81,7 +87,23 @@ export interface VerifiedStatus {
 
 export interface GatewayRefund {
   refundId: string;
+  /** `pending`: accepted, not yet done (SSLCommerz "initiated", bKash processing). */
   status: 'succeeded' | 'pending' | 'failed';
+  /** The gateway's own error code and message when it refused (never credentials). */
+  failureReason?: string | null;
+}
+
+/** Which refund a status query is about: Joma's reference, and the gateway's id once known. */
+export interface RefundQuery {
+  sessionId: string;
+  txnId: string;
+  amountMinor: number;
+  /** Joma's refund reference (`rfd_<id>`), sent with the refund. */
+  reference: string;
+  /** The gateway's id for this refund, when an answer named it. */
+  gatewayRefundId: string | null;
+  /** The gateway ids of this payment's other refunds (not this one). */
+  otherRefundIds: readonly string[];
 }
 
 export interface SettlementLine {
@@ -137,8 +159,14 @@ export interface RefundCapability {
     },
     ctx: GatewayContext,
   ): Promise<GatewayRefund>;
-  /** What became of a refund the gateway answered `pending` to. */
-  queryRefund?(gatewayRefundId: string, ctx: GatewayContext): Promise<GatewayRefund>;
+  /**
+   * What became of a refund that was sent: its status, or null when the
+   * gateway positively has no such refund (only then may it be sent again).
+   * Throws when the gateway cannot say (unreachable, garbage, ambiguous):
+   * the refund is then asked about again later, never re-sent on a guess
+   * (decisions section 7: a refund reaches the gateway at most once).
+   */
+  queryRefund(req: RefundQuery, ctx: GatewayContext): Promise<GatewayRefund | null>;
 }
 
 export interface SettlementCapability {

@@ -21,7 +21,8 @@ export class InvoiceSettlementSubscriber {
   @OnDomainEvent(PaymentSucceeded)
   async onPaymentSucceeded(fact: PaymentSucceeded): Promise<void> {
     const payment = fact.payment;
-    if (payment.invoiceId === null) return;
+    // A capture of another amount counts on no invoice: it is refunded whole.
+    if (payment.invoiceId === null || fact.amountMismatch) return;
     const invoice = await this.invoices.getForUpdate(fact.scope, payment.invoiceId);
     const next = afterPayment(
       invoice.status,

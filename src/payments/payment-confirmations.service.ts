@@ -4,6 +4,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { retryOnConflict } from '../database/transaction';
 import { Clock } from '../common/clock/clock';
+import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
 import { GatewayRegistry } from '../gateways';
 import type { VerifiedStatus } from '../gateways';
@@ -38,6 +39,7 @@ export class PaymentConfirmationsService {
     private readonly transitions: PaymentTransitions,
     private readonly gateways: GatewayRegistry,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -76,8 +78,9 @@ export class PaymentConfirmationsService {
    * leaves the payment as it is and gives it back, so the customer is shown
    * where it stands (PENDING: "still being confirmed") instead of an error;
    * the status page, the gateway's own notification or the expiry sweep
-   * settles it later.
-   * Null when no payment is claimed or the gateway does not confirm it.
+   * settles it later. A return the gateway does not vouch for asks the
+   * gateway's status instead (decisions section 11: returns are hints).
+   * Null when no payment is claimed.
    */
   async confirmReturn(
     gatewayName: string,
@@ -94,8 +97,11 @@ export class PaymentConfirmationsService {
       );
       return claimed;
     }
-    if (!verified) return null;
-    return (await this.applyStatus(claimed.id, verified))?.payment ?? null;
+    // A return the gateway does not vouch for (an unsigned SSLCommerz fail or
+    // cancel post, say) is a hint: the gateway is asked, and only its answer counts.
+    verified ??= await this.askGateway(claimed);
+    if (!verified || verified.outcome === 'open') return claimed;
+    return (await this.applyStatus(claimed.id, verified))?.payment ?? claimed;
   }
 
   /** Which payment a gateway's message claims to be about (not believed yet): to know whose credentials verify it. */
@@ -114,7 +120,9 @@ export class PaymentConfirmationsService {
     payload: Record<string, unknown>,
   ): Promise<VerifiedStatus | null> {
     const ctx = await this.gateways.context(claimed, gatewayName);
-    return this.gateways.get(gatewayName).checkout.verifyConfirmation(payload, ctx);
+    // A callback as a whole is bounded (decisions section 11), whatever each call's own timeout.
+    const signal = AbortSignal.timeout(this.config.callbackDeadlineMs);
+    return this.gateways.get(gatewayName).checkout.verifyConfirmation(payload, { ...ctx, signal });
   }
 
   /**

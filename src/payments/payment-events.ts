@@ -38,9 +38,24 @@ export abstract class PaymentStatusChanged extends DomainEvent {
 export class PaymentSucceeded extends PaymentStatusChanged {
   readonly type = 'payment.succeeded';
   private excess = 0;
+  private mismatch = false;
 
   leaveExcess(minor: number): void {
     this.excess = Math.max(this.excess, minor);
+  }
+
+  /**
+   * The gateway captured another amount than the payment asked for: none of
+   * it counts on an invoice, all of it is excess, refunded with reason
+   * `amount_mismatch` (decisions section 13).
+   */
+  markAmountMismatch(): void {
+    this.mismatch = true;
+    this.excess = this.payment.amountMinor;
+  }
+
+  get amountMismatch(): boolean {
+    return this.mismatch;
   }
 
   get excessMinor(): number {
@@ -49,7 +64,10 @@ export class PaymentSucceeded extends PaymentStatusChanged {
 
   override outbox(): OutboxEntry {
     const entry = super.outbox();
-    return { ...entry, data: { ...entry.data, excess_minor: this.excess } };
+    return {
+      ...entry,
+      data: { ...entry.data, excess_minor: this.excess, risk_level: this.payment.riskLevel },
+    };
   }
 }
 

@@ -6,6 +6,7 @@ import type { GatewayOutcome, VerifiedStatus } from '../gateways';
 import { Payment } from './payment.entity';
 import { paymentFact, PaymentSucceeded } from './payment-events';
 import { PaymentTrigger, transition } from './payment-state';
+import { maskAccount, maskIn } from './mask-account';
 import { PaymentsRepository } from './payments.repository';
 
 export type ApplyResult = { payment: Payment; changed: boolean; invalid?: string };
@@ -33,12 +34,25 @@ export class PaymentTransitions {
     private readonly clock: Clock,
   ) {}
 
-  /** A gateway's verified answer about a locked payment; a mismatch is logged and changes nothing. */
+  /**
+   * A gateway's verified answer about a locked payment; one about another
+   * payment or currency is logged and changes nothing. A capture of another
+   * amount is still a capture (decisions section 13): SUCCEEDED for what was
+   * captured, nothing counted on the invoice, all of it refunded
+   * (`amount_mismatch`).
+   */
   async applyVerified(payment: Payment, verified: VerifiedStatus): Promise<ApplyResult> {
     if (verified.outcome === 'open') return { payment, changed: false };
+    const otherAmount =
+      verified.amountMinor !== payment.amountMinor &&
+      !(
+        verified.outcome === 'captured' &&
+        Number.isSafeInteger(verified.amountMinor) &&
+        verified.amountMinor > 0
+      );
     if (
       verified.reference !== payment.reference ||
-      verified.amountMinor !== payment.amountMinor ||
+      otherAmount ||
       verified.currency !== payment.currency
     ) {
       this.logger.error(`Gateway confirmation does not match payment ${payment.id}; ignored`);
@@ -64,6 +78,7 @@ export class PaymentTransitions {
     if (t.kind === 'invalid') return { payment, changed: false, invalid: t.reason };
     const previous = payment.status;
     const now = this.clock.now();
+    const requestedMinor = payment.amountMinor;
     payment.status = t.to;
     payment.updatedAt = now;
     if (t.to === 'SUCCEEDED') {
@@ -73,12 +88,25 @@ export class PaymentTransitions {
       payment.paymentMethodLabel = verified?.method?.label ?? null;
       payment.paymentMethodBrand = verified?.method?.brand ?? null;
       payment.paymentMethodIssuer = verified?.method?.issuer ?? null;
-      payment.paymentMethodAccount = verified?.method?.account ?? null;
+      payment.paymentMethodAccount = maskAccount(verified?.method?.account ?? null);
+      payment.paymentMethodLabel = maskIn(payment.paymentMethodLabel, verified?.method?.account);
+      payment.riskLevel = verified?.riskLevel ?? 'NORMAL';
+      if (verified && verified.amountMinor !== requestedMinor) {
+        // What the gateway captured is what moved (ledger, refund); the request is in the log.
+        payment.amountMinor = verified.amountMinor;
+        this.logger.error(
+          `Payment ${payment.id}: ${payment.gateway} captured ${verified.amountMinor} where ${requestedMinor} was asked; refunded in full (amount_mismatch)`,
+        );
+      }
     }
+    if (t.to === 'FAILED' && verified?.failureReason)
+      payment.failureReason = verified.failureReason;
     const saved = await this.payments.save(payment);
     const scope = { appId: saved.appId, mode: saved.mode };
     const customer = await this.customers.get(scope, saved.customerId);
     const fact = paymentFact(t.event, scope, saved, previous, customer.externalId);
+    if (fact instanceof PaymentSucceeded && saved.amountMinor !== requestedMinor)
+      fact.markAmountMismatch();
     await this.bus.publish(fact);
     // What a subscriber did not count (an invoice already paid, or needing less) is excess, to be refunded.
     if (fact instanceof PaymentSucceeded && fact.excessMinor > 0) {

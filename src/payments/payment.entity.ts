@@ -9,6 +9,9 @@ import {
 } from '../database/columns';
 import type { PaymentStatus } from './payment-state';
 
+export const RISK_LEVELS = ['NORMAL', 'HIGH'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
 @Entity('payments')
 export class Payment {
   @IdColumn() id: number;
@@ -40,6 +43,10 @@ export class Payment {
   @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, unknown> | null;
   @Column({ type: 'timestamptz' }) expiresAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) succeededAt: Date | null;
+  /** SSLCommerz's risk verdict on the capture (`HIGH`: review before delivering). */
+  @Column({ type: 'text', default: 'NORMAL' }) riskLevel: RiskLevel;
+  /** Why it failed, in the gateway's own words (code and message; never credentials). */
+  @Column({ type: 'text', nullable: true }) failureReason: string | null;
   /** When the pay button last asked the gateway about this checkout (at most once per 30 s). */
   @Column({ type: 'timestamptz', nullable: true }) statusCheckedAt: Date | null;
   @CreatedAtColumn() createdAt: Date;

@@ -11,6 +11,8 @@ export function toPaymentDto(p: Payment): PaymentDto {
     amountMinor: p.amountMinor,
     excessMinor: p.excessMinor,
     amountRefundedMinor: p.amountRefundedMinor,
+    riskLevel: p.riskLevel,
+    failureReason: p.failureReason,
     currency: p.currency,
     gateway: p.gateway,
     gatewayTxnId: p.gatewayTxnId,

@@ -19,6 +19,7 @@ export interface AdminPaymentFilter {
   mode?: 'TEST' | 'LIVE';
   status?: string;
   excess?: 'true' | 'false';
+  risk?: 'NORMAL' | 'HIGH';
 }
 
 /** Every query of the payments table; methods are named for what they do. */
@@ -111,11 +112,12 @@ export class PaymentsRepository {
     if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
     if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
     if (filter.excess === 'false') qb.andWhere('p.excess_minor = 0');
+    if (filter.risk) qb.andWhere('p.risk_level = :risk', { risk: filter.risk });
     const where = { appId: filter.applicationId, mode: filter.mode };
     return pageOf(qb, 'p', query, {
       partitioned: !!(where.appId && where.mode),
       total:
-        !filter.status && !filter.excess
+        !filter.status && !filter.excess && !filter.risk
           ? () => countedRows(this.txHost.tx, 'payments', where)
           : undefined,
     });

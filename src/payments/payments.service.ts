@@ -12,7 +12,7 @@ import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
-import { GatewayRegistry } from '../gateways';
+import { gatewayErrorText, GatewayRegistry } from '../gateways';
 import type { CheckoutSession } from '../gateways';
 import { IdempotencyService } from '../idempotency';
 import type { CreatePaymentDto } from './dto/payment.dto';
@@ -129,6 +129,8 @@ export class PaymentsService {
       amountMinor: input.amountMinor,
       excessMinor: 0,
       amountRefundedMinor: 0,
+      riskLevel: 'NORMAL',
+      failureReason: null,
       currency,
       gateway: gateway.name,
       gatewaySessionId: null,
@@ -233,10 +235,13 @@ export class PaymentsService {
         ctx,
       );
     } catch (err) {
+      // The gateway's own code and message (adapters never put credentials in them).
+      const reason = gatewayErrorText(err);
       this.logger.warn(
-        `Gateway could not open a checkout for payment ${payment.id}: ${(err as Error).name}`,
+        `${gateway.name} could not open a checkout for payment ${payment.id}: ${reason}`,
       );
-      await this.failWithoutCheckout(payment.id);
+      await this.gateways.noteError(scope, gateway.name, reason);
+      await this.failWithoutCheckout(payment.id, reason);
       throw new AppError(
         ErrorCode.SERVICE_UNAVAILABLE,
         `The ${gateway.name} gateway could not open a checkout; payment ${payment.id} is FAILED. Try again.`,
@@ -249,10 +254,12 @@ export class PaymentsService {
   }
 
   @Transactional()
-  private async failWithoutCheckout(id: number): Promise<void> {
+  private async failWithoutCheckout(id: number, reason: string): Promise<void> {
     const payment = await this.payments.lockById(id);
-    if (payment?.status === 'PENDING' && !payment.gatewaySessionId)
+    if (payment?.status === 'PENDING' && !payment.gatewaySessionId) {
+      payment.failureReason = `Could not open a checkout: ${reason}`;
       await this.transitions.apply(payment, 'fail');
+    }
     // The payment is over: a retry with the same Idempotency-Key opens a new one.
     await this.idempotency.clearCheckpoint();
   }

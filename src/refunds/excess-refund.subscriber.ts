@@ -5,6 +5,8 @@ import { RefundsService } from './refunds.service';
 
 /** The reason of the refund of a capture's excess (decisions section 13). */
 export const EXCESS_CAPTURE = 'excess_capture';
+/** The reason of the refund of a capture of another amount than asked (decisions section 13). */
+export const AMOUNT_MISMATCH = 'amount_mismatch';
 
 /**
  * A capture that brought more than its invoice needed (already PAID or VOID,
@@ -19,6 +21,10 @@ export class ExcessRefundSubscriber {
   @OnDomainEvent(PaymentSucceeded, { order: HandlerOrder.AFTER_SETTLE })
   async onCapture(fact: PaymentSucceeded): Promise<void> {
     if (fact.excessMinor <= 0) return;
-    await this.refunds.openAutomatic(fact.payment, fact.excessMinor, EXCESS_CAPTURE);
+    await this.refunds.openAutomatic(
+      fact.payment,
+      fact.excessMinor,
+      fact.amountMismatch ? AMOUNT_MISMATCH : EXCESS_CAPTURE,
+    );
   }
 }

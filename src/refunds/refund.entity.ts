@@ -35,8 +35,12 @@ export class Refund {
   @Column({ type: 'timestamptz', nullable: true }) approvedAt: Date | null;
   @Column({ type: 'text' }) gateway: string;
   @Column({ type: 'text', nullable: true }) gatewayRefundId: string | null;
-  /** When it was (last) sent to the gateway. */
+  /** When it was last sent to the gateway (recorded before the request leaves). */
   @Column({ type: 'timestamptz', nullable: true }) submittedAt: Date | null;
+  /** How many times it was sent (a re-send only after the gateway said it has no such refund). */
+  @Column({ type: 'integer', default: 0 }) sendAttempts: number;
+  /** Not taken to the gateway again before this (a trip's claim, then the re-check's pause). */
+  @Column({ type: 'timestamptz', nullable: true }) recheckAt: Date | null;
   @Column({ type: 'text', nullable: true }) failureReason: string | null;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;

@@ -74,22 +74,34 @@ export class RefundsRepository {
   }
 
   /**
-   * PENDING refunds that may go to their gateway and that nobody is busy
-   * with, oldest first: sent before `before` (the answer was lost, or the
-   * gateway is still processing), or never sent although free to go
-   * (automatic ones at once; opened or approved before `before`: the request
-   * that should have sent them stopped between its steps). Refunds waiting
-   * for an operator's approval are never among them.
+   * PENDING refunds that may go to their gateway now, oldest first: sent
+   * ones whose pause (`recheck_at`) is over (the answer was lost, or the
+   * gateway is still processing), and never-sent ones free to go (automatic
+   * ones at once; opened or approved a minute before `now`: the request that
+   * should have sent them stopped between its steps). Refunds waiting for
+   * an operator's approval are never among them; one that a trip to the
+   * gateway holds (`recheck_at` ahead) is skipped.
    */
-  async awaitingGateway(before: Date, limit: number): Promise<number[]> {
+  async awaitingGateway(now: Date, limit: number): Promise<number[]> {
     const rows = (await this.txHost.tx.query(
       `SELECT id FROM refunds
         WHERE status = 'PENDING' AND (NOT approval_required OR approved_at IS NOT NULL)
-          AND CASE WHEN submitted_at IS NOT NULL THEN submitted_at < $1
-                   ELSE automatic OR COALESCE(approved_at, created_at) < $1 END
-        ORDER BY COALESCE(submitted_at, approved_at, created_at) LIMIT $2`,
-      [before, limit],
+          AND (recheck_at IS NULL OR recheck_at <= $1)
+          AND (submitted_at IS NOT NULL OR automatic
+               OR COALESCE(approved_at, created_at) < $1::timestamptz - interval '60 seconds')
+        ORDER BY COALESCE(recheck_at, submitted_at, approved_at, created_at) LIMIT $2`,
+      [now, limit],
     )) as { id: number }[];
     return rows.map((r) => Number(r.id));
+  }
+
+  /** The gateway's ids of a payment's other refunds (a status query tells them from this one). */
+  async otherGatewayIds(paymentId: number, exceptId: number): Promise<string[]> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT gateway_refund_id FROM refunds
+        WHERE payment_id = $1 AND id <> $2 AND gateway_refund_id IS NOT NULL AND gateway_refund_id <> ''`,
+      [paymentId, exceptId],
+    )) as { gateway_refund_id: string }[];
+    return rows.map((r) => r.gateway_refund_id);
   }
 }

@@ -11,7 +11,7 @@ import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
-import { type GatewayRefund, GatewayRegistry } from '../gateways';
+import { gatewayErrorText, type GatewayRefund, GatewayRegistry } from '../gateways';
 import { IdempotencyService } from '../idempotency';
 import { type Payment, PaymentsService } from '../payments';
 import { Refund, RefundStatus } from './refund.entity';
@@ -19,8 +19,17 @@ import { RefundFailed, RefundPending, RefundSucceeded } from './refund-events';
 import { RefundsRepository } from './refunds.repository';
 
 const REFUND_CREATED = 'refund_created';
-/** A refund sent to its gateway this long ago and still PENDING is asked about again. */
+/** A refund sent to its gateway this long ago and still PENDING is asked about again (at first). */
 export const REFUND_RECHECK_MS = 60_000;
+/** How long one trip to the gateway holds a refund against other callers (longer than any trip). */
+export const REFUND_CLAIM_MS = 5 * 60_000;
+/** Sent this long ago and not decided by the gateway: FAILED (decisions section 7). */
+export const REFUND_DECIDE_MS = 72 * 3_600_000;
+/** Sends at most, each only after the gateway said it has no such refund. */
+export const REFUND_MAX_SENDS = 5;
+
+/** Joma's reference for a refund at the gateway (SSLCommerz refund_trans_id, bKash sku). */
+export const refundReference = (id: number): string => `rfd_${id}`;
 
 /**
  * Refunds. Creating one is three steps, like a payment: a short transaction
@@ -127,6 +136,8 @@ export class RefundsService {
       gateway: payment.gateway,
       gatewayRefundId: null,
       submittedAt: null,
+      sendAttempts: 0,
+      recheckAt: null,
       failureReason: null,
     });
     await this.publish(new RefundPending(scope, refund, null, await this.referenceOf(refund)));
@@ -191,31 +202,36 @@ export class RefundsService {
   }
 
   /**
-   * The one recovery path of refunds, however far they got: those sent a
-   * while ago and still PENDING (answer lost, or the gateway still
-   * processing), and those free to go but never sent (automatic ones, and
-   * ones whose request stopped between its steps after opening or approving
-   * them). Asks the gateway or sends, and applies the answer. How many were
-   * settled.
+   * The one recovery path of refunds, however far they got: those sent and
+   * still PENDING (answer lost, or the gateway still processing), and those
+   * free to go but never sent (automatic ones, and ones whose request
+   * stopped between its steps after opening or approving them). Asks the
+   * gateway or sends, and applies the answer. How many were settled.
    */
   async recheckPending(limit = 100): Promise<number> {
-    const before = new Date(this.clock.nowMs() - REFUND_RECHECK_MS);
     let settled = 0;
-    for (const id of await this.refunds.awaitingGateway(before, limit)) {
+    for (const id of await this.refunds.awaitingGateway(this.clock.now(), limit)) {
       const refund = await this.refunds.byId(id);
       if (!refund || refund.status !== 'PENDING') continue;
-      const after = await this.submit(refund);
-      if (after.status !== 'PENDING') settled++;
+      const after = await this.trip(refund);
+      if (after && after.status !== 'PENDING') settled++;
     }
     return settled;
   }
 
   /**
-   * Sends the refund to its gateway with no transaction open, then applies
-   * the answer in a short one. A gateway error leaves it PENDING (sent), to
-   * be asked about again later.
+   * Takes the refund to its gateway with no transaction open, then applies
+   * the answer in a short one. At most once per refund at the gateway
+   * (decisions section 7): a refund that was sent before is first asked
+   * about, and sent again only when the gateway says it has no such refund.
+   * A lost or unclear answer leaves it PENDING, asked about again later.
    */
   private async submit(refund: Refund): Promise<Refund> {
+    return (await this.trip(refund)) ?? (await this.refunds.byId(refund.id))!;
+  }
+
+  /** One trip to the gateway (see `submit`); null when another caller holds the refund. */
+  private async trip(refund: Refund): Promise<Refund | null> {
     const gateway = this.gateways.get(refund.gateway);
     const payment = await this.payments.get(refund, refund.paymentId);
     if (!gateway.refunds || !payment.gatewaySessionId) {
@@ -225,48 +241,93 @@ export class RefundsService {
         `The ${refund.gateway} gateway cannot refund`,
       );
     }
-    const sent = await this.markSubmitted(refund.id);
-    if (!sent) return (await this.refunds.byId(refund.id))!;
-    let answer: GatewayRefund;
+    const claimed = await this.claim(refund.id);
+    if (!claimed || claimed.status !== 'PENDING') return claimed;
+    const request = {
+      sessionId: payment.gatewaySessionId,
+      txnId: payment.gatewayTxnId ?? '',
+      amountMinor: claimed.amountMinor,
+      reference: refundReference(claimed.id),
+    };
+    let step = 'status query';
     try {
-      const ctx = await this.gateways.context(refund, refund.gateway);
-      answer =
-        refund.gatewayRefundId && gateway.refunds.queryRefund
-          ? await gateway.refunds.queryRefund(refund.gatewayRefundId, ctx)
-          : await gateway.refunds.refund(
-              {
-                sessionId: payment.gatewaySessionId,
-                txnId: payment.gatewayTxnId ?? '',
-                amountMinor: refund.amountMinor,
-                reference: `rfd_${refund.id}`,
-                reason: refund.reason,
-              },
-              ctx,
-            );
+      const ctx = await this.gateways.context(claimed, claimed.gateway);
+      if (claimed.sendAttempts > 0) {
+        const known = await gateway.refunds.queryRefund(
+          {
+            ...request,
+            gatewayRefundId: claimed.gatewayRefundId,
+            otherRefundIds: await this.refunds.otherGatewayIds(claimed.paymentId, claimed.id),
+          },
+          ctx,
+        );
+        if (known) return await this.applyAnswer(claimed.id, known, 'Refused by the gateway');
+        if (claimed.sendAttempts >= REFUND_MAX_SENDS) {
+          this.logger.warn(
+            `refund ${claimed.id}: the gateway has no such refund after ${claimed.sendAttempts} sends; not sent again`,
+          );
+          return await this.release(claimed.id);
+        }
+      }
+      step = 'send';
+      await this.markSent(claimed.id);
+      const answer = await gateway.refunds.refund({ ...request, reason: claimed.reason }, ctx);
+      return await this.applyAnswer(claimed.id, answer, 'Refused by the gateway');
     } catch (err) {
+      const reason = gatewayErrorText(err);
       this.logger.warn(
-        `refund ${refund.id}: gateway call failed (${(err as Error).message}); will retry`,
+        `refund ${claimed.id}: ${step} got no clear answer (${reason}); the gateway will be asked again`,
       );
-      return (await this.refunds.byId(refund.id))!;
+      await this.gateways.noteError(claimed, claimed.gateway, reason);
+      return this.release(claimed.id);
     }
-    return this.applyAnswer(refund.id, answer, 'Refused by the gateway');
   }
 
   /**
-   * Claims the send (a re-check waits REFUND_RECHECK_MS from here): false if
-   * it is no longer PENDING, or another caller (a second replica's re-check)
-   * sent it less than REFUND_RECHECK_MS ago, so a refund is never sent twice
-   * at once.
+   * Claims the refund for one trip to the gateway (no other caller, a second
+   * replica's re-check included, takes it until the trip ends or
+   * REFUND_CLAIM_MS passes): null when it is not due or no longer PENDING. A refund sent
+   * REFUND_DECIDE_MS ago that the gateway never decided ends FAILED here.
    */
   @Transactional()
-  private async markSubmitted(id: number): Promise<boolean> {
+  private async claim(id: number): Promise<Refund | null> {
     const refund = await this.refunds.lockById(id);
-    if (!refund || refund.status !== 'PENDING') return false;
+    if (!refund || refund.status !== 'PENDING') return null;
     const now = this.clock.nowMs();
-    if (refund.submittedAt && refund.submittedAt.getTime() > now - REFUND_RECHECK_MS) return false;
-    refund.submittedAt = new Date(now);
+    if (refund.recheckAt && refund.recheckAt.getTime() > now) return null;
+    if (refund.submittedAt && now - refund.submittedAt.getTime() >= REFUND_DECIDE_MS) {
+      return this.finish(
+        refund,
+        { refundId: '', status: 'failed' },
+        `The gateway did not decide this refund within 72 hours of its last send (${refund.sendAttempts} sends); check it at the gateway before refunding again`,
+      );
+    }
+    refund.recheckAt = new Date(now + REFUND_CLAIM_MS);
+    return this.refunds.save(refund);
+  }
+
+  /** Records a send before it leaves (so a lost answer is asked about, never blindly re-sent). */
+  @Transactional()
+  private async markSent(id: number): Promise<void> {
+    const refund = (await this.refunds.lockById(id))!;
+    refund.submittedAt = this.clock.now();
+    refund.sendAttempts += 1;
     await this.refunds.save(refund);
-    return true;
+  }
+
+  /** Ends a trip without a decision: asked again after a pause that grows with the refund's age. */
+  @Transactional()
+  private async release(id: number): Promise<Refund> {
+    const refund = (await this.refunds.lockById(id))!;
+    if (refund.status !== 'PENDING') return refund;
+    refund.recheckAt = new Date(this.clock.nowMs() + this.recheckPause(refund));
+    return this.refunds.save(refund);
+  }
+
+  /** A minute at first, then a tenth of the time since the last send, at most an hour. */
+  private recheckPause(refund: Refund): number {
+    const age = refund.submittedAt ? this.clock.nowMs() - refund.submittedAt.getTime() : 0;
+    return Math.min(Math.max(REFUND_RECHECK_MS, age / 10), 3_600_000);
   }
 
   @Transactional()
@@ -275,9 +336,14 @@ export class RefundsService {
     if (refund.status !== 'PENDING') return refund;
     if (answer.status === 'pending') {
       refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;
+      refund.recheckAt = new Date(this.clock.nowMs() + this.recheckPause(refund));
       return this.refunds.save(refund);
     }
-    return this.finish(refund, answer, failure);
+    return this.finish(
+      refund,
+      answer,
+      answer.failureReason ? `${failure}: ${answer.failureReason}` : failure,
+    );
   }
 
   /** SUCCEEDED (the payment's refunded total grows) or FAILED, with its event. */

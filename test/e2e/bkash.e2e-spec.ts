@@ -83,27 +83,60 @@ describe('bKash gateway (against a contract fake)', () => {
     expect(row.rows[0].sealed).not.toMatch(/tok_/);
   });
 
-  it('a "success" return for an unpaid payment, a failure and a cancel never capture; an amount mismatch never settles', async () => {
+  it('returns are hints: a "success" for an unpaid payment captures nothing; cancel and failure change nothing until bKash says so', async () => {
     const p = await newPayment(2000);
     const paymentID = paymentIdOf(p.checkoutUrl);
     await comeBack(paymentID, 'success');
     expect((await paymentOf(p.id)).status).toBe('PENDING');
+    // bKash still says Initiated: a cancel return alone ends nothing.
+    await comeBack(paymentID, 'cancel');
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    fake.customerCancels(paymentID);
     await comeBack(paymentID, 'cancel');
     expect((await paymentOf(p.id)).status).toBe('CANCELLED');
 
     const q = await newPayment(3000);
-    await comeBack(paymentIdOf(q.checkoutUrl), 'failure');
-    expect((await paymentOf(q.id)).status).toBe('FAILED');
+    const back = await comeBack(paymentIdOf(q.checkoutUrl), 'failure');
+    expect(back.status).toBe(303);
+    expect((await paymentOf(q.id)).status).toBe('PENDING');
+    const events = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === q.id,
+    );
+    expect(events).toEqual([]);
+  });
 
+  it('a cancel or failure return for a payment the customer authorised captures it (bKash is asked, not the return believed)', async () => {
+    const p = await newPayment(2100);
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    fake.customerPays(paymentID);
+    await comeBack(paymentID, 'cancel');
+    expect(await paymentOf(p.id)).toMatchObject({ status: 'SUCCEEDED', amountMinor: 2100 });
+    expect(fake.payments.get(paymentID)!.state).toBe('Completed');
+  });
+
+  it('a capture of another amount: SUCCEEDED, counted on no invoice, refunded whole with reason amount_mismatch', async () => {
     const r = await newPayment(4000);
     fake.customerPays(paymentIdOf(r.checkoutUrl));
     fake.wrongAmount = true;
     try {
       await comeBack(paymentIdOf(r.checkoutUrl), 'success');
-      expect((await paymentOf(r.id)).status).toBe('PENDING');
     } finally {
       fake.wrongAmount = false;
     }
+    expect(await paymentOf(r.id)).toMatchObject({
+      status: 'SUCCEEDED',
+      amountMinor: 4100,
+      excessMinor: 4100,
+    });
+    const { RefundsService } = await import('../../src/refunds');
+    await t.app.get(RefundsService).recheckPending();
+    const rows = await t.db.query(
+      `SELECT amount_minor, reason, status FROM refunds WHERE payment_id = $1`,
+      [r.id],
+    );
+    expect(rows.rows).toEqual([
+      { amount_minor: 4100, reason: 'amount_mismatch', status: 'SUCCEEDED' },
+    ]);
   });
 
   it("holds no transaction or lock while bKash hangs; a timeout leaves PENDING, and the waiting customer's page settles it once bKash answers", async () => {

@@ -121,7 +121,7 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     ).toHaveLength(1);
   });
 
-  it('never settles a forged callback, nor one whose validated amount does not match', async () => {
+  it('never settles a forged callback; a validated capture of another amount is SUCCEEDED and refunded whole (amount_mismatch)', async () => {
     const p = (await newPayment(20000)).body.data;
     const attempt = fake.attempt(p.reference, 'VALID');
     expect(await fake.postIpn(p.reference, attempt, { forge: true })).toBe(404);
@@ -129,12 +129,28 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     fake.wrongAmount = true;
     try {
       expect(await fake.postIpn(p.reference, attempt)).toBe(200);
-      expect((await paymentOf(p.id)).status).toBe('PENDING');
     } finally {
       fake.wrongAmount = false;
     }
+    // The gateway holds 201.00 where 200.00 was asked: a capture all the same, given back whole.
+    expect(await paymentOf(p.id)).toMatchObject({
+      status: 'SUCCEEDED',
+      amountMinor: 20100,
+      excessMinor: 20100,
+    });
+    const refunds = await t.db.query(
+      `SELECT amount_minor, reason, automatic, approval_required FROM refunds WHERE payment_id = $1`,
+      [p.id],
+    );
+    expect(refunds.rows).toEqual([
+      { amount_minor: 20100, reason: 'amount_mismatch', automatic: true, approval_required: false },
+    ]);
     expect(await fake.postIpn(p.reference, attempt)).toBe(200);
-    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+    const succeeded = (await eventsOf(t, app.id, 'payment.')).filter(
+      (e) => e.data.payment_id === p.id,
+    );
+    expect(succeeded.map((e) => e.type)).toEqual(['payment.succeeded']);
+    expect(succeeded[0].data).toMatchObject({ amount_minor: 20100, excess_minor: 20100 });
   });
 
   it('a failed attempt then a paid one: the capture wins; a failed-only checkout FAILS after the gateway confirms it', async () => {
@@ -194,7 +210,14 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     expect(types).toEqual(['payment.expired', 'payment.succeeded']);
   });
 
-  it('refunds through the refund API; one still processing is settled by the refund query', async () => {
+  it('refunds through the refund API: "success" is only initiated (PENDING) until the refund query says refunded', async () => {
+    const { RefundsService } = await import('../../src/refunds');
+    const service = t.app.get(RefundsService);
+    // Earlier tests' automatic refunds go first: only this test's refunds are counted below.
+    t.clock.advance(61_000);
+    await service.recheckPending();
+    t.clock.advance(61_000);
+    await service.recheckPending();
     const p = (await newPayment(60000)).body.data;
     await fake.postIpn(p.reference, fake.attempt(p.reference, 'VALID'));
     const r = await http()
@@ -202,12 +225,14 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
       .set(asApp(app.TEST))
       .send({ amountMinor: 10000 });
     expect(r.body.data).toMatchObject({
-      status: 'SUCCEEDED',
+      status: 'PENDING',
       gatewayRefundId: expect.stringMatching(/^RF/),
     });
     const sent = fake.requests.filter((x) => x.query.get('refund_amount'));
     expect(sent.at(-1)!.query.get('refund_amount')).toBe('100.00');
+    expect(sent.at(-1)!.query.get('refund_trans_id')).toBe(`rfd_${r.body.data.id}`);
     expect(sent.at(-1)!.query.get('refe_id')).toBe(`rfd_${r.body.data.id}`);
+    expect((await paymentOf(p.id)).amountRefundedMinor).toBe(0);
 
     fake.refundsProcessing = true;
     const second = await http()
@@ -217,21 +242,19 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     expect(second.body.data.status).toBe('PENDING');
     fake.refundsProcessing = false;
     t.clock.advance(61_000);
-    const { RefundsService } = await import('../../src/refunds');
-    // Two replicas' re-checks at once ask SSLCommerz once: the send is claimed.
+    // Two replicas' re-checks at once ask SSLCommerz once per refund: each trip is claimed.
     const queriesBefore = fake.requests.filter((x) => x.query.get('refund_ref_id')).length;
-    const service = t.app.get(RefundsService);
     fake.mode = 'hang';
-    // Both list the refund before either sends it; the first send then hangs at SSLCommerz.
     const both = Promise.all([service.recheckPending(), service.recheckPending()]);
     for (let i = 0; i < 200 && fake.waiting === 0; i++) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 300));
     fake.unhang();
     const settled = await both;
-    expect(settled.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(settled.reduce((a, b) => a + b, 0)).toBe(2);
     expect(fake.requests.filter((x) => x.query.get('refund_ref_id')).length - queriesBefore).toBe(
-      1,
+      2,
     );
+    expect(fake.requests.filter((x) => x.query.get('refund_amount')).length).toBe(sent.length + 1);
     expect((await paymentOf(p.id)).amountRefundedMinor).toBe(15000);
   });
 

@@ -12,6 +12,7 @@ interface FakePayment {
   state: 'Initiated' | 'Authorized' | 'Completed' | 'Failed' | 'Cancelled';
   trxID?: string;
   refunded: number;
+  refunds: { refundTrxID: string; amount: string; sku: string; state: 'Completed' | 'Pending' }[];
 }
 
 /**
@@ -30,7 +31,16 @@ export class BkashFake {
   grants = 0;
   readonly calls: string[] = [];
   mode: 'ok' | 'hang' | '500' | 'garbage' = 'ok';
+  /** The next captures charge 1 BDT more than the checkout asked (and report it). */
   wrongAmount = false;
+  /** The next refund is made, and its answer never reaches Joma (the connection drops). */
+  loseNextRefundAnswer = false;
+  /** Refunds stay Pending until this is false again (then the status says Completed). */
+  refundsProcessing = false;
+  /** The next N authorised calls are refused as with an expired token (HTTP 401). */
+  expireTokens = 0;
+  /** How long a token call takes (ms): concurrent callers overlap. */
+  tokenDelayMs = 0;
   /**
    * The host of the customer's checkout page (`bkashURL`). `localhost` puts
    * it on another site than Joma's 127.0.0.1 (sites ignore ports), as
@@ -77,6 +87,12 @@ export class BkashFake {
     p.state = 'Authorized';
   }
 
+  /** The customer closes bKash's page (bKash records the payment Cancelled). */
+  customerCancels(paymentID: string): void {
+    const p = this.payments.get(paymentID)!;
+    if (p.state === 'Initiated') p.state = 'Cancelled';
+  }
+
   /** Where bKash sends the customer's browser back. */
   returnUrl(paymentID: string, status: 'success' | 'failure' | 'cancel'): string {
     const p = this.payments.get(paymentID)!;
@@ -109,6 +125,7 @@ export class BkashFake {
       return true;
     }
     if (step[1] === '/pay') this.customerPays(p.paymentID);
+    else if (p.state === 'Initiated') p.state = 'Cancelled';
     res
       .writeHead(302, {
         location: this.returnUrl(p.paymentID, step[1] === '/pay' ? 'success' : 'cancel'),
@@ -135,6 +152,7 @@ export class BkashFake {
     }
     const h = req.headers;
     if (path === 'token/grant' || path === 'token/refresh') {
+      if (this.tokenDelayMs) await new Promise((r) => setTimeout(r, this.tokenDelayMs));
       if (
         h.username !== this.app.username ||
         h.password !== this.app.password ||
@@ -154,6 +172,16 @@ export class BkashFake {
         refresh_token: `ref_${randomBytes(12).toString('hex')}`,
       });
     }
+    if (this.expireTokens > 0) {
+      this.expireTokens--;
+      this.tokens.delete(String(h.authorization));
+      return this.send(
+        res,
+        401,
+        JSON.stringify({ message: 'The incoming token has expired' }),
+        'application/json',
+      );
+    }
     if (!this.tokens.has(String(h.authorization)) || h['x-app-key'] !== this.app.appKey)
       return this.json(res, { statusCode: '2079', statusMessage: 'Invalid Token' });
     const p = body.paymentID ? this.payments.get(body.paymentID) : undefined;
@@ -163,7 +191,7 @@ export class BkashFake {
       paymentID: x.paymentID,
       trxID: x.trxID,
       transactionStatus: x.state === 'Authorized' ? 'Initiated' : x.state,
-      amount: this.wrongAmount ? (Number(x.amount) + 1).toFixed(2) : x.amount,
+      amount: x.amount,
       currency: x.currency,
       intent: 'sale',
       merchantInvoiceNumber: x.invoice,
@@ -180,6 +208,7 @@ export class BkashFake {
           callbackURL: body.callbackURL,
           state: 'Initiated',
           refunded: 0,
+          refunds: [],
         });
         return this.json(res, {
           statusCode: '0000',
@@ -205,6 +234,8 @@ export class BkashFake {
         if (p.state !== 'Authorized')
           return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
         p.state = 'Completed';
+        // The wallet was charged another amount than the checkout asked (a gateway fault).
+        if (this.wrongAmount) p.amount = (Number(p.amount) + 1).toFixed(2);
         p.trxID = `BKX${randomBytes(4).toString('hex').toUpperCase()}`;
         return this.json(res, view(p));
       case 'payment/status':
@@ -214,19 +245,43 @@ export class BkashFake {
       case 'payment/refund': {
         if (!p || p.state !== 'Completed' || body.trxID !== p.trxID)
           return this.json(res, { statusCode: '2071', statusMessage: 'Invalid refund request' });
+        const item = (r: FakePayment['refunds'][number]) => ({
+          refundTrxID: r.refundTrxID,
+          transactionStatus: this.refundsProcessing ? 'Pending' : 'Completed',
+          amount: r.amount,
+          sku: r.sku,
+          currency: p.currency,
+          charge: '0.00',
+        });
+        if (body.amount === undefined)
+          // Refund status: the transaction's refunds.
+          return this.json(res, {
+            statusCode: '0000',
+            statusMessage: 'Successful',
+            originalTrxID: p.trxID,
+            refundTransactions: p.refunds.map(item),
+          });
         const minor = Math.round(Number(body.amount) * 100);
         if (p.refunded + minor > Math.round(Number(p.amount) * 100))
           return this.json(res, { statusCode: '2073', statusMessage: 'Refund amount exceeds' });
         p.refunded += minor;
+        const made = {
+          refundTrxID: `RFX${randomBytes(4).toString('hex').toUpperCase()}`,
+          amount: body.amount,
+          sku: body.sku,
+          state: 'Completed' as const,
+        };
+        p.refunds.push(made);
+        if (this.loseNextRefundAnswer) {
+          this.loseNextRefundAnswer = false;
+          res.destroy();
+          return;
+        }
         return this.json(res, {
           statusCode: '0000',
           statusMessage: 'Successful',
           originalTrxID: p.trxID,
-          refundTrxID: `RFX${randomBytes(4).toString('hex').toUpperCase()}`,
-          transactionStatus: 'Completed',
-          amount: body.amount,
-          currency: p.currency,
-          charge: '0.00',
+          ...item(made),
         });
       }
       default:

@@ -38,7 +38,11 @@ export class SslcommerzFake {
   baseUrl = '';
   readonly stores = new Map<string, string>();
   readonly sessions = new Map<string, FakeSession>();
-  readonly refunds = new Map<string, { status: string; bankTranId: string; amount: string }>();
+  /** By refund_ref_id; `transId` is the merchant's refund_trans_id. */
+  readonly refunds = new Map<
+    string,
+    { status: string; bankTranId: string; amount: string; transId: string }
+  >();
   /** Every request, for asserting on what was sent. */
   readonly requests: {
     method: string;
@@ -55,7 +59,12 @@ export class SslcommerzFake {
   pageHost = '127.0.0.1';
   mode: 'ok' | 'hang' | '500' | 'garbage' = 'ok';
   wrongAmount = false;
+  /** Refunds stay `processing` (initiated) while true; the next query after says `refunded`. */
   refundsProcessing = false;
+  /** The next refund is made, and its answer never reaches Joma (the connection drops). */
+  loseNextRefundAnswer = false;
+  /** What the refund query says of a refund once it is no longer processing. */
+  refundEnd: 'refunded' | 'cancelled' = 'refunded';
   private release: (() => void)[] = [];
 
   constructor(storeId = 'joma_test', password = 'joma_test@ssl') {
@@ -239,36 +248,56 @@ export class SslcommerzFake {
       }
       case '/validator/api/merchantTransIDvalidationAPI.php': {
         if (!authed(q)) return this.json(res, { APIConnect: 'INVALID_REQUEST' });
-        if (q.get('refund_ref_id')) {
-          const r = this.refunds.get(q.get('refund_ref_id')!);
-          if (!r)
+        if (q.get('bank_tran_id') && q.get('refund_amount')) {
+          // Refund request: `success` means initiated; done later (refund query).
+          const transId = q.get('refund_trans_id') ?? '';
+          if (transId && [...this.refunds.values()].some((r) => r.transId === transId))
             return this.json(res, {
               APIConnect: 'DONE',
               status: 'failed',
-              errorReason: 'Unknown refund',
+              errorReason: 'Duplicate refund_trans_id',
             });
-          if (!this.refundsProcessing && r.status === 'processing') r.status = 'refunded';
-          return this.json(res, {
-            APIConnect: 'DONE',
-            bank_tran_id: r.bankTranId,
-            refund_ref_id: q.get('refund_ref_id'),
-            status: r.status,
-          });
-        }
-        if (q.get('bank_tran_id')) {
           const refundRef = `RF${randomBytes(6).toString('hex').toUpperCase()}`;
-          const status = this.refundsProcessing ? 'processing' : 'success';
           this.refunds.set(refundRef, {
-            status: status === 'success' ? 'refunded' : 'processing',
+            status: 'processing',
             bankTranId: q.get('bank_tran_id')!,
             amount: q.get('refund_amount') ?? '',
+            transId,
           });
+          if (this.loseNextRefundAnswer) {
+            this.loseNextRefundAnswer = false;
+            res.destroy();
+            return;
+          }
           return this.json(res, {
             APIConnect: 'DONE',
             bank_tran_id: q.get('bank_tran_id'),
             trans_id: q.get('refe_id'),
             refund_ref_id: refundRef,
-            status,
+            status: 'success',
+            errorReason: '',
+          });
+        }
+        if (q.get('refund_ref_id') || q.get('refund_trans_id')) {
+          const byRef = q.get('refund_ref_id');
+          const entry = byRef
+            ? ([byRef, this.refunds.get(byRef)] as const)
+            : [...this.refunds.entries()].find(([, r]) => r.transId === q.get('refund_trans_id'));
+          if (!entry || !entry[1])
+            return this.json(res, {
+              APIConnect: 'DONE',
+              status: 'failed',
+              errorReason: 'No refund found',
+            });
+          const [ref, r] = entry;
+          if (!this.refundsProcessing && r.status === 'processing') r.status = this.refundEnd;
+          return this.json(res, {
+            APIConnect: 'DONE',
+            bank_tran_id: r.bankTranId,
+            tran_id: '',
+            refund_ref_id: ref,
+            trans_id: r.transId,
+            status: r.status,
             errorReason: '',
           });
         }

@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
 import { GatewayCredentialsService } from '../credentials/gateway-credentials.service';
 import { GatewayAdapter } from '../gateway-adapter.decorator';
-import { GatewayHttp } from '../http/gateway-http';
+import { GatewayHttp, GatewayHttpError } from '../http/gateway-http';
 import type {
   CallbackSubject,
   CheckoutCapability,
@@ -15,6 +15,7 @@ import type {
   GatewayRefund,
   PaymentGateway,
   RefundCapability,
+  RefundQuery,
   StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
@@ -39,9 +40,17 @@ interface BkashAnswer {
   merchantInvoiceNumber?: string;
   customerMsisdn?: string;
   refundTrxID?: string;
+  refundTransactions?: BkashRefundItem[];
   id_token?: string;
   refresh_token?: string;
   expires_in?: number | string;
+}
+
+interface BkashRefundItem {
+  refundTrxID?: string;
+  transactionStatus?: string;
+  amount?: string;
+  sku?: string;
 }
 
 /** bKash's transactionStatus words. */
@@ -61,6 +70,20 @@ const OUTCOME: Record<string, GatewayOutcome> = {
 const ALREADY_EXECUTED = new Set(['2062', '2117']);
 /** Codes for which trying again later may succeed (system errors). */
 const RETRYABLE = new Set(['9999', '503']);
+
+/** How long one replica may take to grant or refresh a token before another may try. */
+const TOKEN_LEASE_MS = 45_000;
+/** How long a caller waits for a token another replica is asking for. */
+const TOKEN_WAIT_MS = 40_000;
+const TOKEN_POLL_MS = 100;
+/** bKash's answer when the token is not (or no longer) valid. */
+const INVALID_TOKEN = new Set(['2079']);
+
+class TokenRefused extends Error {}
+
+const tokenRefused = (err: unknown): boolean =>
+  (err instanceof GatewayHttpError && err.httpStatus === 401) ||
+  (err instanceof BkashError && INVALID_TOKEN.has(err.code));
 
 /** A bKash error answer as an exception (never with credentials in it). */
 export class BkashError extends Error {
@@ -95,6 +118,8 @@ export class BkashGateway
   readonly refunds = this;
   private readonly logger = new Logger('bKash');
   private readonly http: GatewayHttp;
+  /** This process's token calls in flight, per app and mode (the single flight). */
+  private readonly tokenFlights = new Map<string, Promise<string>>();
 
   constructor(
     private readonly config: AppConfig,
@@ -116,23 +141,53 @@ export class BkashGateway
     return { appKey: c.appKey, appSecret: c.appSecret, username: c.username, password: c.password };
   }
 
-  /** A valid id_token: the stored one, else refreshed, else granted anew (no transaction open). */
-  private async token(ctx: GatewayContext): Promise<string> {
-    const now = this.clock.nowMs();
-    const stored = await this.credentials.token<Token>(ctx, this.name, now, 60_000);
-    if (stored) return stored.idToken;
+  /**
+   * A valid id_token (decisions section 11): the stored one; else one grant
+   * or refresh at a time per app and mode: in this process every caller
+   * waits on the same promise, across replicas the database lease decides
+   * who calls bKash while the others wait for the token it stores.
+   */
+  private token(ctx: GatewayContext): Promise<string> {
+    const key = `${ctx.appId}:${ctx.mode}`;
+    let pending = this.tokenFlights.get(key);
+    if (!pending) {
+      pending = this.obtainToken(ctx).finally(() => this.tokenFlights.delete(key));
+      this.tokenFlights.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async obtainToken(ctx: GatewayContext): Promise<string> {
+    const started = Date.now();
+    for (;;) {
+      const now = this.clock.nowMs();
+      const stored = await this.credentials.token<Token>(ctx, this.name, now, 60_000);
+      if (stored) return stored.idToken;
+      if (await this.credentials.leaseToken(ctx, this.name, now, TOKEN_LEASE_MS)) {
+        try {
+          return await this.grantOrRefresh(ctx, now);
+        } finally {
+          await this.credentials.releaseTokenLease(ctx, this.name);
+        }
+      }
+      // Another replica is asking bKash: its token appears in the database.
+      if (Date.now() - started > TOKEN_WAIT_MS)
+        throw new BkashError('?', 'no token: another replica is still asking bKash for one', true);
+      await new Promise((r) => setTimeout(r, TOKEN_POLL_MS));
+    }
+  }
+
+  /** The one grant or refresh call (the caller holds the lease); stores what bKash gave. */
+  private async grantOrRefresh(ctx: GatewayContext, now: number): Promise<string> {
     const c = this.creds(ctx);
     const old = await this.credentials.anyToken<Token>(ctx, this.name);
-    const answer = old
+    const user = { username: c.username, password: c.password };
+    const answer = old?.refreshToken
       ? await this.call(
           ctx,
           'token/refresh',
-          {
-            app_key: c.appKey,
-            app_secret: c.appSecret,
-            refresh_token: old.refreshToken,
-          },
-          { username: c.username, password: c.password },
+          { app_key: c.appKey, app_secret: c.appSecret, refresh_token: old.refreshToken },
+          user,
           true,
         ).catch(() => null)
       : null;
@@ -142,7 +197,7 @@ export class BkashGateway
           ctx,
           'token/grant',
           { app_key: c.appKey, app_secret: c.appSecret },
-          { username: c.username, password: c.password },
+          user,
           true,
         );
     if (!granted.id_token)
@@ -170,6 +225,7 @@ export class BkashGateway
       json: body,
       headers,
       idempotent,
+      signal: ctx.signal,
     });
     const code = answer.statusCode ?? answer.errorCode;
     if (code !== undefined && code !== '0000') {
@@ -184,6 +240,11 @@ export class BkashGateway
     return answer;
   }
 
+  /**
+   * A call with the app's token. bKash refusing the token (HTTP 401, or its
+   * invalid-token code) discards it, grants once more and retries once: a
+   * refused token means the request was not processed.
+   */
   private async authed(
     ctx: GatewayContext,
     path: string,
@@ -191,13 +252,33 @@ export class BkashGateway
     idempotent: boolean,
   ): Promise<BkashAnswer> {
     const c = this.creds(ctx);
-    return this.call(
-      ctx,
-      path,
-      body,
-      { authorization: await this.token(ctx), 'x-app-key': c.appKey },
-      idempotent,
-    );
+    const once = async () => {
+      const token = await this.token(ctx);
+      try {
+        return await this.call(
+          ctx,
+          path,
+          body,
+          { authorization: token, 'x-app-key': c.appKey },
+          idempotent,
+        );
+      } catch (err) {
+        if (!tokenRefused(err)) throw err;
+        await this.credentials.discardToken(ctx, this.name);
+        throw new TokenRefused();
+      }
+    };
+    try {
+      return await once();
+    } catch (err) {
+      if (!(err instanceof TokenRefused)) throw err;
+      this.logger.warn(`app ${ctx.appId} ${ctx.mode}: bKash refused the token; granting once more`);
+      return once().catch((again: unknown) => {
+        throw again instanceof TokenRefused
+          ? new BkashError('2079', 'bKash refused a freshly granted token', false)
+          : again;
+      });
+    }
   }
 
   async createCheckout(req: CheckoutRequest, ctx: GatewayContext): Promise<CheckoutSession> {
@@ -227,23 +308,17 @@ export class BkashGateway
   }
 
   /**
-   * The customer's return (`?paymentID=&status=success|failure|cancel`).
-   * success: execute (the capture), then believe what execute or the
-   * status query says; failure / cancel: the status query decides (a
-   * Completed payment is a capture whatever the return said).
+   * The customer's return (`?paymentID=&status=success|failure|cancel`) is
+   * a hint (decisions section 11): whatever it says, bKash is asked, as the
+   * sweep would (execute, then the status query), and only its answer
+   * counts. A payment the customer authorised is captured even when the
+   * return says cancel; one bKash still calls Initiated stays PENDING.
    */
-  async verifyConfirmation(
+  verifyConfirmation(
     payload: Record<string, unknown>,
     ctx: GatewayContext,
   ): Promise<VerifiedStatus | null> {
-    const paymentID = String(payload.paymentID);
-    if (payload.status === 'success') return this.executeThenStatus(paymentID, ctx, true);
-    const status = await this.askStatus(paymentID, ctx);
-    if (status && status.outcome === 'open' && payload.status === 'cancel')
-      return { ...status, outcome: 'cancelled' };
-    if (status && status.outcome === 'open' && payload.status === 'failure')
-      return { ...status, outcome: 'failed' };
-    return status;
+    return this.executeThenStatus(String(payload.paymentID), ctx, payload.status === 'success');
   }
 
   /**
@@ -287,6 +362,11 @@ export class BkashGateway
     return this.toStatus(paymentID, answer);
   }
 
+  /**
+   * The refund API (several partial refunds per transaction are allowed).
+   * `sku` carries Joma's refund reference so the refund status can tell this
+   * refund from the transaction's others. Never retried here.
+   */
   async refund(
     req: {
       sessionId: string;
@@ -310,17 +390,61 @@ export class BkashGateway
         },
         false,
       );
-      return this.toRefund(answer);
+      const item = this.refundItems(answer).items[0];
+      if (!item) throw new BkashError('?', 'a refund answer without a refund', true);
+      return this.toRefund(item);
     } catch (err) {
-      if (err instanceof BkashError && !err.retryable) return { refundId: '', status: 'failed' };
+      if (err instanceof BkashError && !err.retryable && err.code !== '?')
+        return { refundId: '', status: 'failed', failureReason: err.message };
       throw err;
     }
   }
 
-  private toRefund(answer: BkashAnswer): GatewayRefund {
-    const refundId = answer.refundTrxID ?? '';
-    if (answer.transactionStatus === 'Completed') return { refundId, status: 'succeeded' };
-    if (answer.transactionStatus === 'Failed') return { refundId, status: 'failed' };
+  /**
+   * The refund status (the refund API with the transaction alone): the
+   * transaction's refunds. Ours is the one with our gateway id, else our sku,
+   * else (bKash not echoing sku) the only refund of our amount that none of
+   * the payment's other refunds claims. None at all: no such refund (null).
+   * Anything it cannot tell apart throws (asked again, never re-sent).
+   */
+  async queryRefund(req: RefundQuery, ctx: GatewayContext): Promise<GatewayRefund | null> {
+    const answer = await this.authed(
+      ctx,
+      'payment/refund',
+      { paymentID: req.sessionId, trxID: req.txnId },
+      true,
+    );
+    const { items, complete } = this.refundItems(answer);
+    const byId = req.gatewayRefundId
+      ? items.find((r) => r.refundTrxID === req.gatewayRefundId)
+      : undefined;
+    const bySku = items.find((r) => r.sku === req.reference);
+    const unclaimed = items.filter(
+      (r) =>
+        !req.otherRefundIds.includes(r.refundTrxID ?? '') &&
+        r.sku === undefined &&
+        fromTaka(r.amount) === req.amountMinor,
+    );
+    const mine = byId ?? bySku ?? (unclaimed.length === 1 ? unclaimed[0] : undefined);
+    if (mine) return this.toRefund(mine);
+    // "No such refund" only from a complete list with nothing that could be ours.
+    if (!req.gatewayRefundId && unclaimed.length === 0 && (items.length === 0 || complete))
+      return null;
+    throw new BkashError('?', `cannot tell what became of refund ${req.reference}`, true);
+  }
+
+  /** The refunds an answer describes: a list (`refundTransactions`) or one refund. */
+  private refundItems(answer: BkashAnswer): { items: BkashRefundItem[]; complete: boolean } {
+    if (Array.isArray(answer.refundTransactions))
+      return { items: answer.refundTransactions, complete: true };
+    return { items: answer.refundTrxID ? [answer as BkashRefundItem] : [], complete: false };
+  }
+
+  private toRefund(item: BkashRefundItem): GatewayRefund {
+    const refundId = item.refundTrxID ?? '';
+    if (item.transactionStatus === 'Completed') return { refundId, status: 'succeeded' };
+    if (item.transactionStatus === 'Failed')
+      return { refundId, status: 'failed', failureReason: 'bkash refund Failed' };
     return { refundId, status: 'pending' };
   }
 

@@ -1,6 +1,7 @@
-import { Body, Controller, Param, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional } from 'class-validator';
+import { AppsService } from '../../apps';
 import { AdminAuth } from '../../auth/decorators';
 import { AppError } from '../../common/errors/app-error';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
@@ -54,13 +55,105 @@ export class GatewaySetupDto {
   configuredGateways: string[];
 }
 
+export class GatewayStatusDto {
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ example: 'sslcommerz' }) gateway: string;
+  @ApiProperty({
+    description:
+      'Whether the app can take payments through it in this mode (credentials set, or none needed)',
+  })
+  configured: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'tbox',
+    description:
+      'The last 4 characters of its first credential field (storeId, appKey), to tell which account is set; never a secret. Null when none is set',
+  })
+  last4: string | null;
+  @ApiProperty({ description: "The app's default gateway in this mode" }) default: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      "The last error the gateway gave for this app and mode, in the gateway's own words (code and message)",
+  })
+  lastError: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) lastErrorAt: string | null;
+}
+
+export class GatewayRemovedDto {
+  @ApiProperty({ type: 'integer' }) applicationId: number;
+  @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: string;
+  @ApiProperty({ example: 'bkash' }) gateway: string;
+  @ApiProperty({ example: true }) deleted: boolean;
+}
+
 @ApiTags('Admin apps')
 @Controller('api/v1/admin/apps')
 export class GatewayCredentialsController {
   constructor(
     private readonly credentials: GatewayCredentialsService,
     private readonly registry: GatewayRegistry,
+    private readonly apps: AppsService,
   ) {}
+
+  @Get(':id/gateways')
+  @AdminAuth('apps:read')
+  @ApiOperation({
+    summary: "List an app's gateways per mode",
+    description:
+      'Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, and the last error it gave (with its time). Never a secret.',
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiEnvelope(GatewayStatusDto, { isArray: true })
+  @ApiErrors(404)
+  async list(@Param('id', ParseIdPipe) appId: number): Promise<GatewayStatusDto[]> {
+    await this.apps.get(appId);
+    const setups = await this.credentials.setups(appId, (g) =>
+      this.registry.has(g) ? this.registry.get(g).credentialFields : [],
+    );
+    const out: GatewayStatusDto[] = [];
+    for (const mode of ['TEST', 'LIVE'] as const) {
+      const defaultName = setups.find((x) => x.mode === mode && x.isDefault)?.gateway;
+      for (const name of this.registry.names()) {
+        const gateway = this.registry.get(name);
+        if (!gateway.modes.includes(mode)) continue;
+        const setup = setups.find((x) => x.mode === mode && x.gateway === name);
+        out.push({
+          mode,
+          gateway: name,
+          configured: gateway.credentialFields.length === 0 || !!setup,
+          last4: setup?.last4 ?? null,
+          default: defaultName === name,
+          lastError: setup?.lastError ?? null,
+          lastErrorAt: setup?.lastErrorAt?.toISOString() ?? null,
+        });
+      }
+    }
+    return out;
+  }
+
+  @Delete(':id/gateways/:gateway')
+  @AdminAuth('apps:write')
+  @ApiOperation({
+    summary: "Remove an app's credentials for a gateway in one mode",
+    description:
+      "Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). Payments already open at the gateway keep being confirmed only while credentials exist: remove a gateway once its payments have settled. 404 when none were set.",
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'gateway', example: 'bkash' })
+  @ApiEnvelope(GatewayRemovedDto)
+  @ApiErrors(400, 404)
+  async remove(
+    @Param('id', ParseIdPipe) appId: number,
+    @Param('gateway') name: string,
+    @Query() query: ModeQuery,
+  ): Promise<GatewayRemovedDto> {
+    this.registry.get(name);
+    await this.credentials.remove(appId, query.mode, name);
+    return { applicationId: appId, mode: query.mode, gateway: name, deleted: true };
+  }
 
   @Patch(':id/gateways/:gateway')
   @AdminAuth('apps:write')

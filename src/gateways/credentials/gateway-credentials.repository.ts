@@ -55,7 +55,7 @@ export class GatewayCredentialsRepository {
     gateway: string,
   ): Promise<{ sealed: string; expiresAt: Date } | null> {
     const [row] = (await this.txHost.tx.query(
-      `SELECT sealed, expires_at FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      `SELECT sealed, expires_at FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND sealed IS NOT NULL`,
       [appId, mode, gateway],
     )) as { sealed: string; expires_at: Date }[];
     return row ? { sealed: row.sealed, expiresAt: new Date(row.expires_at) } : null;
@@ -73,5 +73,101 @@ export class GatewayCredentialsRepository {
        ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, updated_at = now()`,
       [appId, mode, gateway, sealed, expiresAt],
     );
+  }
+
+  /**
+   * Takes the app's token lease for `ms` if nobody holds it (a row with no
+   * token is made for it): true for exactly one caller at a time.
+   */
+  async leaseToken(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    now: Date,
+    until: Date,
+  ): Promise<boolean> {
+    const rows = (await this.txHost.tx.query(
+      `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at, lease_until)
+       VALUES ($1, $2, $3, NULL, 'epoch', $5)
+       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET lease_until = EXCLUDED.lease_until
+         WHERE gateway_tokens.lease_until IS NULL OR gateway_tokens.lease_until <= $4
+       RETURNING 1`,
+      [appId, mode, gateway, now, until],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  async releaseTokenLease(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE gateway_tokens SET lease_until = NULL WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway],
+    );
+  }
+
+  /** Forgets the app's token (refused by the gateway, or its credentials changed). */
+  async discardToken(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE gateway_tokens SET sealed = NULL, expires_at = 'epoch' WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway],
+    );
+  }
+
+  async noteError(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    error: string,
+    at: Date,
+  ): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE gateway_credentials SET last_error = $4, last_error_at = $5 WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway, error, at],
+    );
+  }
+
+  /** Every gateway setup of the app (sealed credentials included: the caller shows only their last 4 characters). */
+  async setupsOf(appId: number): Promise<
+    {
+      mode: GatewayMode;
+      gateway: string;
+      sealed: string;
+      isDefault: boolean;
+      lastError: string | null;
+      lastErrorAt: Date | null;
+    }[]
+  > {
+    const rows = (await this.txHost.tx.query(
+      `SELECT mode, gateway, sealed, is_default, last_error, last_error_at
+         FROM gateway_credentials WHERE app_id = $1 ORDER BY mode, gateway`,
+      [appId],
+    )) as {
+      mode: GatewayMode;
+      gateway: string;
+      sealed: string;
+      is_default: boolean;
+      last_error: string | null;
+      last_error_at: Date | null;
+    }[];
+    return rows.map((r) => ({
+      mode: r.mode,
+      gateway: r.gateway,
+      sealed: r.sealed,
+      isDefault: r.is_default,
+      lastError: r.last_error,
+      lastErrorAt: r.last_error_at ? new Date(r.last_error_at) : null,
+    }));
+  }
+
+  /** Removes the app's credentials and token for a gateway in a mode; false when there were none. */
+  async remove(appId: number, mode: GatewayMode, gateway: string): Promise<boolean> {
+    await this.txHost.tx.query(
+      `DELETE FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway],
+    );
+    const rows = (await this.txHost.tx.query(
+      `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3 RETURNING 1`,
+      [appId, mode, gateway],
+    )) as unknown[];
+    return rows.length > 0;
   }
 }

@@ -30,7 +30,7 @@ export class GatewayCredentialsService {
     private readonly config: AppConfig,
     private readonly changes: ChangeFeed,
     private readonly audit: AuditService,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.configuredCache = new ReplicaCache(changes, CONFIGURED_CACHE_MS, () => clock.nowMs());
   }
@@ -71,6 +71,8 @@ export class GatewayCredentialsService {
       throw err;
     }
     if (makeDefault) await this.credentials.makeDefault(appId, mode, gateway);
+    // A token granted with the old credentials is not used with the new ones.
+    await this.credentials.discardToken(appId, mode, gateway);
     // In the change's own transaction: the change and its audit entry commit together.
     await this.audit.record({
       action: 'app.gateway_credentials_set',
@@ -143,4 +145,90 @@ export class GatewayCredentialsService {
     const row = await this.credentials.token(ctx.appId, ctx.mode, gateway);
     return row ? (JSON.parse(decryptSecret(this.config.encryptionKey, row.sealed)) as T) : null;
   }
+
+  /** The token lease (one grant at a time per app and mode, across replicas): true when taken. */
+  leaseToken(ctx: GatewayContext, gateway: string, nowMs: number, ms: number): Promise<boolean> {
+    return this.credentials.leaseToken(
+      ctx.appId,
+      ctx.mode,
+      gateway,
+      new Date(nowMs),
+      new Date(nowMs + ms),
+    );
+  }
+
+  releaseTokenLease(ctx: GatewayContext, gateway: string): Promise<void> {
+    return this.credentials.releaseTokenLease(ctx.appId, ctx.mode, gateway);
+  }
+
+  discardToken(ctx: GatewayContext, gateway: string): Promise<void> {
+    return this.credentials.discardToken(ctx.appId, ctx.mode, gateway);
+  }
+
+  /** The last error the gateway gave for the app and mode, kept with its setup. */
+  noteError(
+    scope: { appId: number; mode: GatewayMode },
+    gateway: string,
+    error: string,
+  ): Promise<void> {
+    return this.credentials.noteError(
+      scope.appId,
+      scope.mode,
+      gateway,
+      error.slice(0, 500),
+      this.clock.now(),
+    );
+  }
+
+  /** The app's gateway setups per mode: no secret, only the last 4 characters of the first field. */
+  async setups(
+    appId: number,
+    fieldsOf: (gateway: string) => readonly string[],
+  ): Promise<GatewaySetup[]> {
+    const rows = await this.credentials.setupsOf(appId);
+    return rows.map((r) => {
+      const fields = JSON.parse(decryptSecret(this.config.encryptionKey, r.sealed)) as Record<
+        string,
+        string
+      >;
+      const first = fieldsOf(r.gateway)[0];
+      const shown = first ? (fields[first] ?? '') : '';
+      return {
+        mode: r.mode,
+        gateway: r.gateway,
+        last4: shown.slice(-4),
+        isDefault: r.isDefault,
+        lastError: r.lastError,
+        lastErrorAt: r.lastErrorAt,
+      };
+    });
+  }
+
+  /** Removes the app's credentials (and token) for a gateway in a mode, audited; 404 when none. */
+  async remove(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
+    await this.removeInTx(appId, mode, gateway);
+    this.changes.touch(appTopic(appId));
+  }
+
+  @Transactional()
+  private async removeInTx(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
+    if (!(await this.credentials.remove(appId, mode, gateway)))
+      throw AppError.notFound('Gateway credentials');
+    await this.audit.record({
+      action: 'app.gateway_credentials_removed',
+      targetType: 'app',
+      targetId: appId,
+      before: { mode, gateway },
+    });
+    await this.changes.announce(appTopic(appId));
+  }
+}
+
+export interface GatewaySetup {
+  mode: GatewayMode;
+  gateway: string;
+  last4: string;
+  isDefault: boolean;
+  lastError: string | null;
+  lastErrorAt: Date | null;
 }

@@ -10,6 +10,8 @@ export class GatewayHttpError extends Error {
     readonly gateway: string,
     readonly kind: 'timeout' | 'network' | 'status' | 'garbage',
     message: string,
+    /** The HTTP status, when the gateway answered one that is an error in itself (401, 5xx). */
+    readonly httpStatus?: number,
   ) {
     super(`${gateway}: ${message}`);
     this.name = 'GatewayHttpError';
@@ -26,6 +28,8 @@ export interface GatewayRequest {
   headers?: Record<string, string>;
   /** Safe to send again (a query): retried on timeouts, network errors and 5xx. */
   idempotent: boolean;
+  /** The caller's overall deadline (a callback's): no attempt starts or goes on after it. */
+  signal?: AbortSignal;
 }
 
 export class GatewayHttp {
@@ -40,6 +44,7 @@ export class GatewayHttp {
     const attempts = req.idempotent ? 1 + this.retries : 1;
     let last: GatewayHttpError | null = null;
     for (let i = 0; i < attempts; i++) {
+      if (req.signal?.aborted) break;
       try {
         return await this.once<T>(req);
       } catch (err) {
@@ -47,10 +52,17 @@ export class GatewayHttp {
           err instanceof GatewayHttpError
             ? err
             : new GatewayHttpError(this.gateway, 'network', (err as Error).name);
-        if (last.kind === 'garbage') break;
+        if (last.kind === 'garbage' || last.httpStatus === 401) break;
       }
     }
-    throw last!;
+    throw (
+      last ??
+      new GatewayHttpError(
+        this.gateway,
+        'timeout',
+        `${req.url.pathname}: the caller's deadline passed`,
+      )
+    );
   }
 
   private async once<T>(req: GatewayRequest): Promise<T> {
@@ -70,7 +82,9 @@ export class GatewayHttp {
         headers,
         body,
         redirect: 'error',
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: req.signal
+          ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), req.signal])
+          : AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
       const name = (err as Error).name;
@@ -81,11 +95,12 @@ export class GatewayHttp {
       );
     }
     const text = await res.text();
-    if (res.status >= 500)
+    if (res.status >= 500 || res.status === 401)
       throw new GatewayHttpError(
         this.gateway,
         'status',
         `${req.url.pathname} answered HTTP ${res.status}`,
+        res.status,
       );
     try {
       return JSON.parse(text) as T;

@@ -40,18 +40,31 @@ export class SandboxSessionsRepository {
       .execute();
   }
 
-  /** Adds a refund to a captured session unless it would exceed the capture; false when refused. */
-  async addRefund(sessionId: string, amountMinor: number): Promise<boolean> {
-    const result = await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ refundedMinor: () => `refunded_minor + ${Number(amountMinor)}` })
-      .where(
-        'session_id = :sessionId AND status = :captured AND refunded_minor + :amount <= amount_minor',
-        { sessionId, captured: 'CAPTURED', amount: amountMinor },
-      )
-      .execute();
-    return (result.affected ?? 0) > 0;
+  /**
+   * Applies a refund to a captured session unless it would exceed the
+   * capture; the same reference twice is applied once (true both times).
+   * False when refused.
+   */
+  async addRefund(sessionId: string, amountMinor: number, reference: string): Promise<boolean> {
+    const rows = (await this.txHost.tx.query(
+      `UPDATE sandbox_sessions
+          SET refunded_minor = refunded_minor + $2, refund_references = refund_references || $3::text
+        WHERE session_id = $1 AND status = 'CAPTURED' AND refunded_minor + $2 <= amount_minor
+          AND NOT ($3 = ANY (refund_references))
+        RETURNING id`,
+      [sessionId, amountMinor, reference],
+    )) as [unknown[], number] | unknown[];
+    const updated = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : (rows as unknown[]);
+    return updated.length > 0 || this.hasRefund(sessionId, reference);
+  }
+
+  /** Whether the session applied the refund with this reference. */
+  async hasRefund(sessionId: string, reference: string): Promise<boolean> {
+    const rows = (await this.txHost.tx.query(
+      `SELECT 1 FROM sandbox_sessions WHERE session_id = $1 AND $2 = ANY (refund_references)`,
+      [sessionId, reference],
+    )) as unknown[];
+    return rows.length > 0;
   }
 
   /** Sessions captured on a UTC day, in id order. */

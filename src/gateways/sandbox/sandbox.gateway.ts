@@ -12,6 +12,7 @@ import type {
   GatewayOutcome,
   GatewayRefund,
   PaymentGateway,
+  RefundQuery,
   RefundCapability,
   SettlementCapability,
   SettlementLine,
@@ -211,21 +212,33 @@ export class SandboxGateway
     await this.roundTrip();
     const refundId = `sbxr_${reference}`;
     if (this.refundsHeld) {
-      this.heldRefunds.set(refundId, { sessionId, amountMinor });
+      this.heldRefunds.set(reference, { sessionId, amountMinor });
       return { refundId, status: 'pending' };
     }
-    const refunded = await this.sessions.addRefund(sessionId, amountMinor);
-    return { refundId, status: refunded ? 'succeeded' : 'failed' };
+    const refunded = await this.sessions.addRefund(sessionId, amountMinor, reference);
+    return refunded
+      ? { refundId, status: 'succeeded' }
+      : { refundId, status: 'failed', failureReason: 'more than the capture has left' };
   }
 
-  async queryRefund(refundId: string): Promise<GatewayRefund> {
+  /** By Joma's reference: held (pending), applied (succeeded), or none (null: never received). */
+  async queryRefund(req: RefundQuery): Promise<GatewayRefund | null> {
     await this.roundTrip();
-    const held = this.heldRefunds.get(refundId);
-    if (!held) return { refundId, status: 'failed' };
-    if (this.refundsHeld) return { refundId, status: 'pending' };
-    this.heldRefunds.delete(refundId);
-    const refunded = await this.sessions.addRefund(held.sessionId, held.amountMinor);
-    return { refundId, status: refunded ? 'succeeded' : 'failed' };
+    const refundId = `sbxr_${req.reference}`;
+    const held = this.heldRefunds.get(req.reference);
+    if (held && this.refundsHeld) return { refundId, status: 'pending' };
+    if (held) {
+      this.heldRefunds.delete(req.reference);
+      const refunded = await this.sessions.addRefund(
+        held.sessionId,
+        held.amountMinor,
+        req.reference,
+      );
+      return { refundId, status: refunded ? 'succeeded' : 'failed' };
+    }
+    return (await this.sessions.hasRefund(req.sessionId, req.reference))
+      ? { refundId, status: 'succeeded' }
+      : null;
   }
 
   async settlementLines(day: string): Promise<SettlementLine[]> {

@@ -14,6 +14,7 @@ import type {
   GatewayRefund,
   PaymentGateway,
   RefundCapability,
+  RefundQuery,
   StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
@@ -39,8 +40,19 @@ interface ValidationAnswer {
   bank_tran_id?: string;
   card_type?: string;
   card_no?: string;
+  /** 0: safe, 1: high risk (the capture stands; the merchant reviews it). */
+  risk_level?: string | number;
+  risk_title?: string;
+  error?: string;
   card_issuer?: string;
   card_brand?: string;
+}
+
+interface RefundAnswer {
+  APIConnect?: string;
+  status?: string;
+  refund_ref_id?: string;
+  errorReason?: string;
 }
 
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
@@ -155,19 +167,12 @@ export class SslcommerzGateway
    * latest attempt's status.
    */
   async queryStatus(checkout: CheckoutRef, ctx: GatewayContext): Promise<VerifiedStatus | null> {
-    const { storeId, storePassword } = this.creds(ctx);
-    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
-    url.search = new URLSearchParams({
-      tran_id: checkout.reference,
-      store_id: storeId,
-      store_passwd: storePassword,
-      format: 'json',
-    }).toString();
+    const url = this.api(ctx, { tran_id: checkout.reference });
     const answer = await this.http.json<{
       APIConnect?: string;
       no_of_trans_found?: number | string;
       element?: ValidationAnswer[];
-    }>({ method: 'GET', url, idempotent: true });
+    }>({ method: 'GET', url, idempotent: true, signal: ctx.signal });
     if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz query: ${answer.APIConnect}`);
     const elements = (answer.element ?? []).filter((e) => e.tran_id === checkout.reference);
     if (elements.length === 0)
@@ -187,6 +192,13 @@ export class SslcommerzGateway
     return this.toStatus(elements[elements.length - 1], checkout.reference, true);
   }
 
+  /**
+   * The refund API. `refund_trans_id` (Joma's reference, unique per refund)
+   * lets the refund query find a refund whose answer was lost; `refe_id`
+   * carries it too. Its `success` means *initiated*: the refund stays
+   * PENDING until the refund query says `refunded` (decisions section 7).
+   * Never retried here: a second request could refund twice.
+   */
   async refund(
     req: {
       sessionId: string;
@@ -197,63 +209,77 @@ export class SslcommerzGateway
     },
     ctx: GatewayContext,
   ): Promise<GatewayRefund> {
-    const { storeId, storePassword } = this.creds(ctx);
-    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
-    url.search = new URLSearchParams({
-      bank_tran_id: req.txnId,
-      refund_amount: toTaka(req.amountMinor),
-      refund_remarks: (req.reason || 'Refund').slice(0, 255),
-      refe_id: req.reference,
-      store_id: storeId,
-      store_passwd: storePassword,
-      format: 'json',
-    }).toString();
-    // Not retried: a second request could refund twice.
-    const answer = await this.http.json<{
-      APIConnect?: string;
-      status?: string;
-      refund_ref_id?: string;
-      errorReason?: string;
-    }>({ method: 'GET', url, idempotent: false });
-    return this.toRefund(answer, '');
-  }
-
-  async queryRefund(gatewayRefundId: string, ctx: GatewayContext): Promise<GatewayRefund> {
-    const { storeId, storePassword } = this.creds(ctx);
-    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
-    url.search = new URLSearchParams({
-      refund_ref_id: gatewayRefundId,
-      store_id: storeId,
-      store_passwd: storePassword,
-      format: 'json',
-    }).toString();
-    const answer = await this.http.json<{
-      APIConnect?: string;
-      status?: string;
-      refund_ref_id?: string;
-    }>({
+    const answer = await this.http.json<RefundAnswer>({
       method: 'GET',
-      url,
-      idempotent: true,
+      url: this.api(ctx, {
+        bank_tran_id: req.txnId,
+        refund_trans_id: req.reference,
+        refund_amount: toTaka(req.amountMinor),
+        refund_remarks: (req.reason || 'Refund').slice(0, 255),
+        refe_id: req.reference,
+      }),
+      idempotent: false,
+      signal: ctx.signal,
     });
-    return this.toRefund(answer, gatewayRefundId);
+    if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz refund: ${answer.APIConnect}`);
+    const status = (answer.status ?? '').toLowerCase();
+    if (status === 'success' || status === 'processing')
+      return { refundId: answer.refund_ref_id ?? '', status: 'pending' };
+    if (status === 'failed')
+      return {
+        refundId: answer.refund_ref_id ?? '',
+        status: 'failed',
+        failureReason: `sslcommerz ${answer.errorReason || 'refused the refund'}`,
+      };
+    throw new Error(`sslcommerz refund: an answer with status "${answer.status ?? ''}"`);
   }
 
-  private toRefund(
-    answer: { APIConnect?: string; status?: string; refund_ref_id?: string },
-    known: string,
-  ): GatewayRefund {
-    if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz refund: ${answer.APIConnect}`);
-    const refundId = answer.refund_ref_id || known;
-    switch ((answer.status ?? '').toLowerCase()) {
-      case 'success':
-      case 'refunded':
-        return { refundId, status: 'succeeded' };
-      case 'processing':
-        return { refundId, status: 'pending' };
-      default:
-        return { refundId, status: 'failed' };
-    }
+  /**
+   * The refund query: by SSLCommerz's refund_ref_id once an answer named it,
+   * else by Joma's refund_trans_id. `refunded` is done, `processing` not yet,
+   * `cancelled` refused; an answer that names no refund for the reference is
+   * "no such refund" (null); anything else throws (asked again later).
+   */
+  async queryRefund(req: RefundQuery, ctx: GatewayContext): Promise<GatewayRefund | null> {
+    const answer = await this.http.json<RefundAnswer>({
+      method: 'GET',
+      url: this.api(
+        ctx,
+        req.gatewayRefundId
+          ? { refund_ref_id: req.gatewayRefundId }
+          : { refund_trans_id: req.reference },
+      ),
+      idempotent: true,
+      signal: ctx.signal,
+    });
+    if (answer.APIConnect !== 'DONE')
+      throw new Error(`sslcommerz refund query: ${answer.APIConnect}`);
+    const refundId = answer.refund_ref_id || req.gatewayRefundId || '';
+    const status = (answer.status ?? '').toLowerCase();
+    if (status === 'refunded') return { refundId, status: 'succeeded' };
+    if (status === 'processing' || status === 'initiated') return { refundId, status: 'pending' };
+    if (status === 'cancelled')
+      return {
+        refundId,
+        status: 'failed',
+        failureReason: `sslcommerz ${answer.errorReason || 'cancelled the refund'}`,
+      };
+    if (!answer.refund_ref_id && !req.gatewayRefundId && (status === 'failed' || status === ''))
+      return null;
+    throw new Error(`sslcommerz refund query: an answer with status "${answer.status ?? ''}"`);
+  }
+
+  /** The validator host's transaction/refund API URL, with the store's credentials. */
+  private api(ctx: GatewayContext, params: Record<string, string>): URL {
+    const { storeId, storePassword } = this.creds(ctx);
+    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
+    url.search = new URLSearchParams({
+      ...params,
+      store_id: storeId,
+      store_passwd: storePassword,
+      format: 'json',
+    }).toString();
+    return url;
   }
 
   private async validate(valId: string, ctx: GatewayContext): Promise<ValidationAnswer | null> {
@@ -266,7 +292,12 @@ export class SslcommerzGateway
       v: '1',
       format: 'json',
     }).toString();
-    const v = await this.http.json<ValidationAnswer>({ method: 'GET', url, idempotent: true });
+    const v = await this.http.json<ValidationAnswer>({
+      method: 'GET',
+      url,
+      idempotent: true,
+      signal: ctx.signal,
+    });
     return v.status === 'VALID' || v.status === 'VALIDATED' ? v : null;
   }
 
@@ -281,6 +312,9 @@ export class SslcommerzGateway
       amountMinor: amount ?? -1,
       currency: v.currency ?? '',
       txnId: v.bank_tran_id ?? null,
+      riskLevel: String(v.risk_level ?? '0') === '1' ? 'HIGH' : 'NORMAL',
+      failureReason:
+        outcome === 'failed' ? `sslcommerz ${v.status}${v.error ? `: ${v.error}` : ''}` : null,
       method:
         outcome === 'captured'
           ? {

@@ -16,6 +16,7 @@ import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers';
 import { PAYMENT_STATUSES } from '../payment-state';
+import { RISK_LEVELS, type RiskLevel } from '../payment.entity';
 
 const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 const URL_DOC = { format: 'uri', maxLength: 2000, description: 'http(s) URL' };
@@ -128,6 +129,19 @@ export class PaymentDto {
     description: 'What succeeded refunds gave back; never more than amountMinor',
   })
   amountRefundedMinor: number;
+  @ApiProperty({
+    enum: RISK_LEVELS,
+    description:
+      "The gateway's risk verdict on the capture: HIGH when SSLCommerz flags it (risk_level 1); money moved all the same, review before delivering. NORMAL otherwise",
+  })
+  riskLevel: RiskLevel;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      "Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`; null otherwise",
+  })
+  failureReason: string | null;
   @ApiProperty({ example: 'BDT' }) currency: string;
   @ApiProperty({ example: 'sandbox' }) gateway: string;
   @ApiProperty({ nullable: true, type: String }) gatewayTxnId: string | null;
@@ -135,8 +149,13 @@ export class PaymentDto {
   @ApiProperty({ nullable: true, type: String }) paymentMethodLabel: string | null;
   @ApiProperty({ nullable: true, type: String }) paymentMethodBrand: string | null;
   @ApiProperty({ nullable: true, type: String }) paymentMethodIssuer: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Masked' }) paymentMethodAccount:
-    string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'The wallet or card number, masked: the first two and last two characters only (`01*******75`)',
+  })
+  paymentMethodAccount: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'Send the customer here to pay' })
   checkoutUrl: string | null;
   @ApiProperty({
@@ -195,4 +214,13 @@ export class AdminPaymentQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @OptionalField()
   @IsIn(['true', 'false'])
   excess?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    enum: RISK_LEVELS,
+    description:
+      'HIGH: only captures the gateway flagged as high risk (SSLCommerz risk_level 1), to review before delivering',
+  })
+  @OptionalField()
+  @IsIn(RISK_LEVELS)
+  risk?: RiskLevel;
 }

@@ -1307,6 +1307,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/apps/{id}/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an app's gateways per mode
+         * @description Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, and the last error it gave (with its time). Never a secret.
+         */
+        get: operations["GatewayCredentialsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/apps/{id}/gateways/{gateway}": {
         parameters: {
             query?: never;
@@ -1317,7 +1337,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove an app's credentials for a gateway in one mode
+         * @description Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). Payments already open at the gateway keep being confirmed only while credentials exist: remove a gateway once its payments have settled. 404 when none were set.
+         */
+        delete: operations["GatewayCredentialsController_remove"];
         options?: never;
         head?: never;
         /**
@@ -1747,6 +1771,13 @@ export interface components {
              * @description What succeeded refunds gave back; never more than amountMinor
              */
             amountRefundedMinor: number;
+            /**
+             * @description The gateway's risk verdict on the capture: HIGH when SSLCommerz flags it (risk_level 1); money moved all the same, review before delivering. NORMAL otherwise
+             * @enum {string}
+             */
+            riskLevel: "NORMAL" | "HIGH";
+            /** @description Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`; null otherwise */
+            failureReason: string | null;
             /** @example BDT */
             currency: string;
             /** @example sandbox */
@@ -1756,7 +1787,7 @@ export interface components {
             paymentMethodLabel: string | null;
             paymentMethodBrand: string | null;
             paymentMethodIssuer: string | null;
-            /** @description Masked */
+            /** @description The wallet or card number, masked: the first two and last two characters only (`01*******75`) */
             paymentMethodAccount: string | null;
             /** @description Send the customer here to pay */
             checkoutUrl: string | null;
@@ -2457,6 +2488,34 @@ export interface components {
             endpointId: number;
             /** @description Parked deliveries queued again */
             resent: number;
+        };
+        GatewayStatusDto: {
+            /** @enum {string} */
+            mode: "TEST" | "LIVE";
+            /** @example sslcommerz */
+            gateway: string;
+            /** @description Whether the app can take payments through it in this mode (credentials set, or none needed) */
+            configured: boolean;
+            /**
+             * @description The last 4 characters of its first credential field (storeId, appKey), to tell which account is set; never a secret. Null when none is set
+             * @example tbox
+             */
+            last4: string | null;
+            /** @description The app's default gateway in this mode */
+            default: boolean;
+            /** @description The last error the gateway gave for this app and mode, in the gateway's own words (code and message) */
+            lastError: string | null;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+        };
+        GatewayRemovedDto: {
+            applicationId: number;
+            /** @enum {string} */
+            mode: "TEST" | "LIVE";
+            /** @example bkash */
+            gateway: string;
+            /** @example true */
+            deleted: boolean;
         };
         GatewaySetupDto: {
             applicationId: number;
@@ -11281,6 +11340,8 @@ export interface operations {
                 status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
                 /** @description true: only captures with an excess (excessMinor > 0), to be refunded */
                 excess?: "true" | "false";
+                /** @description HIGH: only captures the gateway flagged as high risk (SSLCommerz risk_level 1), to review before delivering */
+                risk?: "NORMAL" | "HIGH";
             };
             header?: never;
             path?: never;
@@ -22603,6 +22664,421 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Invoice is PAID; only an ISSUED invoice can be voided",
                      *         "errorCode": "INVALID_STATE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    GatewayCredentialsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GatewayStatusDto"][];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    GatewayCredentialsController_remove: {
+        parameters: {
+            query: {
+                mode: "TEST" | "LIVE";
+            };
+            header?: never;
+            path: {
+                id: number;
+                gateway: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GatewayRemovedDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /**
+             * @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             *
+             *     VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {

@@ -1,0 +1,289 @@
+import { RefundsService } from '../../src/refunds';
+import { BkashFake } from '../support/bkash-fake';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { expectBalancedLedger } from '../support/ledger';
+import { eventsOf } from '../support/payments';
+import { SslcommerzFake } from '../support/sslcommerz-fake';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const STORE = { storeId: 'joma_test', storePassword: 'joma_test@ssl' };
+const HOUR = 3_600_000;
+
+/**
+ * A refund reaches a gateway at most once (decisions section 7), tried
+ * against the contract fakes of SSLCommerz and bKash: the send's answer
+ * lost, "initiated", garbage, refused; two replicas' re-checks racing; and
+ * a gateway that never decides.
+ */
+describe('gateway refunds: at most once per refund at the gateway', () => {
+  let ssl: SslcommerzFake;
+  let bkash: BkashFake;
+  let t: TestApp;
+  let app: CreatedApp;
+  let service: RefundsService;
+
+  beforeAll(async () => {
+    ssl = await new SslcommerzFake(STORE.storeId, STORE.storePassword).start();
+    bkash = await new BkashFake().start();
+    t = await createTestApp({
+      config: {
+        sslcommerzSandboxUrl: ssl.baseUrl,
+        bkashSandboxUrl: bkash.baseUrl,
+        gatewayTimeoutMs: 1000,
+        jwtTtlMinutes: 60 * 24 * 30,
+      },
+    });
+    app = await createApp(t);
+    const root = bearer(await superAdminToken(t));
+    for (const [gateway, credentials] of [
+      ['sslcommerz', STORE],
+      ['bkash', bkash.app],
+    ] as const) {
+      const res = await t
+        .http()
+        .patch(`/api/v1/admin/apps/${app.id}/gateways/${gateway}?mode=TEST`)
+        .set(root)
+        .send({ credentials });
+      expect(res.status).toBe(200);
+    }
+    service = t.app.get(RefundsService);
+  });
+  afterEach(async () => {
+    ssl.unhang();
+    bkash.unhang();
+    ssl.refundsProcessing = false;
+    bkash.refundsProcessing = false;
+    ssl.refundEnd = 'refunded';
+    await expectBalancedLedger(t.db);
+  });
+  afterAll(async () => {
+    await t.close();
+    await ssl.stop();
+    await bkash.stop();
+  });
+
+  const http = () => t.http();
+  async function paidThrough(gateway: 'sslcommerz' | 'bkash', amountMinor: number) {
+    const res = await http()
+      .post('/api/v1/payments')
+      .set(asApp(app.TEST))
+      .send({ amountMinor, gateway, customerReference: `refund-${gateway}` });
+    expect(res.status).toBe(201);
+    const p = res.body.data as { id: number; reference: string; checkoutUrl: string };
+    if (gateway === 'sslcommerz') {
+      expect(await ssl.postIpn(p.reference, ssl.attempt(p.reference, 'VALID'))).toBe(200);
+    } else {
+      const paymentID = new URL(p.checkoutUrl).searchParams.get('paymentID')!;
+      bkash.customerPays(paymentID);
+      const back = new URL(bkash.returnUrl(paymentID, 'success'));
+      await http().get(back.pathname + back.search);
+    }
+    const paid = await http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST));
+    expect(paid.body.data.status).toBe('SUCCEEDED');
+    return { ...p, paymentID: new URL(p.checkoutUrl).searchParams.get('paymentID') };
+  }
+  const refund = (paymentId: number, amountMinor: number) =>
+    http()
+      .post(`/api/v1/payments/${paymentId}/refunds`)
+      .set(asApp(app.TEST))
+      .send({ amountMinor, reason: 'customer asked' });
+  const refundRow = async (id: number) =>
+    (
+      await t.db.query(
+        `SELECT status, send_attempts, gateway_refund_id, failure_reason FROM refunds WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
+  const sslSends = () => ssl.requests.filter((r) => r.query.get('refund_amount')).length;
+  const sslRefundsOf = (bankTranId: string) =>
+    [...ssl.refunds.values()].filter((r) => r.bankTranId === bankTranId);
+  const bkashCalls = (path: string) => bkash.calls.filter((c) => c === path).length;
+  /** Lets the re-check's pause pass and runs it, like the scheduled job a minute later. */
+  const recheck = async (ms = 61_000) => {
+    t.clock.advance(ms);
+    return service.recheckPending();
+  };
+  const paymentOf = async (id: number) =>
+    (await http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST))).body.data;
+
+  describe('SSLCommerz', () => {
+    it("the send's answer is lost: the refund query finds it by refund_trans_id; never sent again", async () => {
+      const p = await paidThrough('sslcommerz', 50000);
+      const sendsBefore = sslSends();
+      ssl.loseNextRefundAnswer = true;
+      const r = await refund(p.id, 20000);
+      expect(r.status).toBe(201);
+      expect(r.body.data).toMatchObject({ status: 'PENDING', gatewayRefundId: null });
+      await recheck();
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'SUCCEEDED',
+        send_attempts: 1,
+        gateway_refund_id: expect.stringMatching(/^RF/),
+      });
+      await recheck();
+      expect(sslSends() - sendsBefore).toBe(1);
+      const txn = (await paymentOf(p.id)).gatewayTxnId as string;
+      expect(sslRefundsOf(txn).map((x) => x.amount)).toEqual(['200.00']);
+      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(20000);
+    });
+
+    it('"initiated" stays PENDING through every re-check until the query says refunded; cancelled at the gateway is FAILED with its reason', async () => {
+      const p = await paidThrough('sslcommerz', 30000);
+      ssl.refundsProcessing = true;
+      const r = await refund(p.id, 10000);
+      expect(r.body.data.status).toBe('PENDING');
+      for (let i = 0; i < 3; i++) {
+        await recheck();
+        expect((await refundRow(r.body.data.id)).status).toBe('PENDING');
+      }
+      ssl.refundsProcessing = false;
+      await recheck();
+      expect((await refundRow(r.body.data.id)).status).toBe('SUCCEEDED');
+
+      ssl.refundEnd = 'cancelled';
+      const second = await refund(p.id, 5000);
+      await recheck();
+      expect(await refundRow(second.body.data.id)).toMatchObject({
+        status: 'FAILED',
+        failure_reason: expect.stringMatching(/sslcommerz/),
+        send_attempts: 1,
+      });
+      const types = (await eventsOf(t, app.id, 'refund.'))
+        .filter((e) => e.data.payment_id === p.id)
+        .map((e) => e.type);
+      expect(types).toEqual([
+        'refund.pending',
+        'refund.succeeded',
+        'refund.pending',
+        'refund.failed',
+      ]);
+      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(10000);
+    });
+
+    it('garbage instead of an answer: asked, the gateway has no such refund, so it is sent again, once', async () => {
+      const p = await paidThrough('sslcommerz', 40000);
+      const sendsBefore = sslSends();
+      ssl.mode = 'garbage';
+      const r = await refund(p.id, 40000);
+      expect(r.body.data.status).toBe('PENDING');
+      ssl.mode = 'ok';
+      await recheck(); // asks: none; sends again; "initiated"
+      await recheck(); // asks: refunded
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'SUCCEEDED',
+        send_attempts: 2,
+      });
+      expect(sslSends() - sendsBefore).toBe(2);
+      const txn = (await paymentOf(p.id)).gatewayTxnId as string;
+      expect(sslRefundsOf(txn)).toHaveLength(1);
+    });
+
+    it('a query that answers garbage decides nothing and sends nothing', async () => {
+      const p = await paidThrough('sslcommerz', 20000);
+      const sendsBefore = sslSends();
+      ssl.loseNextRefundAnswer = true;
+      const r = await refund(p.id, 20000);
+      ssl.mode = 'garbage';
+      await recheck();
+      await recheck(120_000);
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'PENDING',
+        send_attempts: 1,
+      });
+      ssl.mode = 'ok';
+      await recheck(3_600_000);
+      expect((await refundRow(r.body.data.id)).status).toBe('SUCCEEDED');
+      expect(sslSends() - sendsBefore).toBe(1);
+    });
+
+    it('never decided within 72 hours of its last send: FAILED with a reason, refund.failed, nothing sent again', async () => {
+      const p = await paidThrough('sslcommerz', 15000);
+      ssl.refundsProcessing = true;
+      const sendsBefore = sslSends();
+      const r = await refund(p.id, 15000);
+      for (let hours = 0; hours < 71; hours += 1) await recheck(HOUR);
+      expect((await refundRow(r.body.data.id)).status).toBe('PENDING');
+      await recheck(2 * HOUR);
+      const row = await refundRow(r.body.data.id);
+      expect(row).toMatchObject({ status: 'FAILED', send_attempts: 1 });
+      expect(row.failure_reason).toMatch(/72 hours/);
+      expect(sslSends() - sendsBefore).toBe(1);
+      const failed = (await eventsOf(t, app.id, 'refund.failed')).filter(
+        (e) => e.data.refund_id === r.body.data.id,
+      );
+      expect(failed).toHaveLength(1);
+      // Its reservation is released: the whole capture may be refunded again (by a person).
+      const again = await refund(p.id, 15000);
+      expect(again.status).toBe(201);
+    });
+  });
+
+  describe('bKash', () => {
+    it("the send's answer is lost: the refund status finds it by sku; 2,500 refunded, not 5,000", async () => {
+      const p = await paidThrough('bkash', 10000);
+      bkash.loseNextRefundAnswer = true;
+      const r = await refund(p.id, 2500);
+      expect(r.status).toBe(201);
+      expect(r.body.data.status).toBe('PENDING');
+      expect(bkash.payments.get(p.paymentID!)!.refunded).toBe(2500);
+      await recheck();
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'SUCCEEDED',
+        send_attempts: 1,
+        gateway_refund_id: expect.stringMatching(/^RFX/),
+      });
+      await recheck();
+      expect(bkash.payments.get(p.paymentID!)!.refunded).toBe(2500);
+      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(2500);
+    });
+
+    it('a send bKash never received (HTTP 500): the status lists no such refund, so it is sent again, once', async () => {
+      const p = await paidThrough('bkash', 8000);
+      bkash.mode = '500';
+      const r = await refund(p.id, 3000);
+      expect(r.body.data.status).toBe('PENDING');
+      bkash.mode = 'ok';
+      await recheck();
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'SUCCEEDED',
+        send_attempts: 2,
+      });
+      expect(bkash.payments.get(p.paymentID!)!.refunds).toHaveLength(1);
+      expect(bkash.payments.get(p.paymentID!)!.refunded).toBe(3000);
+    });
+
+    it("two replicas' re-checks race over a lost answer: one status query, one refund at bKash", async () => {
+      const p = await paidThrough('bkash', 9000);
+      bkash.loseNextRefundAnswer = true;
+      const r = await refund(p.id, 9000);
+      t.clock.advance(61_000);
+      const queriesBefore = bkashCalls('payment/refund');
+      bkash.mode = 'hang';
+      const both = Promise.all([service.recheckPending(), service.recheckPending()]);
+      for (let i = 0; i < 200 && bkash.waiting === 0; i++)
+        await new Promise((ok) => setTimeout(ok, 5));
+      await new Promise((ok) => setTimeout(ok, 200));
+      bkash.unhang();
+      const settled = await both;
+      expect(settled.reduce((a, b) => a + b, 0)).toBe(1);
+      expect(bkashCalls('payment/refund') - queriesBefore).toBe(1);
+      expect((await refundRow(r.body.data.id)).status).toBe('SUCCEEDED');
+      expect(bkash.payments.get(p.paymentID!)!.refunds).toHaveLength(1);
+    });
+
+    it('a refund bKash refuses is FAILED with its code and message; the amount at its limit (all of it) goes through', async () => {
+      const p = await paidThrough('bkash', 7000);
+      // bKash holds less than Joma believes it may give back (refunded elsewhere, say).
+      bkash.payments.get(p.paymentID!)!.refunded = 6000;
+      const refused = await refund(p.id, 7000);
+      expect(refused.body.data).toMatchObject({
+        status: 'FAILED',
+        failureReason: expect.stringContaining('bkash 2073'),
+      });
+      bkash.payments.get(p.paymentID!)!.refunded = 0;
+      const whole = await refund(p.id, 7000);
+      expect(whole.body.data.status).toBe('SUCCEEDED');
+      expect((await refund(p.id, 1)).status).toBe(422);
+    });
+  });
+});
