@@ -3,7 +3,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { TenantScope } from '../database/tenant';
-import { InvoicesService, type InvoiceTemplate, type InvoiceView } from '../invoices';
+import { amountDueOf, InvoicesService, type InvoiceTemplate, type InvoiceView } from '../invoices';
 import {
   type CreatePaymentDto,
   type OpenedPayment,
@@ -82,12 +82,17 @@ export class InvoicePaymentsService {
     template: InvoiceTemplate | null;
     canPay: boolean;
     gateways: string[];
+    outsideLimits: boolean;
   } | null> {
     const found = await this.invoices.payPageOf(token);
     if (!found) return null;
     const i = found.view.invoice;
-    const gateways = await this.payments.gatewayChoices({ appId: i.appId, mode: i.mode });
-    return { ...found, canPay: gateways.length > 0, gateways };
+    const scope = { appId: i.appId, mode: i.mode };
+    // Only gateways whose per-transaction limits admit what is due (decisions section 11).
+    const gateways = await this.payments.gatewayChoices(scope, amountDueOf(i));
+    const outsideLimits =
+      gateways.length === 0 && (await this.payments.gatewayChoices(scope)).length > 0;
+    return { ...found, canPay: gateways.length > 0, gateways, outsideLimits };
   }
 
   /**

@@ -27,6 +27,8 @@ export const WORDS = {
     voidMessage: 'This invoice has been voided and cannot be paid.',
     unavailable: (company: string) =>
       `Online payment is not available for this invoice. Please contact ${company} to pay it another way.`,
+    outsideLimits: (company: string) =>
+      `This amount is outside what the online payment methods accept in one payment. Please contact ${company} to pay it another way.`,
     status: {
       ISSUED: 'Issued',
       PAID: 'Paid',
@@ -79,6 +81,8 @@ export const WORDS = {
     voidMessage: 'এই ইনভয়েস বাতিল করা হয়েছে, পরিশোধ করা যাবে না।',
     unavailable: (company: string) =>
       `এই ইনভয়েস অনলাইনে পরিশোধ করা যাচ্ছে না। অন্যভাবে পরিশোধ করতে ${company}-এর সাথে যোগাযোগ করুন।`,
+    outsideLimits: (company: string) =>
+      `এই পরিমাণ একবারে অনলাইনে পরিশোধের সীমার বাইরে। অন্যভাবে পরিশোধ করতে ${company}-এর সাথে যোগাযোগ করুন।`,
     status: {
       ISSUED: 'অপরিশোধিত',
       PAID: 'পরিশোধিত',

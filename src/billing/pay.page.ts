@@ -16,6 +16,8 @@ export interface PayPageInput {
   canPay: boolean;
   /** The gateways the app can take this payment through, its default first (one Pay button each). */
   gateways?: string[];
+  /** The app has gateways, but none takes the amount due in one transaction (their limits). */
+  outsideLimits?: boolean;
   lang?: Lang;
 }
 
@@ -48,7 +50,7 @@ function invoiceLine(view: InvoiceView, lang: Lang = 'en') {
 export type PayRefusal = 'state' | 'unavailable' | 'busy';
 
 export function payPage(
-  { view, template, canPay, gateways = [], lang = 'en' }: PayPageInput,
+  { view, template, canPay, gateways = [], outsideLimits = false, lang = 'en' }: PayPageInput,
   refused?: PayRefusal,
 ): string {
   const w = WORDS[lang];
@@ -77,7 +79,7 @@ ${langToggle(`/pay/${i.payToken}`, lang)}
   <span class="status ${i.status.toLowerCase()}" data-testid="invoice-status">${stateWord}</span></p>
 <p class="muted">${w.issued} ${localDigits(lang, dhakaDate(i.issuedAt.getTime()))} · ${w.due} ${localDigits(lang, i.dueDate)}${i.mode === 'TEST' ? ` · ${w.testMode}` : ''}</p>
 ${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">${w.subscription} #${localDigits(lang, String(i.subscriptionId))}</p>` : ''}
-${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${w.unavailable(company)}</p>` : ''}
+${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${outsideLimits ? w.outsideLimits(company) : w.unavailable(company)}</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
 ${attempt && canPay ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
 <table>

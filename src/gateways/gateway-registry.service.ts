@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { GATEWAY_ADAPTER } from './gateway-adapter.decorator';
 import { GatewayCredentialsService } from './credentials/gateway-credentials.service';
 import type { GatewayContext, GatewayMode, PaymentGateway } from './payment-gateway.types';
@@ -56,7 +57,8 @@ export class GatewayRegistry implements OnModuleInit {
    */
   async forApp(
     scope: { appId: number; mode: GatewayMode },
-    name?: string,
+    name: string | undefined,
+    amountMinor: number,
   ): Promise<PaymentGateway> {
     if (name !== undefined) {
       const gateway = this.forMode(scope.mode, name);
@@ -65,20 +67,32 @@ export class GatewayRegistry implements OnModuleInit {
           'gateway',
           `the ${name} gateway has no credentials for this app in ${scope.mode} mode (an operator sets them with PATCH /api/v1/admin/apps/{id}/gateways/${name})`,
         );
+      if (!admits(gateway, amountMinor)) throw outsideLimits([gateway], amountMinor);
       return gateway;
     }
-    const [preferred] = await this.choices(scope);
-    if (!preferred)
+    const usable = await this.choices(scope);
+    if (usable.length === 0)
       throw AppError.validation(
         'gateway',
         `no gateway takes ${scope.mode} payments for this app yet (${this.describe()}; gateways that need credentials need them set for the app)`,
       );
+    const preferred = usable.find((g) => admits(g, amountMinor));
+    if (!preferred) throw outsideLimits(usable, amountMinor);
     return preferred;
   }
 
-  /** The gateways the app can take a payment of this mode through: its default first, then by name. */
-  async choicesFor(scope: { appId: number; mode: GatewayMode }): Promise<string[]> {
-    return (await this.choices(scope)).map((g) => g.name);
+  /**
+   * The gateways the app can take a payment of this mode through (of
+   * `amountMinor`, when given: only those whose limits admit it): its
+   * default first, then by name.
+   */
+  async choicesFor(
+    scope: { appId: number; mode: GatewayMode },
+    amountMinor?: number,
+  ): Promise<string[]> {
+    return (await this.choices(scope))
+      .filter((g) => amountMinor === undefined || admits(g, amountMinor))
+      .map((g) => g.name);
   }
 
   /** Whether the app can take a payment in this mode now. */
@@ -160,4 +174,22 @@ export class GatewayRegistry implements OnModuleInit {
     if (all.length === 0) return 'none is configured';
     return all.map((g) => `${g.name} serves ${g.modes.join(' and ')} mode only`).join('; ');
   }
+}
+
+function admits(gateway: PaymentGateway, amountMinor: number): boolean {
+  const l = gateway.limits;
+  return !l || (amountMinor >= l.minMinor && amountMinor <= l.maxMinor);
+}
+
+/** 422 naming each gateway's limits (an amount no gateway the app can use admits). */
+function outsideLimits(gateways: PaymentGateway[], amountMinor: number): AppError {
+  const ranges = gateways
+    .filter((g) => g.limits)
+    .map((g) => `${g.name} takes ${g.limits!.minMinor} to ${g.limits!.maxMinor}`)
+    .join('; ');
+  return new AppError(
+    ErrorCode.AMOUNT_OUT_OF_RANGE,
+    `amountMinor ${amountMinor} is outside what the gateway can take in one transaction (${ranges})`,
+    [{ field: 'amountMinor', message: ranges }],
+  );
 }

@@ -180,6 +180,8 @@ export interface PaymentGateway {
   readonly modes: readonly GatewayMode[];
   /** The credential fields an app sets for it (PATCH /admin/apps/{id}/gateways/{name}); none for the sandbox. */
   readonly credentialFields: readonly string[];
+  /** The amounts one transaction may have at this gateway (SSLCommerz: 10 to 500,000 BDT); none: any. */
+  readonly limits?: { readonly minMinor: number; readonly maxMinor: number };
   readonly checkout: CheckoutCapability;
   readonly statusQuery: StatusQueryCapability;
   readonly refunds?: RefundCapability;

@@ -69,9 +69,12 @@ export class PaymentsService {
     return this.gateways.canCollect(scope);
   }
 
-  /** The gateways a payment of the app can go through now, the app's default first. */
-  gatewayChoices(scope: TenantScope): Promise<string[]> {
-    return this.gateways.choicesFor(scope);
+  /**
+   * The gateways a payment of the app can go through now (of `amountMinor`,
+   * when given: only those whose limits admit it), the app's default first.
+   */
+  gatewayChoices(scope: TenantScope, amountMinor?: number): Promise<string[]> {
+    return this.gateways.choicesFor(scope, amountMinor);
   }
 
   /**
@@ -113,7 +116,7 @@ export class PaymentsService {
       });
     }
     assertMetadataSize(input.metadata);
-    const gateway = await this.gateways.forApp(scope, input.gateway);
+    const gateway = await this.gateways.forApp(scope, input.gateway, input.amountMinor);
     const customer = opts.customer
       ? this.sameCustomer(opts.customer, input.customerReference)
       : await this.customers.findOrCreate(scope, input.customerReference!, {

@@ -65,6 +65,8 @@ export class SslcommerzFake {
   loseNextRefundAnswer = false;
   /** What the refund query says of a refund once it is no longer processing. */
   refundEnd: 'refunded' | 'cancelled' = 'refunded';
+  /** SSLCommerz's risk verdict on captures (`1`: high risk). */
+  riskLevel: '0' | '1' = '0';
   private release: (() => void)[] = [];
 
   constructor(storeId = 'joma_test', password = 'joma_test@ssl') {
@@ -325,7 +327,8 @@ export class SslcommerzFake {
       card_no: '432149XXXXXX0667',
       card_issuer: 'STANDARD CHARTERED BANK',
       card_brand: 'VISA',
-      risk_level: '0',
+      risk_level: this.riskLevel,
+      risk_title: this.riskLevel === '1' ? 'High' : 'Safe',
     };
   }
 

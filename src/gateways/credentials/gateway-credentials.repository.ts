@@ -164,10 +164,10 @@ export class GatewayCredentialsRepository {
       `DELETE FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
     );
-    const rows = (await this.txHost.tx.query(
-      `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3 RETURNING 1`,
+    const [, deleted] = (await this.txHost.tx.query(
+      `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
-    )) as unknown[];
-    return rows.length > 0;
+    )) as [unknown[], number];
+    return deleted > 0;
   }
 }

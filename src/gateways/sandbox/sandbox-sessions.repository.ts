@@ -50,12 +50,10 @@ export class SandboxSessionsRepository {
       `UPDATE sandbox_sessions
           SET refunded_minor = refunded_minor + $2, refund_references = refund_references || $3::text
         WHERE session_id = $1 AND status = 'CAPTURED' AND refunded_minor + $2 <= amount_minor
-          AND NOT ($3 = ANY (refund_references))
-        RETURNING id`,
+          AND NOT ($3 = ANY (refund_references))`,
       [sessionId, amountMinor, reference],
-    )) as [unknown[], number] | unknown[];
-    const updated = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : (rows as unknown[]);
-    return updated.length > 0 || this.hasRefund(sessionId, reference);
+    )) as [unknown[], number];
+    return rows[1] > 0 || this.hasRefund(sessionId, reference);
   }
 
   /** Whether the session applied the refund with this reference. */

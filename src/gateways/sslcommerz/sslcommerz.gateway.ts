@@ -74,6 +74,8 @@ export class SslcommerzGateway
   readonly name = 'sslcommerz';
   readonly modes = ['TEST', 'LIVE'] as const;
   readonly credentialFields = ['storeId', 'storePassword'] as const;
+  /** SSLCommerz takes 10 to 500,000 BDT per transaction: checked before a checkout is asked for. */
+  readonly limits = { minMinor: 1_000, maxMinor: 50_000_000 };
   readonly checkout = this;
   readonly statusQuery = this;
   readonly refunds = this;
@@ -121,6 +123,7 @@ export class SslcommerzGateway
         cus_phone: req.customer.phone || '01700000000',
         cus_add1: 'N/A',
         cus_city: 'Dhaka',
+        cus_postcode: '1000',
         cus_country: 'Bangladesh',
         shipping_method: 'NO',
         num_of_item: '1',

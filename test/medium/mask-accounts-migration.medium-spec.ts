@@ -1,0 +1,78 @@
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { loadMigrations } from '../../migrations';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { runMigrations } from '../../src/database/migrate';
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  newDatabaseName,
+} from '../support/test-database';
+
+/**
+ * Wallet and card numbers stored whole before decisions section 11 said
+ * "masked" are masked by the migration that brings it (labels too), and
+ * sent refunds count as sent once.
+ */
+describe('masking migration (medium tier)', () => {
+  const serverUrl = process.env.JOMA_TEST_SERVER_URL!;
+  const name = newDatabaseName(process.env.JOMA_TEST_RUN_ID!, 'maskacct');
+  const url = databaseUrl(serverUrl, name);
+  let db: Pool;
+  beforeAll(async () => {
+    await createDatabase(serverUrl, name);
+    db = new Pool({ connectionString: url, max: 2 });
+  });
+  afterAll(async () => {
+    await db.end();
+    await dropDatabase(serverUrl, name);
+  }, 120_000);
+
+  it('masks stored wallet numbers and their labels; leaves masked and empty ones be', async () => {
+    const all = loadMigrations();
+    const before = all.slice(
+      0,
+      all.findIndex((m) => m.name === 'GatewaysRoundTwo1796700000000'),
+    );
+    const ds = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: before });
+    await ds.initialize();
+    await ds.runMigrations({ transaction: 'each' });
+    await ds.destroy();
+
+    const app = (await db.query(`INSERT INTO apps (name) VALUES ('Old shop') RETURNING id`)).rows[0]
+      .id;
+    const customer = (
+      await db.query(
+        `INSERT INTO customers (app_id, mode, external_id) VALUES ($1, 'LIVE', 'c1') RETURNING id`,
+        [app],
+      )
+    ).rows[0].id;
+    const insert = (ref: string, account: string | null, label: string | null) =>
+      db.query(
+        `INSERT INTO payments (app_id, mode, reference, status, amount_minor, currency, gateway, customer_id, expires_at,
+                               payment_method_account, payment_method_label)
+         VALUES ($1, 'LIVE', $2, 'FAILED', 1000, 'BDT', 'bkash', $3, now(), $4, $5)`,
+        [app, ref, customer, account, label],
+      );
+    await insert('pay_m1', '01770618575', 'bKash 01770618575');
+    await insert('pay_m2', '432149XXXXXX0667', 'VISA 432149XXXXXX0667');
+    await insert('pay_m3', null, 'bKash');
+
+    expect(await runMigrations(url)).toContain('GatewaysRoundTwo1796700000000');
+    const rows = await db.query(
+      `SELECT reference, payment_method_account AS a, payment_method_label AS l, risk_level
+         FROM payments ORDER BY reference`,
+    );
+    expect(rows.rows).toEqual([
+      { reference: 'pay_m1', a: '01*******75', l: 'bKash 01*******75', risk_level: 'NORMAL' },
+      {
+        reference: 'pay_m2',
+        a: '43************67',
+        l: 'VISA 43************67',
+        risk_level: 'NORMAL',
+      },
+      { reference: 'pay_m3', a: null, l: 'bKash', risk_level: 'NORMAL' },
+    ]);
+  });
+});
