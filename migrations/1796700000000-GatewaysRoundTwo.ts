@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Gateways, round 2 (decisions sections 7, 11, 13):
  * - refunds reach a gateway at most once: how many times one was sent, and
- *   when it may next be taken to the gateway (a trip's claim, then a pause);
+ *   when it may next be asked about (a pause) and which trip to the gateway
+ *   holds it (a claim);
  *   the sandbox gateway remembers which refund references it applied, so a
  *   status query can answer "no such refund";
  * - payments carry SSLCommerz's risk verdict and the gateway's own reason
@@ -19,7 +20,8 @@ export class GatewaysRoundTwo1796700000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE refunds
       ADD COLUMN send_attempts integer NOT NULL DEFAULT 0,
-      ADD COLUMN recheck_at timestamptz`);
+      ADD COLUMN recheck_at timestamptz,
+      ADD COLUMN claimed_until timestamptz`);
     await q.query(
       `UPDATE refunds SET send_attempts = 1 WHERE submitted_at IS NOT NULL AND send_attempts = 0`,
     );
@@ -60,6 +62,8 @@ export class GatewaysRoundTwo1796700000000 implements MigrationInterface {
     await q.query(`DROP INDEX payments_high_risk_idx`);
     await q.query(`ALTER TABLE payments DROP COLUMN risk_level, DROP COLUMN failure_reason`);
     await q.query(`ALTER TABLE sandbox_sessions DROP COLUMN refund_references`);
-    await q.query(`ALTER TABLE refunds DROP COLUMN send_attempts, DROP COLUMN recheck_at`);
+    await q.query(
+      `ALTER TABLE refunds DROP COLUMN send_attempts, DROP COLUMN recheck_at, DROP COLUMN claimed_until`,
+    );
   }
 }

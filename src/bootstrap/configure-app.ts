@@ -17,7 +17,9 @@ import { Metrics } from '../common/metrics/metrics';
 import { QuietBootLogger } from './quiet-boot-logger';
 import { setupSwagger } from './swagger';
 import { securityHeaders } from './security-headers';
-import { AppConfig } from '../config/app-config';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppConfig, SIMULATOR_MOUNTS } from '../config/app-config';
+import { type Simulators, simulatorsAt } from '../simulators/simulators';
 import { configureHttpServer } from './http-adapter';
 
 /**
@@ -38,6 +40,16 @@ export function configureApp(app: INestApplication): void {
     void setImmediate(refuse, err, req, res);
   app.useLogger(new QuietBootLogger(app.get(Logger)));
   configureHttpServer(app, config);
+  // Development only (GATEWAY_SIMULATORS=true; refused in production): the
+  // gateway simulators, ahead of body parsing, which they do themselves.
+  if (config.gatewaySimulators) {
+    // Made at the first request: the service's public URL is known by then.
+    let simulators: Simulators | undefined;
+    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      simulators ??= simulatorsAt(new URL(config.publicBaseUrl).origin, SIMULATOR_MOUNTS);
+      if (!simulators.route(req, res)) next();
+    });
+  }
   const limits = app.get(RateLimiter);
   // Every request's basics, in this order, as one layer of the server's chain
   // (each layer costs a route match and garbage, refusals included).

@@ -51,11 +51,13 @@ export class AppConfig {
   /** Reconcile the previous Dhaka day every night (needs workers). */
   readonly reconciliationNightly: boolean;
   /** SSLCommerz hosts: TEST payments go to the sandbox, LIVE to the live one. */
-  readonly sslcommerzSandboxUrl: string;
+  private readonly sslcommerzSandbox: string;
   readonly sslcommerzLiveUrl: string;
   /** bKash tokenized checkout base URLs (with the API version). */
-  readonly bkashSandboxUrl: string;
+  private readonly bkashSandbox: string;
   readonly bkashLiveUrl: string;
+  /** The gateway simulators are mounted under /simulators/... and TEST payments go to them. */
+  readonly gatewaySimulators: boolean;
   /** Deadline of one gateway HTTP request (bKash advises 30 s). */
   readonly gatewayTimeoutMs: number;
   /** Deadline of handling one gateway callback (return or IPN) as a whole, retries included. */
@@ -111,6 +113,7 @@ export class AppConfig {
     bkashLiveUrl?: string;
     gatewayTimeoutMs?: number;
     callbackDeadlineMs?: number;
+    gatewaySimulators?: boolean;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
     logLevel?: string;
@@ -153,10 +156,11 @@ export class AppConfig {
     this.webhookDnsServers = values.webhookDnsServers ?? [];
     this.workersEnabled = values.workersEnabled ?? true;
     this.reconciliationNightly = values.reconciliationNightly ?? true;
-    this.sslcommerzSandboxUrl = values.sslcommerzSandboxUrl ?? 'https://sandbox.sslcommerz.com';
+    this.sslcommerzSandbox = values.sslcommerzSandboxUrl ?? 'https://sandbox.sslcommerz.com';
     this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';
-    this.bkashSandboxUrl = values.bkashSandboxUrl ?? 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
+    this.bkashSandbox = values.bkashSandboxUrl ?? 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
     this.bkashLiveUrl = values.bkashLiveUrl ?? 'https://tokenized.pay.bka.sh/v1.2.0-beta';
+    this.gatewaySimulators = values.gatewaySimulators ?? false;
     this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 30_000;
     this.callbackDeadlineMs = values.callbackDeadlineMs ?? 45_000;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
@@ -166,6 +170,21 @@ export class AppConfig {
     this.publicRateLimitPerSecond = values.publicRateLimitPerSecond ?? 20;
     this.rateLimitReplicas = values.rateLimitReplicas ?? 1;
     this.trustProxy = values.trustProxy ?? 'loopback';
+  }
+
+  /** SSLCommerz's host for TEST payments: its sandbox, or the simulator mounted in the service. */
+  get sslcommerzSandboxUrl(): string {
+    // TEST mode only: LIVE payments always go to the real gateways.
+    return this.gatewaySimulators
+      ? `${this.publicBaseUrl}${SIMULATOR_MOUNTS.sslcommerz}`
+      : this.sslcommerzSandbox;
+  }
+
+  /** bKash's base URL for TEST payments: its sandbox, or the simulator mounted in the service. */
+  get bkashSandboxUrl(): string {
+    return this.gatewaySimulators
+      ? `${this.publicBaseUrl}${SIMULATOR_MOUNTS.bkash}/v1.2.0-beta`
+      : this.bkashSandbox;
   }
 
   static fromEnv(
@@ -207,6 +226,7 @@ export class AppConfig {
       sslcommerzLiveUrl: env.SSLCOMMERZ_LIVE_URL,
       bkashSandboxUrl: env.BKASH_SANDBOX_URL,
       bkashLiveUrl: env.BKASH_LIVE_URL,
+      gatewaySimulators: simulatorsAllowed(env.GATEWAY_SIMULATORS),
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
       callbackDeadlineMs: env.CALLBACK_DEADLINE_MS,
       logLevel: env.LOG_LEVEL,
@@ -230,4 +250,18 @@ export function parseTrustProxy(value: string): boolean | number | string {
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
   return v;
+}
+
+/** Where the gateway simulators are mounted in the service (GATEWAY_SIMULATORS=true). */
+export const SIMULATOR_MOUNTS = {
+  sslcommerz: '/simulators/sslcommerz',
+  bkash: '/simulators/bkash',
+} as const;
+
+function simulatorsAllowed(on: boolean): boolean {
+  if (on && process.env.NODE_ENV === 'production')
+    throw new Error(
+      'GATEWAY_SIMULATORS=true is refused when NODE_ENV=production: the simulators move no money',
+    );
+  return on;
 }

@@ -196,6 +196,16 @@ export class EnvSchema {
   @IsBoolean()
   WORKERS_ENABLED: boolean = true;
 
+  /**
+   * Mounts the SSLCommerz and bKash simulators under /simulators/... and
+   * points TEST-mode payments at them (decisions section 17). Refused when
+   * NODE_ENV=production.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  GATEWAY_SIMULATORS: boolean = false;
+
   @IsOptional()
   @Transform(toBool)
   @IsBoolean()

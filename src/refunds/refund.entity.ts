@@ -39,8 +39,10 @@ export class Refund {
   @Column({ type: 'timestamptz', nullable: true }) submittedAt: Date | null;
   /** How many times it was sent (a re-send only after the gateway said it has no such refund). */
   @Column({ type: 'integer', default: 0 }) sendAttempts: number;
-  /** Not taken to the gateway again before this (a trip's claim, then the re-check's pause). */
+  /** The re-check does not ask about it again before this (a pause that grows with its age). */
   @Column({ type: 'timestamptz', nullable: true }) recheckAt: Date | null;
+  /** A trip to the gateway holds it until this (or until the trip ends): no other caller takes it. */
+  @Column({ type: 'timestamptz', nullable: true }) claimedUntil: Date | null;
   @Column({ type: 'text', nullable: true }) failureReason: string | null;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;

@@ -108,4 +108,19 @@ export class AdminRefundsController {
   async reject(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
     return toRefundDto(await this.refunds.reject(refundId));
   }
+
+  @Post(':id/check')
+  @HttpCode(200)
+  @AdminAuth('refunds:approve')
+  @ApiOperation({
+    summary: 'Ask the gateway about a PENDING refund now',
+    description:
+      "Instead of waiting for the re-check's next turn (a minute at first, then longer as the refund ages): the gateway is asked what became of the refund (sent again only if it has no such refund), or a refund free to go that was never sent is sent. Never a second trip beside one already under way. Returns the refund as it then stands. 409 unless PENDING and not awaiting approval.",
+  })
+  @ApiParam(id('The refund'))
+  @ApiEnvelope(RefundDto)
+  @ApiErrors(404, 409)
+  async check(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+    return toRefundDto(await this.refunds.checkNow(refundId));
+  }
 }

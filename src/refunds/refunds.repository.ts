@@ -80,13 +80,14 @@ export class RefundsRepository {
    * ones at once; opened or approved a minute before `now`: the request that
    * should have sent them stopped between its steps). Refunds waiting for
    * an operator's approval are never among them; one that a trip to the
-   * gateway holds (`recheck_at` ahead) is skipped.
+   * gateway holds (`claimed_until` ahead) is skipped.
    */
   async awaitingGateway(now: Date, limit: number): Promise<number[]> {
     const rows = (await this.txHost.tx.query(
       `SELECT id FROM refunds
         WHERE status = 'PENDING' AND (NOT approval_required OR approved_at IS NOT NULL)
           AND (recheck_at IS NULL OR recheck_at <= $1)
+          AND (claimed_until IS NULL OR claimed_until <= $1)
           AND (submitted_at IS NOT NULL OR automatic
                OR COALESCE(approved_at, created_at) < $1::timestamptz - interval '60 seconds')
         ORDER BY COALESCE(recheck_at, submitted_at, approved_at, created_at) LIMIT $2`,

@@ -138,6 +138,7 @@ export class RefundsService {
       submittedAt: null,
       sendAttempts: 0,
       recheckAt: null,
+      claimedUntil: null,
       failureReason: null,
     });
     await this.publish(new RefundPending(scope, refund, null, await this.referenceOf(refund)));
@@ -220,6 +221,24 @@ export class RefundsService {
   }
 
   /**
+   * Operators: asks the gateway about a PENDING refund now instead of at the
+   * re-check's next turn (or sends it, if it was never sent and is free to
+   * go), by the same one path, so it is still never sent twice: a trip
+   * already under way is not doubled. 409 unless PENDING and free to go.
+   */
+  async checkNow(id: number): Promise<Refund> {
+    const refund = await this.refunds.byId(id);
+    if (!refund) throw AppError.notFound('Refund');
+    if (refund.status !== 'PENDING' || (refund.approvalRequired && !refund.approvedAt))
+      throw AppError.invalidState(
+        refund.status === 'PENDING'
+          ? 'This refund awaits approval: approve or reject it'
+          : `A ${refund.status.toLowerCase()} refund is decided`,
+      );
+    return (await this.trip(refund, true)) ?? (await this.refunds.byId(id))!;
+  }
+
+  /**
    * Takes the refund to its gateway with no transaction open, then applies
    * the answer in a short one. At most once per refund at the gateway
    * (decisions section 7): a refund that was sent before is first asked
@@ -231,7 +250,7 @@ export class RefundsService {
   }
 
   /** One trip to the gateway (see `submit`); null when another caller holds the refund. */
-  private async trip(refund: Refund): Promise<Refund | null> {
+  private async trip(refund: Refund, now = false): Promise<Refund | null> {
     const gateway = this.gateways.get(refund.gateway);
     const payment = await this.payments.get(refund, refund.paymentId);
     if (!gateway.refunds || !payment.gatewaySessionId) {
@@ -241,7 +260,7 @@ export class RefundsService {
         `The ${refund.gateway} gateway cannot refund`,
       );
     }
-    const claimed = await this.claim(refund.id);
+    const claimed = await this.claim(refund.id, now);
     if (!claimed || claimed.status !== 'PENDING') return claimed;
     const request = {
       sessionId: payment.gatewaySessionId,
@@ -290,11 +309,12 @@ export class RefundsService {
    * REFUND_DECIDE_MS ago that the gateway never decided ends FAILED here.
    */
   @Transactional()
-  private async claim(id: number): Promise<Refund | null> {
+  private async claim(id: number, skipPause = false): Promise<Refund | null> {
     const refund = await this.refunds.lockById(id);
     if (!refund || refund.status !== 'PENDING') return null;
     const now = this.clock.nowMs();
-    if (refund.recheckAt && refund.recheckAt.getTime() > now) return null;
+    if (refund.claimedUntil && refund.claimedUntil.getTime() > now) return null;
+    if (!skipPause && refund.recheckAt && refund.recheckAt.getTime() > now) return null;
     if (refund.submittedAt && now - refund.submittedAt.getTime() >= REFUND_DECIDE_MS) {
       return this.finish(
         refund,
@@ -302,7 +322,7 @@ export class RefundsService {
         `The gateway did not decide this refund within 72 hours of its last send (${refund.sendAttempts} sends); check it at the gateway before refunding again`,
       );
     }
-    refund.recheckAt = new Date(now + REFUND_CLAIM_MS);
+    refund.claimedUntil = new Date(now + REFUND_CLAIM_MS);
     return this.refunds.save(refund);
   }
 
@@ -320,6 +340,7 @@ export class RefundsService {
   private async release(id: number): Promise<Refund> {
     const refund = (await this.refunds.lockById(id))!;
     if (refund.status !== 'PENDING') return refund;
+    refund.claimedUntil = null;
     refund.recheckAt = new Date(this.clock.nowMs() + this.recheckPause(refund));
     return this.refunds.save(refund);
   }
@@ -334,6 +355,7 @@ export class RefundsService {
   private async applyAnswer(id: number, answer: GatewayRefund, failure: string): Promise<Refund> {
     const refund = (await this.refunds.lockById(id))!;
     if (refund.status !== 'PENDING') return refund;
+    refund.claimedUntil = null;
     if (answer.status === 'pending') {
       refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;
       refund.recheckAt = new Date(this.clock.nowMs() + this.recheckPause(refund));

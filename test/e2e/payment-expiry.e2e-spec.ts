@@ -129,7 +129,7 @@ describe('payment expiry sweep', () => {
     ]);
   });
 
-  it('expires a payment whose gateway answer does not match it, instead of leaving it PENDING for every sweep', async () => {
+  it('a gateway capture of another amount found by the sweep: SUCCEEDED, refunded whole (amount_mismatch), never EXPIRED; nothing left for the next sweep', async () => {
     const p = await createPayment(a, app.TEST, { customerReference: 'mismatch' });
     const session = new URL(p.checkoutUrl).pathname.split('/').pop();
     // The gateway reports a capture, but of another amount than this payment's.
@@ -147,12 +147,27 @@ describe('payment expiry sweep', () => {
       a.clock.reset();
     }
     const row = (
-      await a.db.query('SELECT status, gateway_txn_id FROM payments WHERE id = $1', [p.id])
+      await a.db.query(
+        'SELECT status, gateway_txn_id, amount_minor, excess_minor FROM payments WHERE id = $1',
+        [p.id],
+      )
     ).rows[0];
-    expect(row).toEqual({ status: 'EXPIRED', gateway_txn_id: null });
+    expect(row).toEqual({
+      status: 'SUCCEEDED',
+      gateway_txn_id: 'SBXTXNMISMATCH',
+      amount_minor: p.amountMinor + 1,
+      excess_minor: p.amountMinor + 1,
+    });
+    const refunds = await a.db.query(
+      'SELECT amount_minor, reason, automatic FROM refunds WHERE payment_id = $1',
+      [p.id],
+    );
+    expect(refunds.rows).toEqual([
+      { amount_minor: p.amountMinor + 1, reason: 'amount_mismatch', automatic: true },
+    ]);
     const types = (await eventsOf(a, app.id, 'payment.'))
       .filter((e) => e.data.payment_id === p.id)
       .map((e) => e.type);
-    expect(types).toEqual(['payment.expired']);
+    expect(types).toEqual(['payment.succeeded']);
   });
 });

@@ -1,3 +1,4 @@
+import { SandboxGateway } from '../../src/gateways';
 import request from 'supertest';
 import { PERMISSIONS, Permission } from '../../src/auth/permissions';
 import {
@@ -63,6 +64,19 @@ describe('admin permissions, route by route', () => {
       .set(asApp(approvals.TEST))
       .send({});
     return r.body.data.id;
+  }
+
+  /** A refund PENDING at the gateway (approved while the sandbox holds refunds), free to check. */
+  async function refundAtGateway(): Promise<number> {
+    const id = await awaitingRefund();
+    const sandbox = t.app.get(SandboxGateway);
+    sandbox.holdRefunds(true);
+    try {
+      await t.http().post(`/api/v1/admin/refunds/${id}/approve`).set(bearer(root));
+    } finally {
+      sandbox.holdRefunds(false);
+    }
+    return id;
   }
 
   const ROUTES: Route[] = [
@@ -292,6 +306,28 @@ describe('admin permissions, route by route', () => {
           .send({ credentials: { storeId: 'store', storePassword: 'secret' } }),
     },
     {
+      route: 'GET /api/v1/admin/apps/{id}/gateways',
+      permission: 'apps:read',
+      success: 200,
+      call: (auth) => t.http().get(`/api/v1/admin/apps/${targets.appId}/gateways`).set(auth),
+    },
+    {
+      route: 'DELETE /api/v1/admin/apps/{id}/gateways/{gateway}',
+      permission: 'apps:write',
+      success: 200,
+      call: async (auth) => {
+        await t
+          .http()
+          .patch(`/api/v1/admin/apps/${targets.appId}/gateways/bkash?mode=LIVE`)
+          .set(bearer(root))
+          .send({ credentials: { appKey: 'k', appSecret: 's', username: 'u', password: 'p' } });
+        return t
+          .http()
+          .delete(`/api/v1/admin/apps/${targets.appId}/gateways/bkash?mode=LIVE`)
+          .set(auth);
+      },
+    },
+    {
       route: 'POST /api/v1/admin/settlements/import',
       permission: 'reconciliation:run',
       success: 201,
@@ -351,6 +387,16 @@ describe('admin permissions, route by route', () => {
         t
           .http()
           .post(`/api/v1/admin/refunds/${await awaitingRefund()}/approve`)
+          .set(auth),
+    },
+    {
+      route: 'POST /api/v1/admin/refunds/{id}/check',
+      permission: 'refunds:approve',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/refunds/${await refundAtGateway()}/check`)
           .set(auth),
     },
     {

@@ -90,6 +90,11 @@ export class SslcommerzGateway
     return ctx.mode === 'LIVE' ? this.config.sslcommerzLiveUrl : this.config.sslcommerzSandboxUrl;
   }
 
+  /** An API path under the mode's host (which may itself have a path: a simulator's mount). */
+  private endpoint(ctx: GatewayContext, path: string): URL {
+    return new URL(`${this.host(ctx).replace(/\/+$/, '')}${path}`);
+  }
+
   private creds(ctx: GatewayContext): { storeId: string; storePassword: string } {
     const c = ctx.credentials;
     if (!c?.storeId || !c?.storePassword)
@@ -106,7 +111,7 @@ export class SslcommerzGateway
       GatewayPageURL?: string;
     }>({
       method: 'POST',
-      url: new URL('/gwprocess/v4/api.php', this.host(ctx)),
+      url: this.endpoint(ctx, '/gwprocess/v4/api.php'),
       idempotent: false,
       form: {
         store_id: storeId,
@@ -275,7 +280,7 @@ export class SslcommerzGateway
   /** The validator host's transaction/refund API URL, with the store's credentials. */
   private api(ctx: GatewayContext, params: Record<string, string>): URL {
     const { storeId, storePassword } = this.creds(ctx);
-    const url = new URL('/validator/api/merchantTransIDvalidationAPI.php', this.host(ctx));
+    const url = this.endpoint(ctx, '/validator/api/merchantTransIDvalidationAPI.php');
     url.search = new URLSearchParams({
       ...params,
       store_id: storeId,
@@ -287,7 +292,7 @@ export class SslcommerzGateway
 
   private async validate(valId: string, ctx: GatewayContext): Promise<ValidationAnswer | null> {
     const { storeId, storePassword } = this.creds(ctx);
-    const url = new URL('/validator/api/validationserverAPI.php', this.host(ctx));
+    const url = this.endpoint(ctx, '/validator/api/validationserverAPI.php');
     url.search = new URLSearchParams({
       val_id: valId,
       store_id: storeId,

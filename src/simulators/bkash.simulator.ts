@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
+import type { SimulatedRefunds } from './sslcommerz.simulator';
+
+/** What the developer picks on the simulator's bKash page. */
+export const BKASH_OUTCOMES = ['success', 'failure', 'cancel', 'other_amount'] as const;
+export type BkashOutcome = (typeof BKASH_OUTCOMES)[number];
+
+interface FakePayment {
+  paymentID: string;
+  amount: string;
+  currency: string;
+  invoice: string;
+  callbackURL: string;
+  state: 'Initiated' | 'Authorized' | 'Completed' | 'Failed' | 'Cancelled';
+  trxID?: string;
+  refunded: number;
+  chargeMore?: boolean;
+  refunds: { refundTrxID: string; amount: string; sku: string; queries: number }[];
+  /** Picked on the page: how this payment's refunds behave. */
+  refundMode?: SimulatedRefunds;
+}
+
+/**
+ * A stand-in for bKash tokenized checkout v1.2.0-beta (decisions section
+ * 17): JSON bodies, `username` / `password` headers for the token calls,
+ * the id_token in `authorization` plus `x-app-key` for the others, and
+ * errors as HTTP 200 with a statusCode (2056 invalid payment state, 2062
+ * already completed, 2001 invalid app key, 2079 invalid token, 9999 system
+ * error), or HTTP 401 for an expired token. Its customer page lets the
+ * developer pay, pay another amount, fail or cancel, and pick how refunds
+ * behave. The tests use it as their contract fake, with switches: hang,
+ * 500, garbage, a lost refund answer, expired tokens.
+ */
+export class BkashSimulator extends SimulatorServer {
+  readonly payments = new Map<string, FakePayment>();
+  readonly tokens = new Set<string>();
+  grants = 0;
+  readonly calls: string[] = [];
+  mode: 'ok' | 'hang' | '500' | 'garbage' = 'ok';
+  /** The next captures charge 1 BDT more than the checkout asked (and report it). */
+  wrongAmount = false;
+  /** The next refund is made, and its answer never reaches Joma (the connection drops). */
+  loseNextRefundAnswer = false;
+  /** Refunds stay Pending until this is false again (then the status says Completed). */
+  refundsProcessing = false;
+  /** The next N authorised calls are refused as with an expired token (HTTP 401). */
+  expireTokens = 0;
+  /** How long a token call takes (ms): concurrent callers overlap. */
+  tokenDelayMs = 0;
+  /**
+   * The host of the customer's checkout page (`bkashURL`). `localhost` puts
+   * it on another site than Joma's 127.0.0.1 (sites ignore ports), as
+   * bKash's own page is: the way back to Joma is then a cross-site redirect.
+   */
+
+  constructor(readonly app = { ...BKASH_SIMULATOR_APP }) {
+    super('bkash', '/v1.2.0-beta');
+  }
+
+  protected override onUnhang(): void {
+    this.mode = 'ok';
+  }
+
+  /** The customer enters their wallet number, OTP and PIN on bKash's page. */
+  customerPays(paymentID: string): void {
+    const p = this.payments.get(paymentID);
+    if (!p) throw new Error(`no bKash payment ${paymentID}`);
+    p.state = 'Authorized';
+  }
+
+  /** The customer closes bKash's page (bKash records the payment Cancelled). */
+  customerCancels(paymentID: string): void {
+    const p = this.payments.get(paymentID)!;
+    if (p.state === 'Initiated') p.state = 'Cancelled';
+  }
+
+  /** Where bKash sends the customer's browser back. */
+  returnUrl(paymentID: string, status: 'success' | 'failure' | 'cancel'): string {
+    const p = this.payments.get(paymentID)!;
+    return `${p.callbackURL}?paymentID=${paymentID}&status=${status}&signature=${randomBytes(8).toString('hex')}&apiVersion=1.2.0-beta`;
+  }
+
+  /**
+   * The customer's page (`bkashURL`): wallet number, OTP and PIN are one
+   * step here; the developer picks the outcome (pay, pay another amount,
+   * fail, cancel) and how refunds behave, and the browser goes back to the
+   * callbackURL with bKash's status, as bKash redirects. Served whatever
+   * `mode` the API is in.
+   */
+  private checkoutPage(url: URL, res: ServerResponse): boolean {
+    const step = /^\/v1\.2\.0-beta\/checkout(\/pay|\/cancel)?$/.exec(url.pathname);
+    if (!step) return false;
+    const p = this.payments.get(url.searchParams.get('paymentID') ?? '');
+    if (!p) {
+      this.send(res, 404, 'Unknown payment');
+      return true;
+    }
+    if (step[1] === undefined) {
+      this.send(res, 200, this.page(p), 'text/html');
+      return true;
+    }
+    const picked = url.searchParams.get('outcome') ?? (step[1] === '/pay' ? 'success' : 'cancel');
+    const outcome = (BKASH_OUTCOMES as readonly string[]).includes(picked)
+      ? (picked as BkashOutcome)
+      : 'cancel';
+    const refunds = url.searchParams.get('refunds');
+    p.refundMode = refunds === 'slow' || refunds === 'refused' ? refunds : 'instant';
+    if (outcome === 'success' || outcome === 'other_amount') {
+      this.customerPays(p.paymentID);
+      if (outcome === 'other_amount') p.chargeMore = true;
+    } else if (p.state === 'Initiated') p.state = outcome === 'failure' ? 'Failed' : 'Cancelled';
+    const status = outcome === 'other_amount' ? 'success' : outcome;
+    res.writeHead(302, { location: this.returnUrl(p.paymentID, status) }).end();
+    return true;
+  }
+
+  private page(p: FakePayment): string {
+    const id = escapeHtml(p.paymentID);
+    const action = `${this.mountPath}/v1.2.0-beta/checkout/pay`;
+    return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>bKash (simulator)</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:1rem auto;padding:0 1rem}fieldset{margin:.75rem 0}button{font-size:1rem;padding:.5rem 1rem;margin:.2rem 0;display:block}</style></head>
+<body><h1>bKash (simulator)</h1><p><small>A local stand-in for bKash: no money moves.</small></p>
+<p><span id="bkash-amount">${escapeHtml(p.amount)} ${escapeHtml(p.currency)}</span> · <span id="bkash-invoice">${escapeHtml(p.invoice)}</span></p>
+<form method="get" action="${action}"><input type="hidden" name="paymentID" value="${id}">
+<fieldset><legend>Refunds of this payment</legend><select name="refunds"><option value="instant">completed at once</option><option value="slow">pending at the first status query, completed at the next</option><option value="refused">refused</option></select></fieldset>
+<button id="bkash-pay" name="outcome" value="success">Confirm (wallet, OTP and PIN)</button>
+<button id="bkash-other-amount" name="outcome" value="other_amount">Confirm, charging 1.00 more than asked</button>
+<button id="bkash-fail" name="outcome" value="failure">Fail (insufficient balance)</button>
+<button id="bkash-cancel" name="outcome" value="cancel">Close (cancel)</button>
+</form></body></html>`;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = this.localUrl(req);
+    if (this.checkoutPage(url, res)) return;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const path = url.pathname.replace(/^\/v1\.2\.0-beta\/tokenized\/checkout\//, '');
+    this.calls.push(path);
+    if (this.mode === 'hang') await this.held();
+    if (this.mode === '500') return this.send(res, 500, 'Internal Server Error');
+    if (this.mode === 'garbage') return this.send(res, 200, '<html>');
+    let body: Record<string, string> = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    } catch {
+      return this.json(res, { statusCode: '9999', statusMessage: 'System Error' });
+    }
+    const h = req.headers;
+    if (path === 'token/grant' || path === 'token/refresh') {
+      if (this.tokenDelayMs) await new Promise((r) => setTimeout(r, this.tokenDelayMs));
+      if (
+        h.username !== this.app.username ||
+        h.password !== this.app.password ||
+        body.app_key !== this.app.appKey ||
+        body.app_secret !== this.app.appSecret
+      )
+        return this.json(res, { statusCode: '2001', statusMessage: 'Invalid App Key' });
+      this.grants++;
+      const idToken = `tok_${randomBytes(12).toString('hex')}`;
+      this.tokens.add(idToken);
+      return this.json(res, {
+        statusCode: '0000',
+        statusMessage: 'Successful',
+        id_token: idToken,
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: `ref_${randomBytes(12).toString('hex')}`,
+      });
+    }
+    if (this.expireTokens > 0) {
+      this.expireTokens--;
+      this.tokens.delete(String(h.authorization));
+      return this.send(
+        res,
+        401,
+        JSON.stringify({ message: 'The incoming token has expired' }),
+        'application/json',
+      );
+    }
+    if (!this.tokens.has(String(h.authorization)) || h['x-app-key'] !== this.app.appKey)
+      return this.json(res, { statusCode: '2079', statusMessage: 'Invalid Token' });
+    const p = body.paymentID ? this.payments.get(body.paymentID) : undefined;
+    const view = (x: FakePayment) => ({
+      statusCode: '0000',
+      statusMessage: 'Successful',
+      paymentID: x.paymentID,
+      trxID: x.trxID,
+      transactionStatus: x.state === 'Authorized' ? 'Initiated' : x.state,
+      amount: x.amount,
+      currency: x.currency,
+      intent: 'sale',
+      merchantInvoiceNumber: x.invoice,
+      customerMsisdn: '01770618575',
+    });
+    switch (path) {
+      case 'create': {
+        const paymentID = `TR0011${randomBytes(8).toString('hex').toUpperCase()}`;
+        this.payments.set(paymentID, {
+          paymentID,
+          amount: body.amount,
+          currency: body.currency,
+          invoice: body.merchantInvoiceNumber,
+          callbackURL: body.callbackURL,
+          state: 'Initiated',
+          refunded: 0,
+          refunds: [],
+        });
+        return this.json(res, {
+          statusCode: '0000',
+          statusMessage: 'Successful',
+          paymentID,
+          bkashURL: `${pageOrigin(this.baseUrl, this.pageHost)}${this.mountPath}/v1.2.0-beta/checkout?paymentID=${paymentID}`,
+          callbackURL: body.callbackURL,
+          amount: body.amount,
+          intent: 'sale',
+          currency: body.currency,
+          transactionStatus: 'Initiated',
+          merchantInvoiceNumber: body.merchantInvoiceNumber,
+        });
+      }
+      case 'execute':
+        if (!p)
+          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
+        if (p.state === 'Completed')
+          return this.json(res, {
+            statusCode: '2062',
+            statusMessage: 'The payment has already been completed',
+          });
+        if (p.state !== 'Authorized')
+          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
+        p.state = 'Completed';
+        // The wallet was charged another amount than the checkout asked (a gateway fault).
+        if (this.wrongAmount || p.chargeMore) p.amount = (Number(p.amount) + 1).toFixed(2);
+        p.trxID = `BKX${randomBytes(4).toString('hex').toUpperCase()}`;
+        return this.json(res, view(p));
+      case 'payment/status':
+        if (!p)
+          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
+        return this.json(res, view(p));
+      case 'payment/refund': {
+        if (!p || p.state !== 'Completed' || body.trxID !== p.trxID)
+          return this.json(res, { statusCode: '2071', statusMessage: 'Invalid refund request' });
+        const item = (r: FakePayment['refunds'][number]) => ({
+          refundTrxID: r.refundTrxID,
+          transactionStatus:
+            this.refundsProcessing || (p.refundMode === 'slow' && r.queries < 2)
+              ? 'Pending'
+              : 'Completed',
+          amount: r.amount,
+          sku: r.sku,
+          currency: p.currency,
+          charge: '0.00',
+        });
+        if (body.amount === undefined) {
+          // Refund status: the transaction's refunds.
+          for (const r of p.refunds) r.queries++;
+          return this.json(res, {
+            statusCode: '0000',
+            statusMessage: 'Successful',
+            originalTrxID: p.trxID,
+            refundTransactions: p.refunds.map(item),
+          });
+        }
+        if (p.refundMode === 'refused')
+          return this.json(res, {
+            statusCode: '2071',
+            statusMessage: 'Refund not permitted for this transaction',
+          });
+        const minor = Math.round(Number(body.amount) * 100);
+        if (p.refunded + minor > Math.round(Number(p.amount) * 100))
+          return this.json(res, { statusCode: '2073', statusMessage: 'Refund amount exceeds' });
+        p.refunded += minor;
+        const made = {
+          refundTrxID: `RFX${randomBytes(4).toString('hex').toUpperCase()}`,
+          amount: body.amount,
+          sku: body.sku,
+          queries: 0,
+        };
+        p.refunds.push(made);
+        if (this.loseNextRefundAnswer) {
+          this.loseNextRefundAnswer = false;
+          res.destroy();
+          return;
+        }
+        return this.json(res, {
+          statusCode: '0000',
+          statusMessage: 'Successful',
+          originalTrxID: p.trxID,
+          ...item(made),
+        });
+      }
+      default:
+        return this.send(res, 404, 'Not Found');
+    }
+  }
+}
+
+/** The merchant account the simulator knows (set them with PATCH /api/v1/admin/apps/{id}/gateways/bkash). */
+export const BKASH_SIMULATOR_APP = {
+  appKey: 'sim-app-key',
+  appSecret: 'sim-app-secret',
+  username: 'simUser',
+  password: 'sim-pass',
+};
