@@ -1,3 +1,4 @@
+import { AppConfig } from './app-config';
 import { ConfigValidationError, validateEnv } from './env.schema';
 
 function errorOf(env: Record<string, string | undefined>): ConfigValidationError {
@@ -22,6 +23,31 @@ describe('validateEnv', () => {
     expect(env.DATA_DIR).toBe('.data');
     expect(env.HTTP_ADAPTER).toBe('express');
     expect(env.HTTP_KEEP_ALIVE_TIMEOUT_S).toBe(5);
+    // bKash advises 30 s per call; a callback as a whole has its own deadline.
+    expect(env.GATEWAY_TIMEOUT_MS).toBe(30_000);
+    expect(env.CALLBACK_DEADLINE_MS).toBe(45_000);
+    expect(env.GATEWAY_SIMULATORS).toBe(false);
+  });
+
+  it('refuses GATEWAY_SIMULATORS=true when NODE_ENV=production (the simulators move no money)', () => {
+    const env = validateEnv({ GATEWAY_SIMULATORS: 'true' });
+    const resolved = {
+      databaseUrl: 'postgres://x',
+      jwtSecret: 'j',
+      encryptionKeyHex: '00'.repeat(32),
+    };
+    const before = process.env.NODE_ENV;
+    try {
+      process.env.NODE_ENV = 'production';
+      expect(() => AppConfig.fromEnv(env, resolved)).toThrow(/GATEWAY_SIMULATORS=true is refused/);
+      process.env.NODE_ENV = 'development';
+      const config = AppConfig.fromEnv(env, resolved);
+      expect(config.sslcommerzSandboxUrl).toBe('http://localhost:3000/simulators/sslcommerz');
+      expect(config.bkashSandboxUrl).toBe('http://localhost:3000/simulators/bkash/v1.2.0-beta');
+      expect(config.sslcommerzLiveUrl).toBe('https://securepay.sslcommerz.com');
+    } finally {
+      process.env.NODE_ENV = before;
+    }
   });
 
   it('takes HTTP_KEEP_ALIVE_TIMEOUT_S in whole seconds, from 1 s to an hour', () => {

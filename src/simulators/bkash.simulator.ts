@@ -43,6 +43,8 @@ export class BkashSimulator extends SimulatorServer {
   wrongAmount = false;
   /** The next refund is made, and its answer never reaches Joma (the connection drops). */
   loseNextRefundAnswer = false;
+  /** Refund requests fail with HTTP 500 before bKash makes anything (its status still answers). */
+  refundSendsFail = false;
   /** Refunds stay Pending until this is false again (then the status says Completed). */
   refundsProcessing = false;
   /** The next N authorised calls are refused as with an expired token (HTTP 401). */
@@ -269,6 +271,7 @@ export class BkashSimulator extends SimulatorServer {
             statusCode: '2071',
             statusMessage: 'Refund not permitted for this transaction',
           });
+        if (this.refundSendsFail) return this.send(res, 500, 'Internal Server Error');
         const minor = Math.round(Number(body.amount) * 100);
         if (p.refunded + minor > Math.round(Number(p.amount) * 100))
           return this.json(res, { statusCode: '2073', statusMessage: 'Refund amount exceeds' });

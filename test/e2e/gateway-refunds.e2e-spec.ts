@@ -271,6 +271,28 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
       expect(bkash.payments.get(p.paymentID!)!.refunds).toHaveLength(1);
     });
 
+    it('a refund whose sends keep failing is not retried for ever: at most 5 sends, then FAILED 72 hours after the last', async () => {
+      const p = await paidThrough('bkash', 6000);
+      bkash.refundSendsFail = true;
+      try {
+        const r = await refund(p.id, 6000);
+        expect(r.body.data.status).toBe('PENDING');
+        // Each re-check: the status lists no such refund, so it is sent again, until the fifth.
+        for (let i = 0; i < 10; i++) await recheck(HOUR);
+        expect(await refundRow(r.body.data.id)).toMatchObject({
+          status: 'PENDING',
+          send_attempts: 5,
+        });
+        for (let hours = 0; hours < 75; hours++) await recheck(HOUR);
+        const row = await refundRow(r.body.data.id);
+        expect(row).toMatchObject({ status: 'FAILED', send_attempts: 5 });
+        expect(row.failure_reason).toMatch(/72 hours/);
+      } finally {
+        bkash.refundSendsFail = false;
+      }
+      expect(bkash.payments.get(p.paymentID!)!.refunds).toHaveLength(0);
+    });
+
     it('a refund bKash refuses is FAILED with its code and message; the amount at its limit (all of it) goes through', async () => {
       const p = await paidThrough('bkash', 7000);
       // bKash holds less than Joma believes it may give back (refunded elsewhere, say).
