@@ -101,7 +101,7 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     expect(init.form.get('currency')).toBe('BDT');
     expect(init.form.get('ipn_url')).toBe(`${t.baseUrl}/api/v1/gateways/sslcommerz/ipn`);
     // The customer's own fields where Joma has them; SSLCommerz also wants a postcode.
-    expect(init.form.get('cus_phone')).toBe('01711111111');
+    expect(init.form.get('cus_phone')).toBe('+8801711111111');
     expect(init.form.get('cus_postcode')).toBe('1000');
 
     const attempt = fake.attempt(p.reference, 'VALID');
