@@ -213,7 +213,7 @@ describe('refund edges', () => {
     it('a retry with the same Idempotency-Key resumes the refund it opened: one refund, sent once', async () => {
       const p = await captured(100000);
       const key = { 'Idempotency-Key': `split-${p.id}` };
-      const failed = await withFault('refunds', 'recheck_at', () =>
+      const failed = await withFault('refunds', 'claimed_until', () =>
         refund(p.id, { amountMinor: 30000 }, key),
       );
       expect(failed.status).toBe(500);
@@ -231,7 +231,7 @@ describe('refund edges', () => {
 
     it('opened and never sent (nobody retries): the re-check sends it; it never stays PENDING', async () => {
       const p = await captured(100000);
-      const failed = await withFault('refunds', 'recheck_at', () =>
+      const failed = await withFault('refunds', 'claimed_until', () =>
         refund(p.id, { amountMinor: 25000 }),
       );
       expect(failed.status).toBe(500);
@@ -255,7 +255,7 @@ describe('refund edges', () => {
       const opened = await refund(p.id, { amountMinor: 20000 }, {}, a.TEST);
       expect(opened.body.data).toMatchObject({ status: 'PENDING', approvalRequired: true });
       const id = opened.body.data.id as number;
-      const approved = await withFault('refunds', 'recheck_at', () =>
+      const approved = await withFault('refunds', 'claimed_until', () =>
         http().post(`/api/v1/admin/refunds/${id}/approve`).set(root),
       );
       expect(approved.status).toBe(500);
