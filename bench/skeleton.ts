@@ -28,7 +28,6 @@ import {
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { backportInterceptorAsyncScope } from '../src/bootstrap/interceptor-async-scope';
 import { CreatePaymentDto } from '../src/payments';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
@@ -156,8 +155,6 @@ export async function startSkeleton(
   })
   class SkeletonModule {}
 
-  // The stack as Joma runs it: NestJS 11 with NestJS 12's interceptor binding (interceptor-async-scope.ts).
-  backportInterceptorAsyncScope();
   const app = await NestFactory.create<NestExpressApplication>(SkeletonModule, { logger: false });
   if (rateLimitPerSecond > 0) app.use(tokenBucket(rateLimitPerSecond));
   app.useGlobalPipes(

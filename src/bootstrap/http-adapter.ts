@@ -15,7 +15,6 @@ import { sendError } from '../common/http/error-response';
 import type { HttpResponse } from '../common/http/replies';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppConfig } from '../config/app-config';
-import { backportInterceptorAsyncScope } from './interceptor-async-scope';
 
 type NestOptions = { bufferLogs?: boolean; logger?: false };
 
@@ -31,7 +30,6 @@ export async function createHttpApp(
   config: AppConfig,
   options: NestOptions = {},
 ): Promise<INestApplication> {
-  backportInterceptorAsyncScope();
   if (config.httpAdapter !== 'fastify') {
     return NestFactory.create<NestExpressApplication>(root, { ...options, bodyParser: false });
   }
@@ -40,7 +38,9 @@ export async function createHttpApp(
   const answers: { clock?: Clock } = {};
   const adapter = new FastifyAdapter({
     // The client address from X-Forwarded-For through these proxies only, as Express's `trust proxy`.
-    trustProxy: config.trustProxy,
+    // (A hop count as Fastify's function form: its options type no longer takes a number.)
+    trustProxy:
+      typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Fastify's request id is Joma's (a sane client X-Request-Id, else a UUID), kept on the Node request.
     genReqId: (raw: IncomingMessage) => ((raw as { id?: string }).id = requestIdOf(raw)),
     // Express's routing: case-insensitive, a trailing slash optional.
@@ -143,4 +143,9 @@ function prepareFastify(fastify: FastifyInstance): void {
     const methods = [route.method].flat().map((m) => m.toUpperCase());
     routes.push({ methods, pattern: routePattern(route.url ?? route.path) });
   });
+}
+
+/** Express's `trust proxy` hop count: the nearest `hops` addresses are proxies. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }

@@ -9,7 +9,7 @@ import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
  * inside it. Composed here, in one place and in an order one can read,
  * rather than registered as two global interceptors: Nest creates an async
  * resource, an rxjs defer and a mergeAll per interceptor level of every
- * request (and, before interceptor-async-scope.ts, two deprecation wrappers),
+ * request (and, on NestJS 11, two deprecation wrappers),
  * which profiling put at about 5 % of a GET.
  */
 @Injectable()

@@ -11,8 +11,11 @@ import { dropDatabase, withAdminClient } from './test-database';
  * .ci/run counts as a failure).
  */
 function unexercisedOperations(globalConfig: Config.GlobalConfig): string[] {
+  // Jest 30: the path filter is `testPathPatterns` (a TestPathPatterns with `isSet()`).
+  const byPath = (globalConfig as { testPathPatterns?: { isSet?: () => boolean } })
+    .testPathPatterns;
   const filtered =
-    (globalConfig as { testPathPattern?: string }).testPathPattern ||
+    byPath?.isSet?.() ||
     globalConfig.testNamePattern ||
     globalConfig.onlyChanged ||
     globalConfig.findRelatedTests;
