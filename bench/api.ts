@@ -50,11 +50,11 @@ import {
   stealPercent,
 } from './server-process';
 
-// Many short rounds rather than a few long ones (twelfth pass): on a shared
+// Many short rounds rather than a few long ones: on a shared
 // host one round's ratio moves by +-15 % with the neighbours' load, and the
 // median of 15 alternating rounds of 1,000 requests held steadier than the
 // median of 5 rounds of 3,000 for the same number of requests, and no more
-// favourable to Joma (bench/README.md, twelfth pass).
+// favourable to Joma (bench/README.md, "Rounds").
 const REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 15);
@@ -426,7 +426,7 @@ async function refusalCost(server: RunningServer, route: Route, besideHealthz: b
  * and floods alike: with three long trials a p99 was the 8th or so slowest
  * of ~800 requests, and whether a 10-second window met a stall of the host
  * decided it (single trials ranged from 0.3x to 15x, for the bare stack too;
- * bench/README.md, fifth and sixth passes). Each trial's own ratio, and
+ * bench/README.md, "Shedding trials"). Each trial's own ratio, and
  * their median, are reported beside it, and so is the control of each trial
  * (the same load on the machine, the excess refused by `elsewhere`): its
  * pooled p99 over the reference's, and the flood's over the control's.
@@ -487,7 +487,7 @@ async function shedTrials(
   // counted). A cold process's first flood was the worst trial in every run we
   // made; after a 5 s warm-up flood Joma's first trial still was (steady p99
   // 7-10x its reference, the later ones 1-2x), after 20 s it was like the rest
-  // (bench/README.md, seventh pass).
+  // (bench/README.md, "Shedding trials").
   await runLoad({ ...route, port: server.port, requests: 300, concurrency: CONCURRENCY });
   await openLoop(server, route, 2 * capacity, SHED_WARM_SECONDS);
   await openLoop(elsewhere, route, 2 * capacity, SHED_WARM_SECONDS);
@@ -736,7 +736,7 @@ async function main(): Promise<void> {
     // cheapest route (where its share is largest). Two such pairs, started in
     // opposite orders, their rounds pooled: two processes of one build differ
     // by a few per cent on their own, once by 7 % with one pair (bench/README.md,
-    // twentieth pass). Twice P2's rounds in all, of twice the requests.
+    // "The limiter's cost"). Twice P2's rounds in all, of twice the requests.
     const limiterRuns: [Measured[], Measured[]] = [[], []];
     for (const order of [
       ['on', 'off'],

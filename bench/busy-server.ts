@@ -7,7 +7,7 @@ const NEIGHBOUR_PATTERNS = ['joma_bench\\_%', 'joma_test\\_%'];
  * The benchmark and test databases on this PostgreSQL server that have a
  * session open now (other than `client`'s own), with their session counts.
  * A benchmark beside another benchmark, or beside the test suite, measures
- * both: its figures mean nothing (bench/README.md, thirteenth pass).
+ * both: its figures mean nothing (bench/README.md, "Busy server").
  */
 export async function busyNeighbours(
   client: Client,

@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
  * scheduler puts it. Unpinned, the generator's sends and the second
  * server's refusals took the server's cores and alone lifted the accepted
  * p99 past the 1.5x goal in half the trials, for the bare stack too
- * (bench/README.md, twentieth pass). BENCH_SHED_PIN=0 measures unpinned, as
+ * (bench/README.md, "Pinned flood"). BENCH_SHED_PIN=0 measures unpinned, as
  * every pass before the twentieth did.
  */
 export const SHED_PIN = process.env.BENCH_SHED_PIN !== '0';

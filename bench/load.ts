@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
  * Requests go over plain sockets as bytes and answers are parsed only as far
  * as needed, not through node:http's client: its CPU (about 300 us a request
  * on a 2-core VM, as much as the server's own for a 429) was taken from the
- * same cores as the servers under test (bench/README.md, fifth pass); wrk,
+ * same cores as the servers under test (bench/README.md, "Load generator"); wrk,
  * with which issue #12 measured, costs a few microseconds.
  * Paths, bodies and header values are templates: `{i}` is the request's
  * index, `{i%N}` its index mod N, `{1+i%N}` one more.

@@ -30,7 +30,7 @@ export function clsMiddlewareOnly(module: DynamicModule): DynamicModule {
  * and interceptor read (dropped above): V8's scavenges hold a WeakMap's
  * values strongly, and the store holds the request, so every request would
  * survive the scavenges until a full collection and be promoted on the way
- * (~5 KB a request; bench/README.md, seventh pass).
+ * (~5 KB a request; bench/README.md, "Request context").
  */
 export const clsMiddlewareOptions: ClsMiddlewareOptions = {
   mount: true,

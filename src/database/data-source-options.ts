@@ -55,8 +55,7 @@ export function dataSourceOptions(
       // A connection, once opened, stays open (pg-pool closed one idle for 10 s):
       // a replica quiet for ten seconds met its next burst with none open, its
       // first requests waiting for new backends to start and warm their caches,
-      // a p99 of 315-476 ms at ~100 requests/s on a 2-core VM (bench/README.md,
-      // nineteenth pass). At most `max` stay open; a broken one is dropped and
+      // a p99 of 315-476 ms at ~100 requests/s on a 2-core VM (bench/README.md, "Connection pool"). At most `max` stay open; a broken one is dropped and
       // the next request opens another, as before.
       idleTimeoutMillis: 0,
       // pg's pipeline mode: a statement is written as soon as it is queried,

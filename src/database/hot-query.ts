@@ -86,8 +86,7 @@ const SHAPES_KEPT = 500;
  * every statement that returns rows pg turns the row description into
  * per-column parsers and an empty row object built key by key on a
  * null-prototype object and then spread: ~10 us for a 30-column row on a
- * 2-core VM, more than parsing the row itself (bench/README.md, thirteenth
- * pass). When the description matches the one this connection saw last for
+ * 2-core VM, more than parsing the row itself (bench/README.md, "Row descriptions"). When the description matches the one this connection saw last for
  * the same text (names, types, formats; a migration that changes it simply
  * misses), the parsers and empty row are reused; rows are then parsed by pg
  * as before. Also skips pg's copy of a query config object (a named

@@ -14,7 +14,7 @@ type Runner = PostgresQueryRunner & { transactionDepth: number };
  * through the runner's `startTransaction` / `commitTransaction`, which wrap
  * each in four subscriber broadcasts, query logging hooks and a result object
  * (Joma registers no TypeORM subscribers). Profiled at ~25-40 us of a payment
- * request on a 2-core VM (bench/README.md, fifth pass).
+ * request on a 2-core VM (bench/README.md, "Lean transactions").
  *
  * The runner's state is what TypeORM's own transaction leaves it in, so
  * everything inside behaves as before: the runner's `isTransactionActive`
@@ -87,7 +87,7 @@ async function firstFailure(writes: Promise<unknown>[]): Promise<unknown> {
  * the answer in `behind`. The socket stays corked until the statements
  * started in the same turn of the event loop are written, so they leave in
  * one write: on a VM a write that wakes the peer costs tens of microseconds
- * of CPU (bench/README.md, fifteenth pass).
+ * of CPU (bench/README.md, "Lean transactions").
  */
 function sendBehind(
   connection: PoolClient,
@@ -111,8 +111,7 @@ function sendBehind(
  * transaction (every later statement fails, COMMIT is answered ROLLBACK)
  * and the transaction throws the write's own error. A round trip saved per
  * such write, where it counts: an outbox row written between an invoice's
- * number and the commit that frees its counter (bench/README.md, fifteenth
- * pass).
+ * number and the commit that frees its counter (bench/README.md, "Lean transactions").
  *
  * Anywhere else (no transaction, or TypeORM's own for an isolation level) it
  * waits for the answer like any statement.

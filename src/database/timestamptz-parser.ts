@@ -3,7 +3,7 @@
  * `YYYY-MM-DD HH:MM:SS[.ffffff]+00`. pg's own parser (postgres-date) runs
  * three regular expressions per value, and every row Joma reads carries
  * several timestamps: ~360 ns a value against ~95 here, a few
- * microseconds of every read (bench/README.md, eleventh pass). Anything
+ * microseconds of every read (bench/README.md, "Timestamp parsing"). Anything
  * else (another zone, BC, infinity, a year outside 1000-9999) goes to
  * `fallback`, the parser pg had before. Sub-millisecond digits are dropped,
  * as pg's parser drops them.

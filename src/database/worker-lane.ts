@@ -69,7 +69,7 @@ export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
  * pool of DB_WORKER_POOL_SIZE beside the API's DB_POOL_SIZE. Under API load
  * every pooled connection is taken and requests queue for one; a claim or an
  * attempt record queued behind them waited ~20 ms each, which was most of a
- * webhook's commit-to-delivery time (bench/README.md). On their own lane the
+ * webhook's commit-to-delivery time (bench/README.md, "Worker lane"). On their own lane the
  * workers never wait behind requests, nor requests behind them. Size 0 puts
  * the workers on the API's pool.
  */

@@ -6,7 +6,7 @@ import { createTestContext, TestContext } from '../support/test-context';
 /**
  * The service's connections stay open while idle: a quiet replica must not
  * meet its next burst with an empty pool, every request waiting for a new
- * backend (bench/README.md, nineteenth pass). pg-pool's idle timer is a
+ * backend (bench/README.md, "Connection pool"). pg-pool's idle timer is a
  * setTimeout started when a connection is released; fake timers let an hour
  * of quiet pass at once over a real pool of real connections.
  */

@@ -46,7 +46,7 @@ export function safeEqual(a: string, b: string): boolean {
  * ENTROPY_BLOCK bytes, each byte handed out once and wiped once used: one
  * getrandom call per ~128 tokens instead of one per token (a payment takes
  * two tokens, and on a VM each call cost up to ~35 us under load;
- * bench/README.md, fifth pass). Node's own randomUUID does the same.
+ * bench/README.md, "Token entropy"). Node's own randomUUID does the same.
  */
 const ENTROPY_BLOCK = 4096;
 let entropy = Buffer.alloc(0);
@@ -71,7 +71,7 @@ export function randomToken(bytes = 32): string {
 /**
  * The key as a KeyObject, made once per key buffer: handed a Buffer, Node
  * makes one per cipher, two thirds of what encrypting a stored idempotent
- * response cost (23 -> 7 us; bench/README.md, fifteenth pass).
+ * response cost (23 -> 7 us; bench/README.md, "Encryption keys").
  */
 const keyObjects = new WeakMap<Buffer, KeyObject>();
 function keyObjectOf(key: Buffer): KeyObject {

@@ -25,7 +25,7 @@ export class AppError extends Error {
    * An AppError without a stack trace, for refusals that are routine under
    * load (a rate limit's 429): a flood makes thousands a second, none needs
    * a stack, and capturing one on a deep middleware stack was the largest
-   * JavaScript cost of a refusal (bench/README.md, fifth pass).
+   * JavaScript cost of a refusal (bench/README.md, "Refusals").
    */
   static routine(code: ErrorCode, message: string, headers?: Record<string, string>): AppError {
     const limit = Error.stackTraceLimit;

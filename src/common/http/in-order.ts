@@ -9,7 +9,7 @@ export type Middleware<Req, Res> = (req: Req, res: Res, next: (err?: unknown) =>
  * error handling. Joma's per-request basics (headers, request id, the
  * request log, the rate limits, the body parsers) were eight Express
  * layers; every layer a request passes costs a route match, closures and
- * ~650 bytes of garbage, also for a refusal (bench/README.md, sixth pass).
+ * ~650 bytes of garbage, also for a refusal (bench/README.md, "Middleware layers").
  */
 export function inOrder<Req, Res>(...steps: Middleware<Req, Res>[]): Middleware<Req, Res> {
   return (req, res, next) => {

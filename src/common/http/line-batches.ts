@@ -58,7 +58,7 @@ function safely(write: () => void): void {
  * the string it is building and measuring that string's byte length, which
  * flattens the whole string again for every line: about 3 KB of garbage and
  * a few microseconds per line at a 4 KB batch, on every request (a third of
- * a refused call's allocation; bench/README.md, eighth pass). Joining an
+ * a refused call's allocation; bench/README.md, "Log lines"). Joining an
  * array allocates each batch once.
  *
  * Nothing is lost at the end: when the process runs out of work

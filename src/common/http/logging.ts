@@ -52,7 +52,7 @@ export const LOG_FLUSH_MS = 100;
  * Standard output as pino writes it in production: asynchronously, and in
  * batches (LOG_BATCH_BYTES, or whatever is pending every LOG_FLUSH_MS) rather
  * than one write system call per line: under load those calls were 3-5 % of
- * the CPU of a request on a 2-core VM (bench/README.md, fifth pass). The
+ * the CPU of a request on a 2-core VM (bench/README.md, "Log lines"). The
  * batches are made by `LineBatches` (SonicBoom's own batching re-copies the
  * batch for every line) and written by SonicBoom, which handles partial
  * writes, EAGAIN and a closed pipe. What is pending is written at exit, so a

@@ -44,8 +44,7 @@ export class RateLimiter {
   /**
    * Takes one app call of the app in the mode and answers null, or answers
    * the 429 to send: for middleware refusing a flood, where a throw and its
-   * catch cost more than the rest of the limiter (bench/README.md,
-   * fourteenth pass).
+   * catch cost more than the rest of the limiter (bench/README.md, "Refusals").
    */
   appRefusal(appId: number, mode: string): AppError | null {
     if (!this.apps) return null;
@@ -67,7 +66,7 @@ const refusals = new Map<number, AppError>();
  * after it. A flood makes thousands a second and each is read-only on the
  * way to its envelope, so none needs an error (and a message and header
  * object) of its own: making them was ~4 us of the ~60 us of CPU a
- * refusal costs (bench/README.md, eighth pass).
+ * refusal costs (bench/README.md, "Refusals").
  */
 function refusalFor(waitS: number): AppError | null {
   if (waitS <= 0) return null;
