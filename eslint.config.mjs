@@ -46,6 +46,16 @@ export default defineConfig(
     },
   },
   {
+    // The service's own code: a promise is awaited, returned, or marked `void`
+    // on purpose (a fire-and-forget call must say so). Type-aware, so src/ only.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: {
       // Tests reach into responses and rows whose shape they assert on.
