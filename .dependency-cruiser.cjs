@@ -66,6 +66,23 @@ module.exports = {
       to: { path: [ANY_FEATURE, '^src/(?:main|app\\.module)\\.ts$'] },
     },
     {
+      name: 'webhooks-layers',
+      severity: 'error',
+      comment:
+        'Inside webhooks the layers point one way: api (HTTP) uses delivery and endpoints, delivery uses ' +
+        'endpoints, endpoints use neither. A lower layer that needs something from a higher one gets it ' +
+        'through a domain event or by moving it down.',
+      from: { path: '^src/webhooks/(endpoints|delivery)/' },
+      to: { path: '^src/webhooks/api/' },
+    },
+    {
+      name: 'webhooks-layers',
+      severity: 'error',
+      comment: 'Inside webhooks, endpoints (the lowest layer) uses neither delivery nor api.',
+      from: { path: '^src/webhooks/endpoints/' },
+      to: { path: '^src/webhooks/delivery/' },
+    },
+    {
       name: 'no-composition-root-imports',
       severity: 'error',
       comment:

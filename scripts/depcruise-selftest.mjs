@@ -44,6 +44,12 @@ const files = {
   'src/gamma/gamma.service.ts': `import { DeltaService } from '../delta';\nexport class GammaService { d = DeltaService; }\n`,
   'src/delta/index.ts': `export { DeltaService } from './delta.service';\n`,
   'src/delta/delta.service.ts': `import { GammaModule } from '../gamma';\nexport class DeltaService { g = GammaModule; }\n`,
+  // webhooks: a lower layer reaching up (delivery -> api, endpoints -> delivery); the real tree
+  // proves the allowed direction (api -> delivery -> endpoints).
+  'src/webhooks/api/y.ts': `export const y = 1;\n`,
+  'src/webhooks/delivery/sender.ts': `import { y } from '../api/y';\nexport const send = () => y;\n`,
+  'src/webhooks/endpoints/ep.ts': `import { fmt } from '../delivery/format';\nexport class Ep { f = fmt; }\n`,
+  'src/webhooks/delivery/format.ts': `export const fmt = 1;\n`,
   // eps: a cycle between two files of one feature.
   'src/eps/a.ts': `import { b } from './b';\nexport const a = () => b;\n`,
   'src/eps/b.ts': `import { a } from './a';\nexport const b = () => a;\n`,
@@ -62,6 +68,8 @@ const expected = [
   'no-composition-root-imports src/beta/beta.module.ts -> src/app.module.ts',
   'no-feature-cycles src/delta <-> src/gamma',
   'no-module-cycles src/eps/a.ts <-> src/eps/b.ts',
+  'webhooks-layers src/webhooks/delivery/sender.ts -> src/webhooks/api/y.ts',
+  'webhooks-layers src/webhooks/endpoints/ep.ts -> src/webhooks/delivery/format.ts',
 ].sort();
 
 /** One line per violation; a cycle is one finding whichever of its edges is reported. */
