@@ -3,7 +3,8 @@ import { AppConfig } from '../../src/config/app-config';
 import { BkashGateway } from '../../src/gateways/bkash';
 import { GatewayCredentialsService } from '../../src/gateways/credentials/gateway-credentials.service';
 import { BkashFake } from '../support/bkash-fake';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { setGateway } from '../support/gateways';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -35,11 +36,7 @@ describe('bKash tokens: no storms', () => {
   const http = () => t.http();
   async function bkashApp(): Promise<CreatedApp> {
     const a = await createApp(t);
-    const res = await http()
-      .patch(`/api/v1/admin/apps/${a.id}/gateways/bkash?mode=TEST`)
-      .set(bearer(await superAdminToken(t)))
-      .send({ credentials: fake.app, default: true });
-    expect(res.status).toBe(200);
+    expect((await setGateway(t, a.id, 'bkash', 'TEST', fake.app, true)).status).toBe(200);
     return a;
   }
   const checkout = (a: CreatedApp, i: number) =>
@@ -122,10 +119,7 @@ describe('bKash tokens: no storms', () => {
     expect((await checkout(a, 1)).status).toBe(201);
     const stored = await t.db.query(`SELECT sealed FROM gateway_tokens WHERE app_id = $1`, [a.id]);
     expect(stored.rows[0].sealed).not.toBeNull();
-    await http()
-      .patch(`/api/v1/admin/apps/${a.id}/gateways/bkash?mode=TEST`)
-      .set(bearer(await superAdminToken(t)))
-      .send({ credentials: fake.app });
+    await setGateway(t, a.id, 'bkash', 'TEST', fake.app);
     const after = await t.db.query(`SELECT sealed FROM gateway_tokens WHERE app_id = $1`, [a.id]);
     expect(after.rows[0].sealed).toBeNull();
     const before = fake.grants;

@@ -1,7 +1,8 @@
 import { PaymentConfirmationsService } from '../../src/payments';
 import { BkashFake } from '../support/bkash-fake';
 import { captureLogs } from '../support/capture-logs';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { bkashPaymentId, bkashReturn, setGateway } from '../support/gateways';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
 import { lockNowait, openTransactions } from '../support/slow-gateway';
@@ -26,12 +27,7 @@ describe('bKash gateway (against a contract fake)', () => {
       },
     });
     app = await createApp(t);
-    const res = await t
-      .http()
-      .patch(`/api/v1/admin/apps/${app.id}/gateways/bkash?mode=TEST`)
-      .set(bearer(await superAdminToken(t)))
-      .send({ credentials: fake.app, default: true });
-    expect(res.status).toBe(200);
+    expect((await setGateway(t, app.id, 'bkash', 'TEST', fake.app, true)).status).toBe(200);
   });
   afterEach(() => expectBalancedLedger(t.db));
   afterAll(async () => {
@@ -51,12 +47,9 @@ describe('bKash gateway (against a contract fake)', () => {
   };
   const paymentOf = async (id: number) =>
     (await http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST))).body.data;
-  const paymentIdOf = (checkoutUrl: string) => new URL(checkoutUrl).searchParams.get('paymentID')!;
+  const paymentIdOf = bkashPaymentId;
   const comeBack = (paymentID: string, status: 'success' | 'failure' | 'cancel') =>
-    http().get(
-      new URL(fake.returnUrl(paymentID, status)).pathname +
-        new URL(fake.returnUrl(paymentID, status)).search,
-    );
+    bkashReturn(t, fake, paymentID, status);
 
   it('pays end to end (create, customer pays, return, execute): SUCCEEDED once; one token serves every call, shared through the database', async () => {
     const grantsBefore = fake.grants;

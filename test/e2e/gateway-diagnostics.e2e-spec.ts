@@ -1,6 +1,7 @@
 import { BkashFake } from '../support/bkash-fake';
 import { captureLogs } from '../support/capture-logs';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { bkashPays, setGateway } from '../support/gateways';
 import { createInvoice, eventsOf } from '../support/payments';
 import { SslcommerzFake } from '../support/sslcommerz-fake';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -38,8 +39,8 @@ describe('gateway diagnostics, risk, masking and limits', () => {
     });
     app = await createApp(t);
     root = bearer(await superAdminToken(t));
-    await setGateway(app, 'sslcommerz', 'TEST', STORE);
-    await setGateway(app, 'bkash', 'TEST', bkash.app);
+    await configure(app, 'sslcommerz', 'TEST', STORE);
+    await configure(app, 'bkash', 'TEST', bkash.app);
   });
   afterEach(() => ssl.unhang());
   afterAll(async () => {
@@ -50,18 +51,12 @@ describe('gateway diagnostics, risk, masking and limits', () => {
   });
 
   const http = () => t.http();
-  async function setGateway(
+  const configure = async (
     a: CreatedApp,
-    gateway: string,
+    gateway: 'sslcommerz' | 'bkash',
     mode: 'TEST' | 'LIVE',
     credentials: Record<string, string>,
-  ) {
-    const res = await http()
-      .patch(`/api/v1/admin/apps/${a.id}/gateways/${gateway}?mode=${mode}`)
-      .set(root)
-      .send({ credentials });
-    expect(res.status).toBe(200);
-  }
+  ) => expect((await setGateway(t, a.id, gateway, mode, credentials)).status).toBe(200);
   const pay = (a: CreatedApp, body: Record<string, unknown>, creds = a.TEST) =>
     http()
       .post('/api/v1/payments')
@@ -75,7 +70,7 @@ describe('gateway diagnostics, risk, masking and limits', () => {
 
   it("a checkout the gateway refuses: the payment's failureReason, the log line and the app's gateway list carry bKash's own code and message", async () => {
     const other = await createApp(t);
-    await setGateway(other, 'bkash', 'TEST', { ...bkash.app, appKey: 'wrong-key-9876' });
+    await configure(other, 'bkash', 'TEST', { ...bkash.app, appKey: 'wrong-key-9876' });
     const res = await pay(other, { amountMinor: 5000, gateway: 'bkash' });
     expect(res.status).toBe(503);
     const [row] = (
@@ -107,8 +102,8 @@ describe('gateway diagnostics, risk, masking and limits', () => {
 
   it('lists every gateway per mode, and DELETE removes one (audited); a second DELETE is 404', async () => {
     const a = await createApp(t);
-    await setGateway(a, 'sslcommerz', 'TEST', STORE);
-    await setGateway(a, 'bkash', 'TEST', bkash.app);
+    await configure(a, 'sslcommerz', 'TEST', STORE);
+    await configure(a, 'bkash', 'TEST', bkash.app);
     const listed = await gatewaysOf(a);
     expect(listed.map((g) => [g.mode, g.gateway, g.configured])).toEqual([
       ['TEST', 'bkash', true],
@@ -171,10 +166,7 @@ describe('gateway diagnostics, risk, masking and limits', () => {
 
   it('a bKash wallet number is masked on the payment, in its label and in every log line', async () => {
     const p = (await pay(app, { amountMinor: 3000, gateway: 'bkash' })).body.data;
-    const paymentID = new URL(p.checkoutUrl).searchParams.get('paymentID')!;
-    bkash.customerPays(paymentID);
-    const back = new URL(bkash.returnUrl(paymentID, 'success'));
-    await http().get(back.pathname + back.search);
+    await bkashPays(t, bkash, p.checkoutUrl);
     const shown = (await http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST))).body.data;
     expect(shown).toMatchObject({
       status: 'SUCCEEDED',
@@ -197,7 +189,7 @@ describe('gateway diagnostics, risk, masking and limits', () => {
       ssl.requests.filter((r) => r.path === '/gwprocess/v4/api.php').length - sendsBefore,
     ).toBe(1);
     const live = await createApp(t);
-    await setGateway(live, 'sslcommerz', 'LIVE', STORE);
+    await configure(live, 'sslcommerz', 'LIVE', STORE);
     const invoice = await createInvoice(t, live.LIVE, {
       lineItems: [{ description: 'Tiny', qty: 1, unitAmountMinor: 500 }],
     });

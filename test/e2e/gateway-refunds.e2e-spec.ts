@@ -1,6 +1,7 @@
 import { RefundsService } from '../../src/refunds';
 import { BkashFake } from '../support/bkash-fake';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { bkashPays, setGateway } from '../support/gateways';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
 import { SslcommerzFake } from '../support/sslcommerz-fake';
@@ -34,18 +35,8 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
       },
     });
     app = await createApp(t);
-    const root = bearer(await superAdminToken(t));
-    for (const [gateway, credentials] of [
-      ['sslcommerz', STORE],
-      ['bkash', bkash.app],
-    ] as const) {
-      const res = await t
-        .http()
-        .patch(`/api/v1/admin/apps/${app.id}/gateways/${gateway}?mode=TEST`)
-        .set(root)
-        .send({ credentials });
-      expect(res.status).toBe(200);
-    }
+    expect((await setGateway(t, app.id, 'sslcommerz', 'TEST', STORE)).status).toBe(200);
+    expect((await setGateway(t, app.id, 'bkash', 'TEST', bkash.app)).status).toBe(200);
     service = t.app.get(RefundsService);
   });
   afterEach(async () => {
@@ -73,10 +64,7 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
     if (gateway === 'sslcommerz') {
       expect(await ssl.postIpn(p.reference, ssl.attempt(p.reference, 'VALID'))).toBe(200);
     } else {
-      const paymentID = new URL(p.checkoutUrl).searchParams.get('paymentID')!;
-      bkash.customerPays(paymentID);
-      const back = new URL(bkash.returnUrl(paymentID, 'success'));
-      await http().get(back.pathname + back.search);
+      await bkashPays(t, bkash, p.checkoutUrl);
     }
     const paid = await http().get(`/api/v1/payments/${p.id}`).set(asApp(app.TEST));
     expect(paid.body.data.status).toBe('SUCCEEDED');

@@ -1,6 +1,7 @@
 import { PaymentConfirmationsService } from '../../src/payments';
 import { captureLogs } from '../support/capture-logs';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { setGateway } from '../support/gateways';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
 import { lockNowait, openTransactions } from '../support/slow-gateway';
@@ -39,17 +40,12 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
   });
 
   const http = () => t.http();
-  async function setCredentials(
+  const setCredentials = (
     a: CreatedApp,
     mode: 'TEST' | 'LIVE',
     credentials: Record<string, string>,
     makeDefault = false,
-  ) {
-    return http()
-      .patch(`/api/v1/admin/apps/${a.id}/gateways/sslcommerz?mode=${mode}`)
-      .set(bearer(await superAdminToken(t)))
-      .send({ credentials, default: makeDefault });
-  }
+  ) => setGateway(t, a.id, 'sslcommerz', mode, credentials, makeDefault);
   async function newPayment(amountMinor = 150050, creds = app.TEST) {
     const res = await http()
       .post('/api/v1/payments')
