@@ -60,8 +60,8 @@ export function dataSourceOptions(
       idleTimeoutMillis: 0,
       // pg's pipeline mode: a statement is written as soon as it is queried,
       // not after the previous one's answer. Statements awaited one by one
-      // behave as before; `writeBehind` relies on it to save round trips.
-      // (It refuses cursors and the `rows` option, which Joma does not use.)
+      // behave as before. (It refuses cursors and the `rows` option, which
+      // Joma does not use.)
       pipeline: true,
       application_name: opts.applicationName ?? 'joma',
       // A transaction left idle (a bug, a stuck await) cannot hold locks for ever.

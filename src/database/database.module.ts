@@ -4,7 +4,6 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
-import { clsMiddlewareOnly, clsMiddlewareOptions } from './cls-middleware-only';
 import { dataSourceOptions } from './data-source-options';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
@@ -28,19 +27,19 @@ import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
         autoLoadEntities: true,
       }),
     }),
-    clsMiddlewareOnly(
-      ClsModule.forRoot({
-        global: true,
-        middleware: clsMiddlewareOptions,
-        plugins: [
-          new ClsPluginTransactional({
-            imports: [TypeOrmModule],
-            adapter: new LanedTypeOrmAdapter(),
-            enableTransactionProxy: false,
-          }),
-        ],
-      }),
-    ),
+    ClsModule.forRoot({
+      global: true,
+      // Each request's context opens in the middleware; `saveReq`: the audit log
+      // reads who acted (and from where) from the request.
+      middleware: { mount: true, saveReq: true },
+      plugins: [
+        new ClsPluginTransactional({
+          imports: [TypeOrmModule],
+          adapter: new LanedTypeOrmAdapter(),
+          enableTransactionProxy: false,
+        }),
+      ],
+    }),
     ChangeFeedModule,
   ],
   providers: [WorkerLane],

@@ -3,17 +3,15 @@ import { InjectDataSource, getDataSourceToken } from '@nestjs/typeorm';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
 import type { Pool } from 'pg';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
-import { leanSavepoint, leanTransaction } from './lean-transaction';
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');
 
 /**
- * The one transactional adapter (TypeORM's, with transactions and savepoints
- * run by `leanTransaction` / `leanSavepoint`), on the data source of the lane
+ * The one transactional adapter (TypeORM's), on the data source of the lane
  * the code runs in: the API's pool, or the workers' own connections
  * inside `WorkerLane.run`. Repositories and services are the same on both
  * lanes; only where their connection comes from differs.
@@ -21,29 +19,7 @@ const LANE = Symbol('joma-worker-lane');
 export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
   constructor() {
     super({ dataSourceToken: getDataSourceToken() });
-    const typeorm = this.optionsFactory;
-    // TypeORM's options, with transactions run by leanTransaction and nested
-    // ones by leanSavepoint (unless an isolation level is asked for: TypeORM's own).
-    const onSource = (source: DataSource): ReturnType<typeof typeorm> => {
-      const options = typeorm(source);
-      const handTo =
-        (setTx: (m: EntityManager) => void, fn: () => Promise<unknown>) =>
-        (manager: EntityManager) => {
-          setTx(manager);
-          return fn();
-        };
-      return {
-        ...options,
-        wrapWithTransaction: (txOptions, fn, setTx) =>
-          txOptions?.isolationLevel
-            ? options.wrapWithTransaction(txOptions, fn, setTx)
-            : leanTransaction(source, handTo(setTx, fn)),
-        wrapWithNestedTransaction: (txOptions, fn, setTx, tx) =>
-          txOptions?.isolationLevel
-            ? options.wrapWithNestedTransaction(txOptions, fn, setTx, tx)
-            : leanSavepoint(tx, handTo(setTx, fn)),
-      };
-    };
+    const onSource = this.optionsFactory;
     this.optionsFactory = (main: DataSource) => {
       const byLane = new Map<DataSource, ReturnType<typeof onSource>>();
       const current = () => {

@@ -4,7 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { countedRows } from '../database/list-counts';
-import { writeBehind } from '../database/lean-transaction';
+import { hotRows } from '../database/hot-query';
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import type { EventType } from './event-catalogue';
@@ -19,13 +19,9 @@ export class EventsRepository {
     return this.txHost.tx.getRepository(EventRecord);
   }
 
-  /**
-   * Writes one event in the caller's transaction, sent behind (`writeBehind`):
-   * nothing reads it back before the commit, so the caller goes on without
-   * waiting for its answer, and the commit fails if it did.
-   */
-  insert(fields: Omit<EventRecord, 'id'>): Promise<void> {
-    return writeBehind(
+  /** Writes one event in the caller's transaction (it commits, or rolls back, with the change). */
+  async insert(fields: Omit<EventRecord, 'id'>): Promise<void> {
+    await hotRows(
       this.txHost.tx,
       'INSERT INTO events (app_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',
       [fields.appId, fields.mode, fields.type, JSON.stringify(fields.data), fields.createdAt],

@@ -16,9 +16,7 @@ export type { EventRecord } from './event.entity';
 /**
  * The outbox. `record` writes an event inside the caller's transaction, so a
  * state change and the events it causes commit (or roll back) together.
- * It returns once the row is sent, not answered (`writeBehind`): a failed
- * write fails the commit. Delivery reads this table later; nothing is sent
- * from here.
+ * Delivery reads this table later; nothing is sent from here.
  */
 @Injectable()
 export class EventsService {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { writeBehind } from '../database/lean-transaction';
+import { hotRows } from '../database/hot-query';
 import { sqlStateOf } from '../database/transaction';
 
 /** SQLSTATE raised by joma_idempotency_key_taken_over() (migration 1796500000000). */
@@ -115,13 +115,12 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Stores the outcome in the caller's transaction, sent behind
-   * (`writeBehind`: the COMMIT follows without waiting for it). With
+   * Stores the outcome in the caller's transaction. With
    * `guard`, a key another request took over meanwhile fails the statement
    * and so the transaction (SQLSTATE TAKEN_OVER, see `isTakenOver`); without,
    * such a key is simply left as the other request has it.
    */
-  finish(
+  async finish(
     s: KeyScope,
     owner: string,
     outcome: { status: number; errorCode: string | null; body: string },
@@ -130,7 +129,7 @@ export class IdempotencyRepository {
     const update = `UPDATE idempotency_keys
        SET state = 'FINISHED', status_code = $5, error_code = $6, response_body = $7, locked_until = NULL
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`;
-    return writeBehind(
+    await hotRows(
       this.txHost.tx,
       guard
         ? // CASE evaluates its ELSE only when reached (the function is volatile, never folded).

@@ -152,8 +152,7 @@ export class IdempotencyService {
   }
 
   /**
-   * Stores the outcome in the caller's transaction (sent behind: the COMMIT
-   * follows without waiting). If another request took the key over
+   * Stores the outcome in the caller's transaction. If another request took the key over
    * meanwhile, work that has no recovery point fails that transaction
    * (`isTakenOver`): the other request does it. Work with a recovery point
    * was resumed by the other request, which answers alike; its outcome is

@@ -1,6 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
-import { cacheValidationMetadata } from './validation-metadata-cache';
 import { AppError, ErrorDetail } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 
@@ -125,7 +124,6 @@ class JomaValidationPipe extends ValidationPipe {
 
 /** The one ValidationPipe: unknown fields rejected, errors as field details. */
 export function createValidationPipe(): ValidationPipe {
-  cacheValidationMetadata();
   return new JomaValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
