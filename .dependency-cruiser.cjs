@@ -83,6 +83,15 @@ module.exports = {
       to: { path: '^src/webhooks/delivery/' },
     },
     {
+      name: 'bench-through-doors',
+      severity: 'error',
+      comment:
+        'Benchmarks reach a feature the way another feature does: through its door (src/<feature>/index.ts) ' +
+        'or a shared entry point, never its internals.',
+      from: { path: '^bench/' },
+      to: { path: ANY_FEATURE, pathNot: ['^src/[^/]+/index\\.ts$', ...SHARED_ENTRY_POINTS] },
+    },
+    {
       name: 'no-composition-root-imports',
       severity: 'error',
       comment:

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
-import { AppsService } from '../src/apps/apps.service';
+import { AppsService } from '../src/apps';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
-import { AppsService } from '../src/apps/apps.service';
+import { AppsService } from '../src/apps';
 import { AppConfig } from '../src/config/app-config';
 import { ReconciliationService, SettlementsService } from '../src/reconciliation';
 import { scratchDatabase } from './scratch-database';

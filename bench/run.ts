@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
-import { AppsService } from '../src/apps/apps.service';
+import { AppsService } from '../src/apps';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
@@ -38,10 +38,8 @@ import { runLoad } from './load';
 import { percentile, round } from './stats';
 import { compiledBench, hostTicks, stealPercent } from './server-process';
 import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
-import { EventsService } from '../src/events/events.service';
-import { WebhookEndpointsService } from '../src/webhooks/endpoints/webhook-endpoints.service';
-import { WebhookFanout } from '../src/webhooks/delivery/webhook-fanout';
-import { WebhookWorkers } from '../src/webhooks/delivery/webhook-workers';
+import { EventsService } from '../src/events';
+import { WebhookWorkers } from '../src/webhooks';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 200);
 const KEEPUP_MS = Number(process.env.BENCH_KEEPUP_S ?? 10) * 1000;
@@ -126,17 +124,29 @@ async function main(): Promise<void> {
     await db.connect();
 
     const apps = nest.get(AppsService);
-    const endpoints = nest.get(WebhookEndpointsService);
     const workers = nest.get(WebhookWorkers);
-    const fanout = nest.get(WebhookFanout);
     const { app: one, credentials } = await apps.create('bench-one-endpoint');
     const key = credentials.find((c) => c.mode === 'TEST')!;
-    const { app: three } = await apps.create('bench-three-endpoints');
+    const { app: three, credentials: threeCredentials } =
+      await apps.create('bench-three-endpoints');
     const oneScope = { appId: one.id, mode: 'TEST' as const };
     const threeScope = { appId: three.id, mode: 'TEST' as const };
-    await endpoints.create(oneScope, { url: `${receiverUrl}/one`, events: ['*'] });
-    for (let i = 0; i < 3; i++)
-      await endpoints.create(threeScope, { url: `${receiverUrl}/three-${i}`, events: ['*'] });
+    // Endpoints as an integrator makes them: through the API, with the app's TEST key.
+    const endpoint = async (c: typeof key, url: string) => {
+      const res = await fetch(`http://127.0.0.1:${apiPort}/api/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': c.apiKey,
+          'x-api-secret': c.apiSecret,
+        },
+        body: JSON.stringify({ url, events: ['*'] }),
+      });
+      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
+    };
+    await endpoint(key, `${receiverUrl}/one`);
+    const threeKey = threeCredentials.find((c) => c.mode === 'TEST')!;
+    for (let i = 0; i < 3; i++) await endpoint(threeKey, `${receiverUrl}/three-${i}`);
     const txHost = nest.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const events = nest.get(EventsService);
     const record = (scope: typeof oneScope, n: number) =>
@@ -268,7 +278,7 @@ async function main(): Promise<void> {
       const before = await delivered(scope.appId);
       for (let done = 0; done < BACKLOG; done += 500)
         await record(scope, Math.min(500, BACKLOG - done));
-      while ((await fanout.fanOutBatch()).events > 0);
+      await workers.fanOutAllStopped();
       const total = BACKLOG * endpointCount;
       const t = performance.now();
       const host = hostTicks();

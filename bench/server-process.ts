@@ -230,7 +230,7 @@ const exited = (child: ChildProcess) => child.exitCode !== null || child.signalC
 async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
   const { createHttpApp } = await import('../src/bootstrap/http-adapter');
   const { AppModule } = await import('../src/app.module');
-  const { AppsService } = await import('../src/apps/apps.service');
+  const { AppsService } = await import('../src/apps');
   const { configureApp } = await import('../src/bootstrap/configure-app');
   const { AppConfig } = await import('../src/config/app-config');
   const config = new AppConfig({

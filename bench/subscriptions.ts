@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
-import { AppsService } from '../src/apps/apps.service';
+import { AppsService } from '../src/apps';
 import { AppConfig } from '../src/config/app-config';
 import { SubscriptionRenewalJob } from '../src/subscriptions';
 import { scratchDatabase } from './scratch-database';
