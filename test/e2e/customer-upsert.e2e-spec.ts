@@ -1,5 +1,6 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
+import { TestApp } from '../support/test-app';
 
 /**
  * Every payment and invoice names its customer by reference (optionally with
@@ -11,11 +12,10 @@ describe('customers named by payments and invoices', () => {
   let t: TestApp;
   let app: CreatedApp;
   let n = 0;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   const pay = (ref: string, details: Record<string, string> = {}) =>
     t

@@ -1,8 +1,9 @@
+import { appFixture } from '../support/app-fixture';
 import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, CreatedApp } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, settle } from '../support/payments';
 import { lockNowait, openTransactions, slowSandbox } from '../support/slow-gateway';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * A real gateway takes seconds. While the (slowed) sandbox is being asked,
@@ -13,11 +14,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('gateway calls run with no transaction open', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   async function assertNothingHeld(paymentId?: number, invoiceId?: number) {
     expect(await openTransactions(t)).toBe(0);

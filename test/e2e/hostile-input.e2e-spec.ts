@@ -1,5 +1,6 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
+import { TestApp } from '../support/test-app';
 
 /** Objects nested so that the whole request body is `levels` deep (the body itself is level 1). */
 function bodyWithDepth(levels: number, leaf: unknown): Record<string, unknown> {
@@ -11,11 +12,10 @@ function bodyWithDepth(levels: number, leaf: unknown): Record<string, unknown> {
 describe('hostile input on the money routes: 400, never a 500', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   const countPayments = async () =>
     (await t.db.query('SELECT count(*)::int AS n FROM payments WHERE app_id = $1', [app.id]))

@@ -1,9 +1,10 @@
+import { appFixture } from '../support/app-fixture';
 import { sha256Hex } from '../../src/common/crypto/crypto';
 import { canonicalJson } from '../../src/idempotency/canonical-json';
 import { IDEMPOTENCY_LEASE_MS } from '../../src/idempotency/idempotency.service';
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, CreatedApp } from '../support/factories';
 import { slowSandbox } from '../support/slow-gateway';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * Idempotency keys with recovery points: the key is committed as STARTED
@@ -16,11 +17,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('idempotency: recovery after a crash between start and finish', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
   afterEach(() => t.clock.reset());
 
   const body = { amountMinor: 42000, customerReference: 'crash-1', description: 'resumable' };

@@ -1,6 +1,7 @@
-import { createApp, CreatedApp } from '../support/factories';
+import { appFixture } from '../support/app-fixture';
+import { CreatedApp } from '../support/factories';
 import { createInvoice } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * Issue 43 (tried as a new user would): every calendar date of an invoice is
@@ -11,11 +12,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('invoice dates are Dhaka dates', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   it('created at 2027-05-04T21:38Z (03:38 on 5 May in Dhaka): issued 5 May, due 12 May', async () => {
     t.clock.advance(Date.parse('2027-05-04T21:38:00Z') - t.clock.nowMs());

@@ -1,9 +1,9 @@
+import { appFixture } from '../support/app-fixture';
 import { Logger } from '@nestjs/common';
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, CreatedApp } from '../support/factories';
 import { holdLock, untilWaiting } from '../support/locks';
 import { createInvoice, createPayment, eventsOf } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { TestApp } from '../support/test-app';
 
 /**
  * Races on one invoice, made deterministic by holding a row lock from the
@@ -12,12 +12,10 @@ import { expectBalancedLedger } from '../support/ledger';
 describe('invoice and payment races', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   const paymentsOf = async (invoiceId: number) =>
     (

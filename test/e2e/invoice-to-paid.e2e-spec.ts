@@ -1,16 +1,14 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
+import { TestApp } from '../support/test-app';
 
 describe('invoice to paid through the hosted pages (HTTP, no browser)', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   it('issues, pays on the sandbox checkout, and records payment.succeeded then invoice.paid', async () => {
     const created = await t

@@ -1,9 +1,9 @@
+import { appFixture } from '../support/app-fixture';
 import { Client } from 'pg';
 import { MoneyIntegrity1795340000000 } from '../../migrations/1795340000000-MoneyIntegrity';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { asApp, bearer, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
-import { createTestApp, createTestDatabase, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { createTestDatabase, TestApp } from '../support/test-app';
 
 /**
  * Never charge a customer twice, never lose a capture, never count an
@@ -15,12 +15,10 @@ describe('money integrity', () => {
   let t: TestApp;
   let app: CreatedApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   const payPath = (invoice: Record<string, any>) => new URL(invoice.payableUrl).pathname;
   const paymentsOf = async (invoiceId: number) =>

@@ -1,6 +1,7 @@
-import { bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { appFixture } from '../support/app-fixture';
+import { bearer, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, settle } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * What the customer sees on the hosted page: their name (never the
@@ -12,11 +13,10 @@ describe('hosted pay page: honest and a receipt', () => {
   let t: TestApp;
   let app: CreatedApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   const pathOf = (invoice: Record<string, any>) => new URL(invoice.payableUrl).pathname;
   /** Asia/Dhaka is UTC+6 all year (no daylight saving): "10 Mar 2026, 14:15 (Dhaka time)". */

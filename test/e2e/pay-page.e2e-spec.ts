@@ -1,17 +1,15 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
+import { TestApp } from '../support/test-app';
 
 /** The hosted pay page over plain HTTP: escaping of merchant input, void and unknown links. */
 describe('hosted pay page (HTTP)', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   async function issue(body: Record<string, unknown> = {}) {
     const res = await t

@@ -1,6 +1,7 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
 import { createPayment } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * The page a customer lands on when a payment made without merchant return
@@ -10,11 +11,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('payment result page (HTTP)', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   /** A sandbox payment finished with `outcome`, and the result page the gateway's return sends the customer to. */
   async function finished(outcome: 'pay' | 'fail' | 'cancel') {

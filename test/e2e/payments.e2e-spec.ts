@@ -1,17 +1,15 @@
+import { appFixture } from '../support/app-fixture';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPayment, eventsOf, expire, settle } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { TestApp } from '../support/test-app';
 
 describe('payments', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   it('creates a PENDING payment with a sandbox checkout and expiresAt from the app setting', async () => {
     t.clock.freeze(new Date('2026-11-22T10:00:00.000Z'));

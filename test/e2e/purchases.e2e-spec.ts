@@ -1,18 +1,16 @@
+import { appFixture } from '../support/app-fixture';
 import { bearer, asApp, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPrice, createProduct, ONE_TIME } from '../support/catalog-factories';
 import { eventsOf, settle } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
+import { TestApp } from '../support/test-app';
 
 describe('purchases', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   const buy = (creds: CreatedApp['TEST'], body: Record<string, unknown>) =>
     t

@@ -1,3 +1,4 @@
+import { appFixture } from '../support/app-fixture';
 import { SandboxGateway } from '../../src/gateways';
 import { RefundsService } from '../../src/refunds';
 import {
@@ -8,20 +9,18 @@ import {
   CreatedApp,
   superAdminToken,
 } from '../support/factories';
-import { accountBalances, expectBalancedLedger } from '../support/ledger';
+import { accountBalances } from '../support/ledger';
 import { createPayment, eventsOf, expire, settle } from '../support/payments';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 describe('refunds and the ledger', () => {
   let t: TestApp;
   let app: CreatedApp;
   let seq = 0;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   const http = () => t.http();
 

@@ -1,5 +1,6 @@
+import { appFixture } from '../support/app-fixture';
 import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 
 /**
  * What a developer meets with their first hand-written requests: bodies
@@ -10,11 +11,10 @@ describe('request hygiene: errors that say what to do', () => {
   let t: TestApp;
   let app: CreatedApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   const invoice = {
     customerReference: 'cust_1',

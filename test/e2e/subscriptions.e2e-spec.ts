@@ -1,3 +1,4 @@
+import { appFixture } from '../support/app-fixture';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import {
   attachBenefit,
@@ -9,7 +10,6 @@ import {
 import { createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { SubscriptionsService } from '../../src/subscriptions';
-import { expectBalancedLedger } from '../support/ledger';
 
 /** Dhaka calendar date of the test clock plus `days`. */
 const dhaka = (ms: number, days = 0) =>
@@ -19,12 +19,10 @@ describe('subscriptions and entitlements', () => {
   let t: TestApp;
   let app: CreatedApp;
   let seq = 0;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture({ balancedLedger: true });
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterEach(() => expectBalancedLedger(t.db));
-  afterAll(() => t.close());
 
   const http = () => t.http();
   const as = (creds = app.TEST) => asApp(creds);

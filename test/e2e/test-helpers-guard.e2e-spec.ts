@@ -1,5 +1,6 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
-import { createTestApp, TestApp } from '../support/test-app';
+import { appFixture } from '../support/app-fixture';
+import { asApp, CreatedApp } from '../support/factories';
+import { TestApp } from '../support/test-app';
 
 /**
  * Regression: the TEST-mode guard ran before the key guard (class decorators
@@ -9,11 +10,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('test helpers: authentication and the TEST-mode check', () => {
   let t: TestApp;
   let app: CreatedApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-    app = await createApp(t);
+  const fixture = appFixture();
+  beforeAll(() => {
+    ({ t, app } = fixture);
   });
-  afterAll(() => t.close());
 
   async function pendingPayment(): Promise<number> {
     const res = await t
