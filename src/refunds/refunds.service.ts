@@ -291,6 +291,14 @@ export class RefundsService {
       step = 'send';
       await this.markSent(claimed.id);
       const answer = await gateway.refunds.refund({ ...request, reason: claimed.reason }, ctx);
+      if (claimed.sendAttempts > 0 && answer.status === 'failed') {
+        // A re-send refused may be the gateway refusing a duplicate of the
+        // first send, which it did make: only its status query decides.
+        this.logger.warn(
+          `refund ${claimed.id}: send ${claimed.sendAttempts + 1} refused (${answer.failureReason ?? 'no reason'}); the gateway will be asked again`,
+        );
+        return await this.release(claimed.id);
+      }
       return await this.applyAnswer(claimed.id, answer, 'Refused by the gateway');
     } catch (err) {
       const reason = gatewayErrorText(err);

@@ -88,6 +88,8 @@ export class SslcommerzSimulator extends SimulatorServer {
   refundsProcessing = false;
   /** The next refund is made, and its answer never reaches Joma (the connection drops). */
   loseNextRefundAnswer = false;
+  /** The refund query by refund_trans_id finds nothing (as an API that ignores the field would). */
+  refundQueryBlind = false;
   /** What the refund query says of a refund once it is no longer processing. */
   refundEnd: 'refunded' | 'cancelled' = 'refunded';
   /** SSLCommerz's risk verdict on captures (`1`: high risk). */
@@ -289,7 +291,9 @@ export class SslcommerzSimulator extends SimulatorServer {
           const byRef = q.get('refund_ref_id');
           const entry = byRef
             ? ([byRef, this.refunds.get(byRef)] as const)
-            : [...this.refunds.entries()].find(([, r]) => r.transId === q.get('refund_trans_id'));
+            : this.refundQueryBlind
+              ? undefined
+              : [...this.refunds.entries()].find(([, r]) => r.transId === q.get('refund_trans_id'));
           if (!entry || !entry[1])
             return this.json(res, {
               APIConnect: 'DONE',

@@ -45,6 +45,7 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
     ssl.refundsProcessing = false;
     bkash.refundsProcessing = false;
     ssl.refundEnd = 'refunded';
+    ssl.refundQueryBlind = false;
     await expectBalancedLedger(t.db);
   });
   afterAll(async () => {
@@ -164,6 +165,30 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
       expect(sslSends() - sendsBefore).toBe(2);
       const txn = (await paymentOf(p.id)).gatewayTxnId as string;
       expect(sslRefundsOf(txn)).toHaveLength(1);
+    });
+
+    it('a query that cannot find the first send: the re-send is refused as a duplicate, and that refusal fails nothing', async () => {
+      const p = await paidThrough('sslcommerz', 25000);
+      const sendsBefore = sslSends();
+      ssl.loseNextRefundAnswer = true;
+      ssl.refundQueryBlind = true;
+      try {
+        const r = await refund(p.id, 25000);
+        await recheck(); // query: nothing found; re-sent with the same refund_trans_id: "Duplicate"
+        expect(await refundRow(r.body.data.id)).toMatchObject({
+          status: 'PENDING',
+          send_attempts: 2,
+        });
+        ssl.refundQueryBlind = false;
+        await recheck(HOUR); // the query finds the first send: refunded
+        expect((await refundRow(r.body.data.id)).status).toBe('SUCCEEDED');
+      } finally {
+        ssl.refundQueryBlind = false;
+      }
+      expect(sslSends() - sendsBefore).toBe(2);
+      const txn = (await paymentOf(p.id)).gatewayTxnId as string;
+      expect(sslRefundsOf(txn)).toHaveLength(1);
+      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(25000);
     });
 
     it('a query that answers garbage decides nothing and sends nothing', async () => {
