@@ -114,6 +114,31 @@ describe('bKash tokens: no storms', () => {
     expect(fake.grants - before).toBe(1);
   });
 
+  it('a refusal that arrives after a fresh token was stored leaves that token alone (no extra grant)', async () => {
+    const a = await bkashApp();
+    expect((await checkout(a, 1)).status).toBe(201);
+    const credentials = t.app.get(GatewayCredentialsService);
+    const ctx = await credentials.contextFor({ appId: a.id, mode: 'TEST' }, 'bkash');
+    const fresh = await credentials.token<{ idToken: string }>(ctx, 'bkash', t.clock.nowMs(), 0);
+    // A late 401 for an older token: nothing discarded.
+    await credentials.discardToken(
+      ctx,
+      'bkash',
+      (stored) => (stored as { idToken: string }).idToken === 'tok_old',
+    );
+    expect(await credentials.token(ctx, 'bkash', t.clock.nowMs(), 0)).toEqual(fresh);
+    const before = fake.grants;
+    expect((await checkout(a, 2)).status).toBe(201);
+    expect(fake.grants - before).toBe(0);
+    // The refusal of the stored token itself discards it.
+    await credentials.discardToken(
+      ctx,
+      'bkash',
+      (stored) => (stored as { idToken: string }).idToken === fresh!.idToken,
+    );
+    expect(await credentials.token(ctx, 'bkash', t.clock.nowMs(), 0)).toBeNull();
+  });
+
   it('replacing the credentials discards the token: the next call is granted with the new ones', async () => {
     const a = await bkashApp();
     expect((await checkout(a, 1)).status).toBe(201);

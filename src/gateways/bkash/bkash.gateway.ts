@@ -264,7 +264,11 @@ export class BkashGateway
         );
       } catch (err) {
         if (!tokenRefused(err)) throw err;
-        await this.credentials.discardToken(ctx, this.name);
+        await this.credentials.discardToken(
+          ctx,
+          this.name,
+          (stored) => (stored as Token).idToken === token,
+        );
         throw new TokenRefused();
       }
     };

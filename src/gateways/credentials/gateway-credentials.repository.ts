@@ -105,10 +105,17 @@ export class GatewayCredentialsRepository {
   }
 
   /** Forgets the app's token (refused by the gateway, or its credentials changed). */
-  async discardToken(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
+  /** `sealed`: only if the stored token is still that one (not one granted since). */
+  async discardToken(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    sealed?: string,
+  ): Promise<void> {
     await this.txHost.tx.query(
-      `UPDATE gateway_tokens SET sealed = NULL, expires_at = 'epoch' WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
-      [appId, mode, gateway],
+      `UPDATE gateway_tokens SET sealed = NULL, expires_at = 'epoch'
+        WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND ($4::text IS NULL OR sealed = $4)`,
+      [appId, mode, gateway, sealed ?? null],
     );
   }
 

@@ -161,8 +161,19 @@ export class GatewayCredentialsService {
     return this.credentials.releaseTokenLease(ctx.appId, ctx.mode, gateway);
   }
 
-  discardToken(ctx: GatewayContext, gateway: string): Promise<void> {
-    return this.credentials.discardToken(ctx.appId, ctx.mode, gateway);
+  /**
+   * Forgets the token the gateway refused, if it is still the stored one: a
+   * refusal that arrives after another caller stored a fresh token leaves
+   * that token alone (or every late 401 would cost one more grant).
+   */
+  async discardToken(
+    ctx: GatewayContext,
+    gateway: string,
+    refused: (token: unknown) => boolean,
+  ): Promise<void> {
+    const row = await this.credentials.token(ctx.appId, ctx.mode, gateway);
+    if (!row || !refused(JSON.parse(decryptSecret(this.config.encryptionKey, row.sealed)))) return;
+    await this.credentials.discardToken(ctx.appId, ctx.mode, gateway, row.sealed);
   }
 
   /** The last error the gateway gave for the app and mode, kept with its setup. */
