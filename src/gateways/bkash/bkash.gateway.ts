@@ -151,7 +151,10 @@ export class BkashGateway
     const key = `${ctx.appId}:${ctx.mode}`;
     let pending = this.tokenFlights.get(key);
     if (!pending) {
-      pending = this.obtainToken(ctx).finally(() => this.tokenFlights.delete(key));
+      // Shared by every caller waiting: not bound to the first one's deadline.
+      pending = this.obtainToken({ ...ctx, signal: undefined }).finally(() =>
+        this.tokenFlights.delete(key),
+      );
       this.tokenFlights.set(key, pending);
     }
     return pending;
