@@ -26,3 +26,58 @@ export async function withWriteRefused<T>(
     await db.query(`DROP TRIGGER ${name} ON ${table}`);
   }
 }
+
+/** The advisory lock `withWriteHeld` holds while a request waits at its step. */
+const HELD_LOCK = 4_343_001;
+
+/**
+ * A request stopped exactly between the steps of a multi-step operation:
+ * while `call` runs, a change of `column` on rows of `table` waits for an
+ * advisory lock this helper holds, so the first step has committed and the
+ * next one is open and waiting. `call` gets `stopped()`, which resolves with
+ * the waiting backend's pid once one waits there (the moment to kill the
+ * process making the request), or with null once `unless` settles first
+ * (the request ended without reaching that step). Afterwards the lock is let go and the
+ * trigger dropped (which waits for that backend's transaction to end).
+ */
+export async function withWriteHeld<T>(
+  db: Pool,
+  table: string,
+  column: string,
+  call: (stopped: (unless?: Promise<unknown>) => Promise<number | null>) => PromiseLike<T>,
+): Promise<T> {
+  const holder = await db.connect();
+  const name = `held_${table}_${column}`;
+  try {
+    await holder.query('SELECT pg_advisory_lock($1)', [HELD_LOCK]);
+    await db.query(`
+      CREATE OR REPLACE FUNCTION joma_test_held_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(${HELD_LOCK}); RETURN NEW; END $$`);
+    await db.query(
+      `CREATE TRIGGER ${name} BEFORE UPDATE OF ${column} ON ${table} FOR EACH ROW
+       WHEN (NEW.${column} IS DISTINCT FROM OLD.${column}) EXECUTE FUNCTION joma_test_held_write()`,
+    );
+    const stopped = async (unless?: Promise<unknown>) => {
+      let over = false;
+      unless?.then(
+        () => (over = true),
+        () => (over = true),
+      );
+      for (const end = Date.now() + 20_000; Date.now() < end;) {
+        if (over) return null;
+        const { rows } = await db.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+              AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        if (rows.length > 0) return rows[0].pid as number;
+        await new Promise((ok) => setTimeout(ok, 10));
+      }
+      throw new Error(`no request reached the held write of ${table}.${column}`);
+    };
+    return await call(stopped);
+  } finally {
+    await holder.query('SELECT pg_advisory_unlock($1)', [HELD_LOCK]);
+    holder.release();
+    await db.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+  }
+}
