@@ -39,9 +39,11 @@ export function isRetryableConflict(err: unknown): boolean {
  * answered 503 by the exception filter, never 500.
  *
  * Lock order (README, "The money core"): payments, then
- * their invoice, then its subscription. Paths that must start from the
- * subscription (cancel, advance, resume) may meet a capture coming the other
- * way; one of the two is rolled back and retried here.
+ * their invoice, then its subscription; changes that start from a
+ * subscription lock its open invoice's payments and the invoice first.
+ * A serialization failure, or a deadlock the order cannot rule out (a
+ * renewal invoice opened between a change's look and its lock), rolls one
+ * transaction back; it runs once more here.
  */
 export async function retryOnConflict<T>(transaction: () => Promise<T>): Promise<T> {
   try {

@@ -208,10 +208,8 @@ export class InvoicesService {
     scope: TenantScope,
     id: number,
   ): Promise<{ view: InvoiceView; cancelled: Payment[] }> {
-    // Payments before the invoice (see lockOpenForInvoice): a confirmation in
-    // flight finishes first, and this void then sees what it paid.
-    await this.payments.lockOpenForInvoice(scope, id);
-    const invoice = await this.invoices.getForUpdate(scope, id);
+    // A confirmation in flight finishes first, and this void then sees what it paid.
+    const invoice = await this.lockInOrder(scope, id);
     if (invoice.status === 'VOID') return { view: await this.get(scope, id), cancelled: [] };
     if (!canVoid(invoice.status, invoice.amountPaidMinor)) {
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be voided`);
@@ -224,6 +222,16 @@ export class InvoicesService {
     const customer = await this.customers.get(scope, saved.customerId);
     await this.bus.publish(new InvoiceVoided(scope, saved, customer.externalId));
     return { view: await this.get(scope, id), cancelled };
+  }
+
+  /**
+   * The invoice row-locked in the one lock order (README, "The money core"):
+   * its PENDING payments first (id order), then the invoice, as a capture
+   * of one of them locks them. 404 outside the scope.
+   */
+  async lockInOrder(scope: TenantScope, id: number): Promise<Invoice> {
+    await this.payments.lockOpenForInvoice(scope, id);
+    return this.invoices.getForUpdate(scope, id);
   }
 
   // --- For billing (paying an invoice)

@@ -90,6 +90,17 @@ export class SubscriptionsRepository {
    * The subscription, row-locked, if it is still due at `now` and no other
    * worker holds it (FOR UPDATE SKIP LOCKED): replicas never process one twice.
    */
+  /** Unlocked: the subscription's scope and open invoice, as last committed (null if gone). */
+  async openInvoiceOf(
+    id: number,
+  ): Promise<{ scope: TenantScope; openInvoiceId: number | null } | null> {
+    const sub = await this.subscriptions.repo.findOne({
+      where: { id },
+      select: { appId: true, mode: true, openInvoiceId: true },
+    });
+    return sub && { scope: { appId: sub.appId, mode: sub.mode }, openInvoiceId: sub.openInvoiceId };
+  }
+
   lockIfDue(id: number, now: Date): Promise<Subscription | null> {
     return this.subscriptions.repo
       .createQueryBuilder('s')

@@ -10,7 +10,7 @@ import type { Mode } from '../common/http/request-context';
 import { CustomersService, type CustomerFieldsDto } from '../customers';
 import type { TenantScope } from '../database/tenant';
 import { retryOnConflict } from '../database/transaction';
-import type { InvoiceView } from '../invoices';
+import { InvoicesService, type InvoiceView } from '../invoices';
 import { type Payment, PaymentsService } from '../payments';
 import { addDays, dhakaDate, startOfDhakaDay } from './billing-calendar';
 import type { Subscription } from './subscription.entity';
@@ -44,6 +44,7 @@ export class SubscriptionsService {
     private readonly lifecycle: SubscriptionLifecycle,
     private readonly customers: CustomersService,
     private readonly payments: PaymentsService,
+    private readonly invoices: InvoicesService,
     private readonly clock: Clock,
     private readonly cls: ClsService,
   ) {}
@@ -256,16 +257,19 @@ export class SubscriptionsService {
 
   @Transactional()
   private async processIfDue(id: number, now: Date): Promise<Payment[] | null> {
+    await this.lockOpenInvoice(id);
     const sub = await this.subscriptions.lockIfDue(id, now);
     if (!sub) return null;
     return this.lifecycle.runDue({ appId: sub.appId, mode: sub.mode }, sub);
   }
 
   /**
-   * Locks the subscription, applies `move`, runs whatever has come due and
-   * saves, in one transaction (run again if it lost a deadlock to a capture
-   * of its invoice, which locks in the other order); then closes the checkouts of payments that
-   * voided invoices cancelled (no gateway call inside the transaction).
+   * Locks the subscription (in the lock order, `lockOpenInvoice`), applies
+   * `move`, runs whatever has come due and saves, in one transaction (run
+   * again on a serialization failure or a deadlock, which the lock order
+   * leaves only to a renewal invoice opened between the look and the lock);
+   * then closes the checkouts of payments that voided invoices cancelled
+   * (no gateway call inside the transaction).
    */
   private async change(
     scope: TenantScope,
@@ -283,10 +287,28 @@ export class SubscriptionsService {
     id: number,
     move: (sub: Subscription) => Promise<Payment[]>,
   ): Promise<{ view: SubscriptionView; cancelled: Payment[] }> {
+    await this.lockOpenInvoice(id, scope);
     const sub = await this.subscriptions.lock(scope, id);
     const cancelled = await move(sub);
     cancelled.push(...(await this.lifecycle.runDue(scope, sub)));
     return { view: await this.view(scope, sub), cancelled };
+  }
+
+  /**
+   * The one lock order (README, "The money core") is payments, their
+   * invoice, its subscription: the order a capture takes them. A change
+   * that starts from the subscription (cancel, pause, resume, advance, the
+   * renewal sweep) may void or settle its open invoice, so it first locks
+   * that invoice's PENDING payments and the invoice (looked up without a
+   * lock), then the subscription: a capture of that invoice and the change
+   * queue one behind the other instead of deadlocking.
+   */
+  private async lockOpenInvoice(id: number, scope?: TenantScope): Promise<void> {
+    const seen = await this.subscriptions.openInvoiceOf(id);
+    if (seen?.openInvoiceId == null) return;
+    // Another app's id: lock nothing of it (the subscription's own lock answers 404).
+    if (scope && (seen.scope.appId !== scope.appId || seen.scope.mode !== scope.mode)) return;
+    await this.invoices.lockInOrder(seen.scope, seen.openInvoiceId);
   }
 
   private async view(scope: TenantScope, sub: Subscription): Promise<SubscriptionView> {

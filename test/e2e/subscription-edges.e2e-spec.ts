@@ -3,6 +3,7 @@ import { createPrice, createProduct, MONTHLY } from '../support/catalog-factorie
 import { createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { expectBalancedLedger } from '../support/ledger';
+import { withWriteHeld } from '../support/faults';
 
 const DAY_MS = 86_400_000;
 
@@ -161,6 +162,54 @@ describe('subscription edges', () => {
       expect(['CANCELED', 'ACTIVE']).toContain(after.status);
     }
     expect(statuses.filter((x) => x >= 500)).toEqual([]);
+  });
+
+  it('lock order: a cancel meeting a capture of its invoice waits for the payment, holding no subscription lock', async () => {
+    const s = await subscribe('monthly');
+    const payment = await createPayment(t, app.TEST, {
+      amountMinor: 50000,
+      invoiceId: s.invoice.id,
+      customerReference: s.ref,
+    });
+    const answers = await withWriteHeld(t.db, 'invoices', 'amount_paid_minor', async (stopped) => {
+      // The capture holds the payment and the invoice, and waits before the subscription.
+      const settling = settle(t, app.TEST, payment.id).then((r) => r);
+      expect(await stopped(settling)).not.toBeNull();
+      const cancelling = post(s.subscriptionId, 'cancel', { atPeriodEnd: false }).then((r) => r);
+      for (let waiting = 0; waiting === 0;) {
+        await new Promise((ok) => setTimeout(ok, 10));
+        waiting = (
+          await t.db.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+                AND wait_event_type = 'Lock' AND wait_event <> 'advisory'`,
+          )
+        ).rows[0].n;
+      }
+      // The cancel waits in the lock order (payments, invoice, subscription): the
+      // subscription is free, so the capture, once let go, takes it without a deadlock.
+      const probe = await t.db.connect();
+      try {
+        await probe.query('BEGIN');
+        const free = await probe
+          .query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [s.subscriptionId])
+          .then(
+            () => true,
+            (err: { code?: string }) => err.code,
+          );
+        expect(free).toBe(true);
+      } finally {
+        await probe.query('ROLLBACK');
+        probe.release();
+      }
+      return { settling, cancelling }; // awaited once the capture is let go
+    });
+    const [settled, cancelled] = await Promise.all([answers.settling, answers.cancelling]);
+    expect(settled.status).toBe(200);
+    expect(cancelled.status).toBe(200);
+    // The capture came first: the invoice is paid, then the subscription cancelled.
+    const [invoice] = await invoicesOf(s.subscriptionId);
+    expect(invoice.status).toBe('PAID');
+    expect((await sub(s.subscriptionId)).status).toBe('CANCELED');
   });
 
   it('GET /invoices?subscriptionId= lists only that subscription`s invoices; a bad value is 400', async () => {
