@@ -11,7 +11,7 @@ import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps';
@@ -65,11 +65,15 @@ async function main(): Promise<void> {
     const csv = lines.join('\n');
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+    // How long the import held the event loop at a stretch (what every other request waits).
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     const t0 = performance.now();
     const imported = await nest
       .get(SettlementsService)
       .importCsv({ appId: app.id, mode: 'LIVE' }, 'sandbox', csv);
     const importMs = performance.now() - t0;
+    loop.disable();
     const t1 = performance.now();
     const run = await nest.get(ReconciliationService).run(PERIOD, { appId: app.id, mode: 'LIVE' });
     const runMs = performance.now() - t1;
@@ -84,6 +88,10 @@ async function main(): Promise<void> {
         linesPerSecond: Math.round(PAYMENTS / (importMs / 1000)),
         imported: imported.imported,
         rejected: imported.rejected.length,
+        loopDelayMs: {
+          p99: +(loop.percentile(99) / 1e6).toFixed(1),
+          max: +(loop.max / 1e6).toFixed(1),
+        },
       },
       reconciliation: {
         seconds: +(runMs / 1000).toFixed(2),

@@ -30,16 +30,21 @@ const MINOR = /^\d{1,15}$/;
  */
 export const MAX_LINE_MINOR = 100_000_000_000;
 
-/** Characters fed to the parser between two turns of the event loop. */
-const PARSE_SLICE = 256 * 1024;
+/**
+ * Characters fed to the parser in one turn of the event loop: 64 KiB is
+ * about 1,300 lines, parsed and checked in about 10 ms here (a 450,000-line
+ * file is 370 turns).
+ */
+const PARSE_SLICE = 64 * 1024;
 
 /**
  * Parses a settlement CSV (csv-parse: quoting, CRLF, BOM). A bad line is
  * rejected with its line number and reason; it never stops the good ones.
  * A header without the required columns rejects the whole file (line 1).
- * The text is fed to csv-parse's stream in 256 KiB slices with the event
- * loop turning between them, so a 32 MiB file never holds the process for
- * long (other requests keep being answered).
+ * The text is fed to csv-parse's stream in slices, each line checked as the
+ * parser emits it, with the event loop turning before every slice, so a
+ * 32 MiB file never holds the process for long (other requests keep being
+ * answered) and no second pass over all the parsed records is needed.
  */
 export async function parseSettlementCsv(csv: string): Promise<{
   lines: number;
@@ -47,8 +52,10 @@ export async function parseSettlementCsv(csv: string): Promise<{
   rejected: Rejection[];
 }> {
   const rejected: Rejection[] = [];
+  const good: SettlementCsvLine[] = [];
   let header: string[] | null = null;
-  const records: { record: string[]; info: { lines: number } }[] = [];
+  let refusal: Rejection | null = null;
+  let records = 0;
   const parser = parse({
     bom: true,
     trim: true,
@@ -60,52 +67,48 @@ export async function parseSettlementCsv(csv: string): Promise<{
       if (err) rejected.push({ line: err.lines ?? 0, reason: `Unreadable CSV: ${err.message}` });
     },
   });
-  parser.on('data', (r: { record: string[]; info: { lines: number } }) => records.push(r));
+  parser.on('data', ({ record, info }: { record: string[]; info: { lines: number } }) => {
+    records++;
+    if (refusal) return;
+    if (!header) {
+      header = record.map((h) => h.toLowerCase());
+      refusal = headerRefusal(header, info.lines);
+      return;
+    }
+    const result = readLine(header, record, info.lines);
+    if ('reason' in result) rejected.push(result);
+    else good.push(result);
+  });
   const ended = new Promise<void>((resolve, reject) => {
     parser.on('end', resolve);
     parser.on('error', reject);
   });
   for (let at = 0; at < csv.length; at += PARSE_SLICE) {
-    parser.write(csv.slice(at, at + PARSE_SLICE));
     await yieldToLoop();
+    parser.write(csv.slice(at, at + PARSE_SLICE));
   }
   parser.end();
   await ended;
-  const good: SettlementCsvLine[] = [];
-  for (let n = 0; n < records.length; n++) {
-    const { record, info } = records[n];
-    if (n % 20_000 === 19_999) await yieldToLoop();
-    if (!header) {
-      header = record.map((h) => h.toLowerCase());
-      const missing = REQUIRED.filter((c) => !header!.includes(c));
-      const unknown = header.filter(
-        (c) =>
-          !(REQUIRED as readonly string[]).includes(c) &&
-          !(OPTIONAL as readonly string[]).includes(c),
-      );
-      if (missing.length || unknown.length) {
-        return {
-          lines: records.length,
-          good: [],
-          rejected: [
-            {
-              line: info.lines,
-              reason: missing.length
-                ? `The header lacks ${missing.join(', ')}`
-                : `Unknown columns: ${unknown.join(', ')}`,
-            },
-          ],
-        };
-      }
-      continue;
-    }
-    const result = readLine(header, record, info.lines);
-    if ('reason' in result) rejected.push(result);
-    else good.push(result);
-  }
+  if (refusal) return { lines: records, good: [], rejected: [refusal] };
   if (!header) return { lines: 0, good: [], rejected: [{ line: 1, reason: 'The file is empty' }] };
   rejected.sort((a, b) => a.line - b.line);
   return { lines: good.length + rejected.length, good, rejected };
+}
+
+/** Why a header row cannot be read (a required column missing, an unknown one), or null. */
+function headerRefusal(header: string[], line: number): Rejection | null {
+  const missing = REQUIRED.filter((c) => !header.includes(c));
+  const unknown = header.filter(
+    (c) =>
+      !(REQUIRED as readonly string[]).includes(c) && !(OPTIONAL as readonly string[]).includes(c),
+  );
+  if (!missing.length && !unknown.length) return null;
+  return {
+    line,
+    reason: missing.length
+      ? `The header lacks ${missing.join(', ')}`
+      : `Unknown columns: ${unknown.join(', ')}`,
+  };
 }
 
 function readLine(header: string[], record: string[], line: number): SettlementCsvLine | Rejection {

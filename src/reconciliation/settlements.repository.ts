@@ -4,11 +4,12 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import type { TenantScope } from '../database/tenant';
 import type { Rejection, SettlementCsvLine } from './settlement-csv';
 
-export interface InsertedLine {
-  id: number;
+/** What one chunk of lines added: how many were new, their sums and latest time (null when none). */
+export interface InsertedChunk {
+  count: number;
   amountMinor: number;
   feeMinor: number;
-  transactionTime: Date;
+  latest: Date | null;
 }
 
 /** Every query of settlement_imports and settlement_lines. */
@@ -46,21 +47,31 @@ export class SettlementsRepository {
     );
   }
 
-  /** Inserts the lines in one statement; one already imported (same app, mode, gateway, txn id) is skipped. */
+  /**
+   * Inserts the lines in one statement; one already imported (same app,
+   * mode, gateway, txn id) is skipped. PostgreSQL answers with one row, the
+   * new lines' count, sums and latest time, not a row per line: a chunk's
+   * answer costs the event loop nothing (timestamps go as ISO text too,
+   * not as Date objects for pg to format one by one).
+   */
   async insertLines(
     scope: TenantScope,
     gateway: string,
     importId: number,
     lines: Omit<SettlementCsvLine, 'line'>[],
-  ): Promise<InsertedLine[]> {
-    if (lines.length === 0) return [];
-    const rows = (await this.txHost.tx.query(
-      `INSERT INTO settlement_lines (app_id, mode, gateway, gateway_txn_id, amount_minor, fee_minor, currency, transaction_time, settled_on, import_id)
-       SELECT $1, $2, $3, l.txn, l.amount, l.fee, l.currency, l.at, l.settled_on, $4
-         FROM unnest($5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::timestamptz[], $10::date[])
-           AS l (txn, amount, fee, currency, at, settled_on)
-       ON CONFLICT (app_id, mode, gateway, gateway_txn_id) DO NOTHING
-       RETURNING id, amount_minor, fee_minor, transaction_time`,
+  ): Promise<InsertedChunk> {
+    if (lines.length === 0) return { count: 0, amountMinor: 0, feeMinor: 0, latest: null };
+    const [row] = (await this.txHost.tx.query(
+      `WITH inserted AS (
+         INSERT INTO settlement_lines (app_id, mode, gateway, gateway_txn_id, amount_minor, fee_minor, currency, transaction_time, settled_on, import_id)
+         SELECT $1, $2, $3, l.txn, l.amount, l.fee, l.currency, l.at, l.settled_on, $4
+           FROM unnest($5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::timestamptz[], $10::date[])
+             AS l (txn, amount, fee, currency, at, settled_on)
+         ON CONFLICT (app_id, mode, gateway, gateway_txn_id) DO NOTHING
+         RETURNING amount_minor, fee_minor, transaction_time)
+       SELECT count(*)::int AS count, COALESCE(sum(amount_minor), 0) AS amount,
+              COALESCE(sum(fee_minor), 0) AS fee, max(transaction_time) AS latest
+         FROM inserted`,
       [
         scope.appId,
         scope.mode,
@@ -70,15 +81,16 @@ export class SettlementsRepository {
         lines.map((l) => l.amountMinor),
         lines.map((l) => l.feeMinor),
         lines.map((l) => l.currency),
-        lines.map((l) => l.transactionTime),
+        lines.map((l) => l.transactionTime.toISOString()),
         lines.map((l) => l.settledOn),
       ],
-    )) as { id: number; amount_minor: number; fee_minor: number; transaction_time: Date }[];
-    return rows.map((r) => ({
-      id: Number(r.id),
-      amountMinor: Number(r.amount_minor),
-      feeMinor: Number(r.fee_minor),
-      transactionTime: r.transaction_time,
-    }));
+    )) as { count: number; amount: string; fee: string; latest: Date | null }[];
+    // Exact: MAX_LINE_MINOR keeps any chunk's sums far below 2^53.
+    return {
+      count: row.count,
+      amountMinor: Number(row.amount),
+      feeMinor: Number(row.fee),
+      latest: row.latest,
+    };
   }
 }

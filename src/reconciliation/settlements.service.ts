@@ -127,23 +127,16 @@ export class SettlementsService {
         importId,
         good.slice(i, i + IMPORT_CHUNK),
       );
-      if (inserted.length > 0) {
-        const amount = inserted.reduce((sum, l) => sum + l.amountMinor, 0);
-        const fee = inserted.reduce((sum, l) => sum + l.feeMinor, 0);
-        const latest = inserted.reduce(
-          (at, l) => (l.transactionTime > at ? l.transactionTime : at),
-          inserted[0].transactionTime,
-        );
+      if (inserted.count > 0)
         await this.ledger.post(
           scope,
           'settlement',
           `import-${importId}-${i / IMPORT_CHUNK}`,
-          latest,
-          amount,
-          fee,
+          inserted.latest!,
+          inserted.amountMinor,
+          inserted.feeMinor,
         );
-      }
-      imported += inserted.length;
+      imported += inserted.count;
     }
     const duplicates = good.length - imported;
     await this.settlements.setImportCounts(importId, imported, duplicates);
