@@ -34,7 +34,26 @@ for (const path of walk(join(root, 'src'))) {
   const hits = lines.flatMap((l, i) => (PATTERN.test(l) ? [`${rel}:${i + 1}: ${l.trim()}`] : []));
   if (hits.length) offenders.set(rel, hits);
 }
+// One way to write raw SQL (README, "Writing SQL"): repositories use TypeORM
+// (repositories, the query builder) and `sql()` of src/database/sql.ts,
+// never `.query(` on an EntityManager, a DataSource or a pg pool themselves.
+const RAW_QUERY = /\.query\(/;
+const rawInRepositories = [];
+for (const path of walk(join(root, 'src'))) {
+  const rel = relative(root, path);
+  if (!rel.endsWith('.repository.ts')) continue;
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .forEach((l, i) => {
+      if (RAW_QUERY.test(l)) rawInRepositories.push(`${rel}:${i + 1}: ${l.trim()}`);
+    });
+}
 let failed = false;
+if (rawInRepositories.length) {
+  failed = true;
+  console.error('Raw SQL in a repository goes through sql() (src/database/sql.ts):');
+  for (const h of rawInRepositories) console.error(`  ${h}`);
+}
 for (const [rel, hits] of offenders) {
   if (debt.has(rel)) continue;
   failed = true;

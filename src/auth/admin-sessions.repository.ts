@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AdminSession } from './admin-user.entity';
+import { sql } from '../database/sql';
 
 /** Every query of the admin_sessions table (server-side, revocable JWT sessions). */
 @Injectable()
@@ -37,10 +38,9 @@ export class AdminSessionsRepository {
 
   /** Deletes sessions that expired or were revoked before `before`; how many. */
   async purgeEndedBefore(before: Date): Promise<number> {
-    const res = (await this.txHost.tx.query(
+    return sql(this.txHost.tx).run(
       'DELETE FROM admin_sessions WHERE expires_at < $1 OR revoked_at < $1',
       [before],
-    )) as [unknown[], number];
-    return res[1] ?? 0;
+    );
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
-import { hotRows } from '../database/hot-query';
+import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';
 
@@ -33,8 +33,8 @@ export class CustomersRepository {
     externalId: string,
     details: CustomerDetails,
   ): Promise<Customer> {
-    // Every new payment and invoice: sent straight to pg (hotRows), prepared once per connection.
-    const [row] = await hotRows<{
+    // Every new payment and invoice: sent straight to pg (`sql().prepared`), prepared once per connection.
+    const [row] = await sql(this.txHost.tx).prepared<{
       id: number;
       name: string | null;
       email: string | null;
@@ -42,7 +42,7 @@ export class CustomersRepository {
       created_at: Date;
       updated_at: Date;
     }>(
-      this.txHost.tx,
+      'customers_upsert',
       `WITH known AS (
          SELECT id, name, email, phone, created_at, updated_at FROM customers
           WHERE app_id = $1 AND mode = $2 AND external_id = $3
@@ -67,7 +67,6 @@ export class CustomersRepository {
         details.email ?? null,
         details.phone ?? null,
       ],
-      'customers_upsert',
     );
     // A plain assignment: repo.create walks the entity's metadata per call.
     return Object.assign(new Customer(), {

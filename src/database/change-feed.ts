@@ -9,6 +9,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AppConfig } from '../config/app-config';
 import { PgListener } from './pg-listener';
+import { sql } from './sql';
 
 /**
  * The topic of everything cached about one app: its keys, name, status,
@@ -59,7 +60,7 @@ export class ChangeFeed implements OnApplicationBootstrap, OnApplicationShutdown
    * every replica hears it when the transaction commits.
    */
   async announce(topic: string): Promise<void> {
-    await this.txHost.tx.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, topic]);
+    await sql(this.txHost.tx).rows('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, topic]);
   }
 
   /**

@@ -8,7 +8,7 @@ import type {
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
-import { hotRows } from './hot-query';
+import { sql as statements } from './sql';
 
 /**
  * Column types whose values TypeORM takes exactly as pg returns them; every
@@ -59,7 +59,7 @@ const AS_PG_TAKES = new Set([
  * into entities by assigning the columns through their transformers, and an
  * INSERT ... RETURNING. Skips TypeORM's per-call query building and
  * hydration, which profiling showed to be the largest single cost per
- * request, and TypeORM's per-query work (see hotRows); the SQL and the
+ * request, and TypeORM's per-query work (see `sql()`, sql.ts); the SQL and the
  * entities are the same.
  */
 export class EntitySql<T extends ObjectLiteral> {
@@ -125,10 +125,12 @@ export class EntitySql<T extends ObjectLiteral> {
 
   /**
    * Rows of a statement whose select list (or RETURNING) is `selectList`, as
-   * entities, sent straight to pg (see hotRows; `name` prepares it).
+   * entities, sent straight to pg (`sql()`; `name` prepares it).
    */
   async rows(em: EntityManager, sql: string, params: unknown[], name?: string): Promise<T[]> {
-    const rows = await hotRows<Record<string, unknown>>(em, sql, params, name);
+    const rows = name
+      ? await statements(em).prepared<Record<string, unknown>>(name, sql, params)
+      : await statements(em).rows<Record<string, unknown>>(sql, params);
     return rows.map((r) => this.hydrate(r));
   }
 

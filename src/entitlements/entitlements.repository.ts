@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { IsNull } from 'typeorm';
 import type { TenantScope } from '../database/tenant';
 import { Entitlement } from './entitlement.entity';
+import { sql } from '../database/sql';
 
 /** Every query of the entitlements table (grants are revoked, never deleted). */
 @Injectable()
@@ -20,7 +21,7 @@ export class EntitlementsRepository {
    */
   async grant(rows: Omit<Entitlement, 'id' | 'revokedAt'>[]): Promise<number[]> {
     if (rows.length === 0) return [];
-    const res = (await this.txHost.tx.query(
+    const res = await sql(this.txHost.tx).rows<{ benefit_id: number }>(
       `INSERT INTO entitlements (app_id, mode, customer_id, benefit_id, subscription_id, invoice_id, granted_at)
        SELECT * FROM unnest($1::bigint[], $2::mode[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::timestamptz[])
        ON CONFLICT DO NOTHING
@@ -34,19 +35,19 @@ export class EntitlementsRepository {
         rows.map((r) => r.invoiceId),
         rows.map((r) => r.grantedAt),
       ],
-    )) as { benefit_id: number }[];
+    );
     return res.map((r) => Number(r.benefit_id));
   }
 
   /** Ends every live grant of the subscription; the benefit ids revoked. */
   async revokeAllOfSubscription(subscriptionId: number, at: Date): Promise<number[]> {
-    const res = (await this.txHost.tx.query(
+    const res = await sql(this.txHost.tx).rows<{ benefit_id: number }>(
       `UPDATE entitlements SET revoked_at = GREATEST($2::timestamptz, granted_at)
         WHERE subscription_id = $1 AND revoked_at IS NULL
        RETURNING benefit_id`,
       [subscriptionId, at],
-    )) as [{ benefit_id: number }[], number];
-    return res[0].map((r) => Number(r.benefit_id));
+    );
+    return res.map((r) => Number(r.benefit_id));
   }
 
   /** What the customer holds now, oldest grant first. */

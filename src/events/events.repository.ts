@@ -4,7 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { countedRows } from '../database/list-counts';
-import { hotRows } from '../database/hot-query';
+import { sql } from '../database/sql';
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import type { EventType } from './event-catalogue';
@@ -21,8 +21,7 @@ export class EventsRepository {
 
   /** Writes one event in the caller's transaction (it commits, or rolls back, with the change). */
   async insert(fields: Omit<EventRecord, 'id'>): Promise<void> {
-    await hotRows(
-      this.txHost.tx,
+    await sql(this.txHost.tx).rows(
       'INSERT INTO events (app_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',
       [fields.appId, fields.mode, fields.type, JSON.stringify(fields.data), fields.createdAt],
     );
@@ -49,25 +48,22 @@ export class EventsRepository {
    * deliveries, and a rollback undoes the mark with them.
    */
   async claimPendingFanout(limit: number, at: Date): Promise<EventRecord[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{
+      id: number;
+      app_id: number;
+      mode: Mode;
+      type: string;
+      data: Record<string, unknown>;
+      created_at: Date;
+    }>(
       `WITH picked AS (
          SELECT id FROM events WHERE fanned_out_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
        )
        UPDATE events e SET fanned_out_at = $2 FROM picked WHERE e.id = picked.id
        RETURNING e.id, e.app_id, e.mode, e.type, e.data, e.created_at`,
       [limit, at],
-    )) as [
-      {
-        id: number;
-        app_id: number;
-        mode: Mode;
-        type: string;
-        data: Record<string, unknown>;
-        created_at: Date;
-      }[],
-      number,
-    ];
-    return rows[0]
+    );
+    return rows
       .sort((a, b) => a.id - b.id)
       .map((r) =>
         this.events.create({
@@ -88,20 +84,17 @@ export class EventsRepository {
     afterId: number,
     limit: number,
   ): Promise<number[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `SELECT id FROM events
         WHERE mode = $1 AND created_at < $2 AND fanned_out_at IS NOT NULL AND id > $3
         ORDER BY id LIMIT $4`,
       [mode, before, afterId, limit],
-    )) as { id: number }[];
+    );
     return rows.map((r) => Number(r.id));
   }
 
   async deleteByIds(ids: number[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const res = (await this.txHost.tx.query(`DELETE FROM events WHERE id = ANY($1::bigint[])`, [
-      ids,
-    ])) as [unknown[], number];
-    return res[1] ?? 0;
+    return sql(this.txHost.tx).run(`DELETE FROM events WHERE id = ANY($1::bigint[])`, [ids]);
   }
 }

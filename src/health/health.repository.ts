@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { sql } from '../database/sql';
 
 /** The readiness probe's one query. */
 @Injectable()
@@ -8,6 +9,6 @@ export class HealthRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async ping(): Promise<void> {
-    await this.db.query('SELECT 1');
+    await sql(this.db.manager).rows('SELECT 1');
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { hotRows } from '../database/hot-query';
+import { sql } from '../database/sql';
 import { sqlStateOf } from '../database/transaction';
 
 /** SQLSTATE raised by joma_idempotency_key_taken_over() (migration 1796500000000). */
@@ -44,30 +44,30 @@ export class IdempotencyRepository {
     leaseUntil: Date,
     expiresAt: Date,
   ): Promise<boolean> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<unknown>(
       `INSERT INTO idempotency_keys
          (app_id, mode, key, state, method, path, request_hash, owner, locked_until, created_at, expires_at)
        VALUES ($1, $2, $3, 'STARTED', $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (app_id, mode, key) DO NOTHING RETURNING id`,
       [s.appId, s.mode, s.key, req.method, req.path, req.hash, owner, leaseUntil, now, expiresAt],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 
   async lockExisting(s: KeyScope, now: Date): Promise<KeyRow | null> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<KeyRow>(
       `SELECT state, method, path, request_hash, status_code, error_code, response_body, owner,
               recovery_point, recovery, expires_at <= $4 AS expired,
               (state = 'STARTED' AND locked_until <= $4) AS lease_over
        FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3 FOR UPDATE`,
       [s.appId, s.mode, s.key, now],
-    )) as KeyRow[];
+    );
     return row ?? null;
   }
 
   /** A retry takes over a key whose request died; its recovery point is kept. */
   async takeOver(s: KeyScope, owner: string, leaseUntil: Date): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE idempotency_keys SET owner = $4, locked_until = $5
        WHERE app_id = $1 AND mode = $2 AND key = $3`,
       [s.appId, s.mode, s.key, owner, leaseUntil],
@@ -75,7 +75,7 @@ export class IdempotencyRepository {
   }
 
   async delete(s: KeyScope): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `DELETE FROM idempotency_keys WHERE app_id = $1 AND mode = $2 AND key = $3`,
       [s.appId, s.mode, s.key],
     );
@@ -83,7 +83,7 @@ export class IdempotencyRepository {
 
   /** Frees a key its owner could not finish (nothing worth replaying happened). */
   async release(s: KeyScope, owner: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `DELETE FROM idempotency_keys
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
       [s.appId, s.mode, s.key, owner],
@@ -92,7 +92,7 @@ export class IdempotencyRepository {
 
   /** Ends the lease of a key whose work stopped past a recovery point: the next retry takes it over. */
   async endLease(s: KeyScope, owner: string, now: Date): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE idempotency_keys SET locked_until = $5
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
       [s.appId, s.mode, s.key, owner, now],
@@ -106,11 +106,11 @@ export class IdempotencyRepository {
     point: string | null,
     recovery: Record<string, unknown> | null,
   ): Promise<boolean> {
-    const [, n] = (await this.txHost.tx.query(
+    const n = await sql(this.txHost.tx).run(
       `UPDATE idempotency_keys SET recovery_point = $5, recovery = $6
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
       [s.appId, s.mode, s.key, owner, point, recovery && JSON.stringify(recovery)],
-    )) as [unknown, number];
+    );
     return n === 1;
   }
 
@@ -129,8 +129,7 @@ export class IdempotencyRepository {
     const update = `UPDATE idempotency_keys
        SET state = 'FINISHED', status_code = $5, error_code = $6, response_body = $7, locked_until = NULL
        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`;
-    await hotRows(
-      this.txHost.tx,
+    await sql(this.txHost.tx).rows(
       guard
         ? // CASE evaluates its ELSE only when reached (the function is volatile, never folded).
           `WITH stored AS (${update} RETURNING 1)
@@ -147,10 +146,10 @@ export class IdempotencyRepository {
   }
 
   async deleteExpired(now: Date, batch: number): Promise<number> {
-    const [, n] = (await this.txHost.tx.query(
+    const n = await sql(this.txHost.tx).run(
       `DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at < $1 LIMIT $2)`,
       [now, batch],
-    )) as [unknown, number];
+    );
     return n ?? 0;
   }
 }

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { EntitySql } from '../database/entity-sql';
-import { hotRows } from '../database/hot-query';
+import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -39,8 +39,8 @@ export class InvoicesRepository {
    * transaction as possible, so that lock is held briefly.
    */
   async assignNumber(scope: TenantScope, invoiceId: number): Promise<string> {
-    const [row] = await hotRows<{ number: string }>(
-      this.txHost.tx,
+    const [row] = await sql(this.txHost.tx).prepared<{ number: string }>(
+      'invoices_assign_number',
       `WITH next AS (
          INSERT INTO invoice_counters (app_id, mode, last_number) VALUES ($1, $2, 1)
          ON CONFLICT (app_id, mode) DO UPDATE SET last_number = invoice_counters.last_number + 1
@@ -49,7 +49,6 @@ export class InvoicesRepository {
          FROM next WHERE invoices.id = $3
        RETURNING invoices.number`,
       [scope.appId, scope.mode, invoiceId],
-      'invoices_assign_number',
     );
     return row.number;
   }
@@ -60,11 +59,11 @@ export class InvoicesRepository {
    * so the counters' last numbers are the exact count.
    */
   async numbered(where: { appId?: number; mode?: string }): Promise<number> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ n: string }>(
       `SELECT coalesce(sum(last_number), 0)::text AS n FROM invoice_counters
         WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2::mode)`,
       [where.appId ?? null, where.mode ?? null],
-    )) as { n: string }[];
+    );
     return Number(row.n);
   }
 

@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
 import type { LedgerKind, Posting } from './ledger-postings';
+import { sql } from '../database/sql';
 
 export interface AccountBalance {
   account: string;
@@ -30,10 +31,10 @@ export class LedgerRepository {
     // Ids first, so every entry names its transaction without a join (planner
     // estimates on CTE results are poor; a join there went quadratic).
     const ids = (
-      (await this.txHost.tx.query(
+      await sql(this.txHost.tx).rows<{ id: number }>(
         `SELECT nextval(pg_get_serial_sequence('ledger_transactions', 'id')) AS id FROM generate_series(1, $1)`,
         [items.length],
-      )) as { id: number }[]
+      )
     ).map((r) => Number(r.id));
     const tx: number[] = [];
     const accounts: string[] = [];
@@ -47,7 +48,7 @@ export class LedgerRepository {
         credits.push(p.creditMinor);
       }
     });
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ source_id: string }>(
       `WITH t AS (
          INSERT INTO ledger_transactions (id, app_id, mode, kind, source_id, occurred_at)
          SELECT i.id, $1, $2, $3, i.source_id, i.occurred_at
@@ -72,19 +73,19 @@ export class LedgerRepository {
         debits,
         credits,
       ],
-    )) as { source_id: string }[];
+    );
     return rows.map((r) => r.source_id);
   }
 
   /** Sums per account, optionally for one app and/or mode. */
   async balances(filter: { appId?: number; mode?: Mode }): Promise<AccountBalance[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ account: string; debit: number; credit: number }>(
       `SELECT account, COALESCE(sum(debit_minor), 0)::bigint AS debit, COALESCE(sum(credit_minor), 0)::bigint AS credit
          FROM ledger_entries
         WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2)
         GROUP BY account ORDER BY account`,
       [filter.appId ?? null, filter.mode ?? null],
-    )) as { account: string; debit: number; credit: number }[];
+    );
     return rows.map((r) => ({
       account: r.account,
       debitMinor: Number(r.debit),
@@ -94,13 +95,13 @@ export class LedgerRepository {
 
   /** Ids of ledger transactions (in the filter) whose entries do not balance; none, if the books are sound. */
   async unbalancedTransactions(filter: { appId?: number; mode?: Mode }): Promise<number[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ transaction_id: number }>(
       `SELECT transaction_id FROM ledger_entries
         WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2)
         GROUP BY transaction_id HAVING sum(debit_minor) <> sum(credit_minor)
         LIMIT 10`,
       [filter.appId ?? null, filter.mode ?? null],
-    )) as { transaction_id: number }[];
+    );
     return rows.map((r) => Number(r.transaction_id));
   }
 }

@@ -8,6 +8,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { CheckoutSession } from '../gateways';
 import { Payment } from './payment.entity';
+import { sql } from '../database/sql';
 
 export interface PaymentFilter {
   status?: string;
@@ -62,11 +63,13 @@ export class PaymentsRepository {
     references: string[],
   ): Promise<Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[]> {
     if (references.length === 0) return [];
-    return (await this.txHost.tx.query(
+    return await sql(this.txHost.tx).rows<
+      Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>
+    >(
       `SELECT reference, app_id AS "appId", mode, currency FROM payments
         WHERE reference = ANY($1::text[])`,
       [references],
-    )) as Pick<Payment, 'reference' | 'appId' | 'mode' | 'currency'>[];
+    );
   }
 
   /** Adds a succeeded refund to the payment's refunded total. */
@@ -179,14 +182,14 @@ export class PaymentsRepository {
     now: Date,
     askedBefore: Date,
   ): Promise<Payment[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `UPDATE payments SET status_checked_at = $4
         WHERE app_id = $1 AND mode = $2 AND invoice_id = $3 AND status IN ('PENDING', 'EXPIRED')
           AND (status_checked_at IS NULL OR status_checked_at <= $5)
         RETURNING id`,
       [scope.appId, scope.mode, invoiceId, now, askedBefore],
-    )) as [{ id: number }[], number];
-    const ids = rows[0].map((r) => Number(r.id));
+    );
+    const ids = rows.map((r) => Number(r.id));
     if (ids.length === 0) return [];
     return this.repo.find({ where: { id: In(ids) }, order: { id: 'ASC' } });
   }
@@ -213,7 +216,7 @@ export class PaymentsRepository {
    * that holds no lock after it returns.
    */
   async claimDue(now: Date, until: Date, limit: number): Promise<Payment[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: string }>(
       `UPDATE payments SET sweep_claimed_until = $2
        WHERE id IN (
          SELECT id FROM payments
@@ -223,8 +226,8 @@ export class PaymentsRepository {
          FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [now, until, limit],
-    )) as [{ id: string }[], number];
-    const ids = rows[0].map((r) => Number(r.id));
+    );
+    const ids = rows.map((r) => Number(r.id));
     return ids.length
       ? this.repo.find({ where: { id: In(ids) }, order: { expiresAt: 'ASC' } })
       : [];

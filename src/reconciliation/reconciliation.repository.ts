@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Mode } from '../common/http/request-context';
+import { sql } from '../database/sql';
 
 export const EXCEPTION_CLASSES = [
   'amountMismatch',
@@ -64,11 +65,11 @@ export class ReconciliationRepository {
     period: string;
     trigger: 'api' | 'nightly';
   }): Promise<number> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ id: number }>(
       `INSERT INTO reconciliation_runs (app_id, mode, period, trigger, matched, missing_in_settlement, missing_internal, amount_mismatch, deferred, ledger_balanced)
        VALUES ($1, $2, $3, $4, 0, 0, 0, 0, 0, false) RETURNING id`,
       [fields.appId, fields.mode, fields.period, fields.trigger],
-    )) as { id: number }[];
+    );
     return Number(row.id);
   }
 
@@ -84,7 +85,7 @@ export class ReconciliationRepository {
     window: { start: Date; end: Date; deferFrom: Date },
     filter: { appId: number | null; mode: Mode | null },
   ): Promise<RunCounts> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<RunCounts>(
       `WITH caps AS (
          SELECT c.id, c.app_id, c.mode, c.gateway, c.gateway_txn_id, c.amount_minor, c.captured_at
            FROM payment_captures c
@@ -130,12 +131,12 @@ export class ReconciliationRepository {
               count(*) FILTER (WHERE class = 'deferred')::int AS "deferred"
          FROM classified`,
       [runId, window.start, window.end, window.deferFrom, filter.appId, filter.mode],
-    )) as RunCounts[];
+    );
     return row;
   }
 
   async finishRun(id: number, counts: RunCounts, ledgerBalanced: boolean): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE reconciliation_runs SET matched = $2, missing_in_settlement = $3, missing_internal = $4,
               amount_mismatch = $5, deferred = $6, ledger_balanced = $7 WHERE id = $1`,
       [
@@ -152,10 +153,10 @@ export class ReconciliationRepository {
 
   async run(id: number): Promise<RunRow | null> {
     if (!Number.isSafeInteger(id) || id < 1) return null;
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<RunRow>(
       `SELECT ${RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1`,
       [id],
-    )) as RunRow[];
+    );
     return row ?? null;
   }
 
@@ -166,18 +167,18 @@ export class ReconciliationRepository {
     period?: string,
     cursor?: { us: string; id: number },
   ): Promise<{ rows: (RunRow & { cursorUs: string })[]; total: number }> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<RunRow & { cursorUs: string }>(
       `SELECT ${RUN_COLUMNS}, (extract(epoch from created_at) * 1000000)::bigint::text AS "cursorUs"
          FROM reconciliation_runs
         WHERE ($3::date IS NULL OR period = $3)
           AND ($4::bigint IS NULL OR (created_at, id) < (TIMESTAMPTZ 'epoch' + $4::bigint * INTERVAL '1 microsecond', $5::bigint))
         ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
       [size + 1, cursor ? 0 : page * size, period ?? null, cursor?.us ?? null, cursor?.id ?? null],
-    )) as (RunRow & { cursorUs: string })[];
-    const [count] = (await this.txHost.tx.query(
+    );
+    const [count] = await sql(this.txHost.tx).rows<{ n: number }>(
       `SELECT count(*)::int AS n FROM reconciliation_runs WHERE ($1::date IS NULL OR period = $1)`,
       [period ?? null],
-    )) as { n: number }[];
+    );
     return { rows, total: count.n };
   }
 
@@ -189,7 +190,7 @@ export class ReconciliationRepository {
     cls?: ExceptionClass,
     cursor?: { cls: ExceptionClass; id: number },
   ): Promise<{ rows: ItemRow[]; total: number }> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<ItemRow>(
       `SELECT id, class, payment_id AS "paymentId", gateway, gateway_txn_id AS "gatewayTxnId",
               internal_amount_minor AS "internalAmountMinor", settlement_amount_minor AS "settlementAmountMinor",
               app_id AS "appId", mode
@@ -205,20 +206,20 @@ export class ReconciliationRepository {
         cursor?.cls ?? null,
         cursor?.id ?? null,
       ],
-    )) as ItemRow[];
-    const [count] = (await this.txHost.tx.query(
+    );
+    const [count] = await sql(this.txHost.tx).rows<{ n: number }>(
       `SELECT count(*)::int AS n FROM reconciliation_items WHERE run_id = $1 AND ($2::text IS NULL OR class = $2)`,
       [runId, cls ?? null],
-    )) as { n: number }[];
+    );
     return { rows, total: count.n };
   }
 
   /** Claims the nightly run of `period` for this replica; false if another already did. */
   async claimNightly(period: string): Promise<boolean> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<unknown>(
       `INSERT INTO nightly_reconciliations (period) VALUES ($1) ON CONFLICT DO NOTHING RETURNING period`,
       [period],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 }

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { TenantScope } from '../database/tenant';
 import type { Rejection, SettlementCsvLine } from './settlement-csv';
+import { sql } from '../database/sql';
 
 /** What one chunk of lines added: how many were new, their sums and latest time (null when none). */
 export interface InsertedChunk {
@@ -23,7 +24,7 @@ export class SettlementsRepository {
     source: 'csv' | 'gateway',
     counts: { lines: number; imported: number; duplicates: number; rejected: Rejection[] },
   ): Promise<number> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ id: number }>(
       `INSERT INTO settlement_imports (app_id, mode, gateway, source, lines, imported, duplicates, rejected)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
       [
@@ -36,12 +37,12 @@ export class SettlementsRepository {
         counts.duplicates,
         JSON.stringify(counts.rejected),
       ],
-    )) as { id: number }[];
+    );
     return Number(row.id);
   }
 
   async setImportCounts(id: number, imported: number, duplicates: number): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE settlement_imports SET imported = $2, duplicates = $3 WHERE id = $1`,
       [id, imported, duplicates],
     );
@@ -61,7 +62,12 @@ export class SettlementsRepository {
     lines: Omit<SettlementCsvLine, 'line'>[],
   ): Promise<InsertedChunk> {
     if (lines.length === 0) return { count: 0, amountMinor: 0, feeMinor: 0, latest: null };
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{
+      count: number;
+      amount: string;
+      fee: string;
+      latest: Date | null;
+    }>(
       `WITH inserted AS (
          INSERT INTO settlement_lines (app_id, mode, gateway, gateway_txn_id, amount_minor, fee_minor, currency, transaction_time, settled_on, import_id)
          SELECT $1, $2, $3, l.txn, l.amount, l.fee, l.currency, l.at, l.settled_on, $4
@@ -84,7 +90,7 @@ export class SettlementsRepository {
         lines.map((l) => l.transactionTime.toISOString()),
         lines.map((l) => l.settledOn),
       ],
-    )) as { count: number; amount: string; fee: string; latest: Date | null }[];
+    );
     // Exact: MAX_LINE_MINOR keeps any chunk's sums far below 2^53.
     return {
       count: row.count,

@@ -6,6 +6,7 @@ import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Refund, RefundStatus } from './refund.entity';
+import { sql } from '../database/sql';
 
 /** Every query of the refunds table. */
 @Injectable()
@@ -53,12 +54,12 @@ export class RefundsRepository {
    * ones left out).
    */
   async activeTotals(paymentId: number): Promise<{ active: number; requested: number }> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ active: number; requested: number }>(
       `SELECT COALESCE(sum(amount_minor), 0)::bigint AS active,
               COALESCE(sum(amount_minor) FILTER (WHERE NOT automatic), 0)::bigint AS requested
        FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
       [paymentId],
-    )) as { active: number; requested: number }[];
+    );
     return { active: Number(row.active), requested: Number(row.requested) };
   }
 
@@ -83,7 +84,7 @@ export class RefundsRepository {
    * gateway holds (`claimed_until` ahead) is skipped.
    */
   async awaitingGateway(now: Date, limit: number): Promise<number[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `SELECT id FROM refunds
         WHERE status = 'PENDING' AND (NOT approval_required OR approved_at IS NOT NULL)
           AND (recheck_at IS NULL OR recheck_at <= $1)
@@ -92,17 +93,17 @@ export class RefundsRepository {
                OR COALESCE(approved_at, created_at) < $1::timestamptz - interval '60 seconds')
         ORDER BY COALESCE(recheck_at, submitted_at, approved_at, created_at) LIMIT $2`,
       [now, limit],
-    )) as { id: number }[];
+    );
     return rows.map((r) => Number(r.id));
   }
 
   /** The gateway's ids of a payment's other refunds (a status query tells them from this one). */
   async otherGatewayIds(paymentId: number, exceptId: number): Promise<string[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ gateway_refund_id: string }>(
       `SELECT gateway_refund_id FROM refunds
         WHERE payment_id = $1 AND id <> $2 AND gateway_refund_id IS NOT NULL AND gateway_refund_id <> ''`,
       [paymentId, exceptId],
-    )) as { gateway_refund_id: string }[];
+    );
     return rows.map((r) => r.gateway_refund_id);
   }
 }

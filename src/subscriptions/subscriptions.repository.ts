@@ -7,6 +7,7 @@ import type { Mode } from '../common/http/request-context';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Subscription } from './subscription.entity';
 import type { SubscriptionStatus } from './subscription-state';
+import { sql } from '../database/sql';
 
 export interface SubscriptionFilter {
   status?: SubscriptionStatus;
@@ -79,10 +80,10 @@ export class SubscriptionsRepository {
 
   /** Ids whose next scheduled moment is at or before `now` (index subscriptions_due), soonest first. */
   async dueIds(now: Date, limit: number): Promise<number[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `SELECT id FROM subscriptions WHERE next_action_at <= $1 ORDER BY next_action_at, id LIMIT $2`,
       [now, limit],
-    )) as { id: number }[];
+    );
     return rows.map((r) => Number(r.id));
   }
 

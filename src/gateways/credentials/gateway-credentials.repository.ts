@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { GatewayMode } from '../payment-gateway.types';
+import { sql } from '../../database/sql';
 
 /** Every query of the gateway_credentials table. */
 @Injectable()
@@ -9,7 +10,7 @@ export class GatewayCredentialsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   async upsert(appId: number, mode: GatewayMode, gateway: string, sealed: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `INSERT INTO gateway_credentials (app_id, mode, gateway, sealed) VALUES ($1, $2, $3, $4)
        ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = now()`,
       [appId, mode, gateway, sealed],
@@ -18,21 +19,21 @@ export class GatewayCredentialsRepository {
 
   /** Makes `gateway` the app's default in `mode` (and no other). */
   async makeDefault(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE gateway_credentials SET is_default = false WHERE app_id = $1 AND mode = $2 AND is_default AND gateway <> $3`,
       [appId, mode, gateway],
     );
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE gateway_credentials SET is_default = true WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
     );
   }
 
   async sealedFor(appId: number, mode: GatewayMode, gateway: string): Promise<string | null> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ sealed: string }>(
       `SELECT sealed FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
-    )) as { sealed: string }[];
+    );
     return row?.sealed ?? null;
   }
 
@@ -41,10 +42,10 @@ export class GatewayCredentialsRepository {
     appId: number,
     mode: GatewayMode,
   ): Promise<{ gateway: string; isDefault: boolean }[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ gateway: string; is_default: boolean }>(
       `SELECT gateway, is_default FROM gateway_credentials WHERE app_id = $1 AND mode = $2 ORDER BY gateway`,
       [appId, mode],
-    )) as { gateway: string; is_default: boolean }[];
+    );
     return rows.map((r) => ({ gateway: r.gateway, isDefault: r.is_default }));
   }
 
@@ -54,10 +55,10 @@ export class GatewayCredentialsRepository {
     mode: GatewayMode,
     gateway: string,
   ): Promise<{ sealed: string; expiresAt: Date } | null> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ sealed: string; expires_at: Date }>(
       `SELECT sealed, expires_at FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND sealed IS NOT NULL`,
       [appId, mode, gateway],
-    )) as { sealed: string; expires_at: Date }[];
+    );
     return row ? { sealed: row.sealed, expiresAt: new Date(row.expires_at) } : null;
   }
 
@@ -68,7 +69,7 @@ export class GatewayCredentialsRepository {
     sealed: string,
     expiresAt: Date,
   ): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, updated_at = now()`,
       [appId, mode, gateway, sealed, expiresAt],
@@ -86,19 +87,19 @@ export class GatewayCredentialsRepository {
     now: Date,
     until: Date,
   ): Promise<boolean> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<unknown>(
       `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at, lease_until)
        VALUES ($1, $2, $3, NULL, 'epoch', $5)
        ON CONFLICT (app_id, mode, gateway) DO UPDATE SET lease_until = EXCLUDED.lease_until
          WHERE gateway_tokens.lease_until IS NULL OR gateway_tokens.lease_until <= $4
        RETURNING 1`,
       [appId, mode, gateway, now, until],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
   async releaseTokenLease(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE gateway_tokens SET lease_until = NULL WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
     );
@@ -112,7 +113,7 @@ export class GatewayCredentialsRepository {
     gateway: string,
     sealed?: string,
   ): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE gateway_tokens SET sealed = NULL, expires_at = 'epoch'
         WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND ($4::text IS NULL OR sealed = $4)`,
       [appId, mode, gateway, sealed ?? null],
@@ -126,7 +127,7 @@ export class GatewayCredentialsRepository {
     error: string,
     at: Date,
   ): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE gateway_credentials SET last_error = $4, last_error_at = $5 WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway, error, at],
     );
@@ -143,18 +144,18 @@ export class GatewayCredentialsRepository {
       lastErrorAt: Date | null;
     }[]
   > {
-    const rows = (await this.txHost.tx.query(
-      `SELECT mode, gateway, sealed, is_default, last_error, last_error_at
-         FROM gateway_credentials WHERE app_id = $1 ORDER BY mode, gateway`,
-      [appId],
-    )) as {
+    const rows = await sql(this.txHost.tx).rows<{
       mode: GatewayMode;
       gateway: string;
       sealed: string;
       is_default: boolean;
       last_error: string | null;
       last_error_at: Date | null;
-    }[];
+    }>(
+      `SELECT mode, gateway, sealed, is_default, last_error, last_error_at
+         FROM gateway_credentials WHERE app_id = $1 ORDER BY mode, gateway`,
+      [appId],
+    );
     return rows.map((r) => ({
       mode: r.mode,
       gateway: r.gateway,
@@ -167,14 +168,14 @@ export class GatewayCredentialsRepository {
 
   /** Removes the app's credentials and token for a gateway in a mode; false when there were none. */
   async remove(appId: number, mode: GatewayMode, gateway: string): Promise<boolean> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `DELETE FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
     );
-    const [, deleted] = (await this.txHost.tx.query(
+    const deleted = await sql(this.txHost.tx).run(
       `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
-    )) as [unknown[], number];
+    );
     return deleted > 0;
   }
 }

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { EntitySql } from '../../database/entity-sql';
 import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
+import { sql } from '../../database/sql';
 
 /** Every query of the sandbox_sessions table (the sandbox gateway's own side). */
 @Injectable()
@@ -46,22 +47,22 @@ export class SandboxSessionsRepository {
    * False when refused.
    */
   async addRefund(sessionId: string, amountMinor: number, reference: string): Promise<boolean> {
-    const rows = (await this.txHost.tx.query(
+    const changed = await sql(this.txHost.tx).run(
       `UPDATE sandbox_sessions
           SET refunded_minor = refunded_minor + $2, refund_references = refund_references || $3::text
         WHERE session_id = $1 AND status = 'CAPTURED' AND refunded_minor + $2 <= amount_minor
           AND NOT ($3 = ANY (refund_references))`,
       [sessionId, amountMinor, reference],
-    )) as [unknown[], number];
-    return rows[1] > 0 || this.hasRefund(sessionId, reference);
+    );
+    return changed > 0 || this.hasRefund(sessionId, reference);
   }
 
   /** Whether the session applied the refund with this reference. */
   async hasRefund(sessionId: string, reference: string): Promise<boolean> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<unknown>(
       `SELECT 1 FROM sandbox_sessions WHERE session_id = $1 AND $2 = ANY (refund_references)`,
       [sessionId, reference],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 

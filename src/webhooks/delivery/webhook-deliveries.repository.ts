@@ -6,7 +6,7 @@ import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
 import { countedRows } from '../../database/list-counts';
 import type { Mode } from '../../common/http/request-context';
-import { hotRows } from '../../database/hot-query';
+import { sql } from '../../database/sql';
 import type { TenantScope } from '../../database/tenant';
 import type { DeliveryStatus } from './delivery-status';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -83,17 +83,17 @@ export class WebhookDeliveriesRepository {
 
   /** Wakes every replica's dispatcher when the current transaction commits. */
   async notifyDue(): Promise<void> {
-    await this.txHost.tx.query(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    await sql(this.txHost.tx).run(`SELECT pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
   }
 
   // The outbox relay
 
   /** `n` fresh delivery ids (the body names its delivery, so ids come before the insert). */
   async nextIds(n: number): Promise<number[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) AS id FROM generate_series(1, $1)`,
       [n],
-    )) as { id: number }[];
+    );
     return rows.map((r) => r.id);
   }
 
@@ -103,7 +103,7 @@ export class WebhookDeliveriesRepository {
    * that pumps right after skips its own echo), in one statement.
    */
   async insertMany(rows: PlannedDelivery[], now: Date, relay = ''): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `WITH inserted AS (
          INSERT INTO webhook_deliveries
            (id, event_id, endpoint_id, app_id, mode, event_type, body, status, next_attempt_at, last_error, event_recorded_at, created_at, updated_at)
@@ -149,8 +149,7 @@ export class WebhookDeliveriesRepository {
     lockedUntil: Date;
     workerId: string;
   }): Promise<ClaimedDelivery[]> {
-    return hotRows<ClaimedDelivery>(
-      this.txHost.tx,
+    return sql(this.txHost.tx).rows<ClaimedDelivery>(
       `WITH candidates AS (
          SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
           WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= $1
@@ -200,7 +199,7 @@ export class WebhookDeliveriesRepository {
    * dispatcher (NOTIFY), so another one claims them at once.
    */
   async releaseLeases(ids: number[], workerId: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `WITH released AS (
          UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL
           WHERE id = ANY($1::bigint[]) AND locked_by = $2
@@ -225,7 +224,7 @@ export class WebhookDeliveriesRepository {
     if (batch.length === 0) return;
     const col = <T>(f: (b: { claimed: ClaimedDelivery; record: AttemptRecord }) => T) =>
       batch.map(f);
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `WITH a AS (
          SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[], $5::text[], $6::bigint[],
                               $7::timestamptz[], $8::int[], $9::int[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
@@ -337,8 +336,7 @@ export class WebhookDeliveriesRepository {
 
   /** Every PARKED delivery of the endpoint back to PENDING now; how many. */
   async requeueParked(endpointId: number, now: Date): Promise<number> {
-    const rows = await hotRows<{ id: number }>(
-      this.txHost.tx,
+    const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `UPDATE webhook_deliveries
           SET status = 'PENDING', next_attempt_at = $2, cycle_attempts = 0, locked_until = NULL, locked_by = NULL, updated_at = $2
         WHERE endpoint_id = $1 AND status = 'PARKED'
@@ -350,7 +348,7 @@ export class WebhookDeliveriesRepository {
 
   /** Parks the endpoint's waiting deliveries (not one being attempted right now). */
   async parkWaitingOf(endpointId: number, error: string, now: Date): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE webhook_deliveries SET status = 'PARKED', next_attempt_at = NULL, last_error = $2, updated_at = $3
         WHERE endpoint_id = $1 AND status IN ('PENDING', 'RETRYING') AND (locked_until IS NULL OR locked_until <= $3)`,
       [endpointId, error, now],
@@ -370,7 +368,7 @@ export class WebhookDeliveriesRepository {
    * `before`, with their attempt logs; how many deliveries went.
    */
   async purgeFinished(mode: Mode, before: Date, batch: number): Promise<number> {
-    const res = (await this.txHost.tx.query(
+    return sql(this.txHost.tx).run(
       `WITH doomed AS (
          SELECT id FROM webhook_deliveries
           WHERE mode = $1 AND created_at < $2 AND status NOT IN ('PENDING', 'RETRYING')
@@ -379,16 +377,15 @@ export class WebhookDeliveriesRepository {
          DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM doomed))
        DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING id`,
       [mode, before, batch],
-    )) as [unknown[], number];
-    return res[1] ?? 0;
+    );
   }
 
   /** Which of these events some delivery still refers to. */
   async eventIdsReferenced(eventIds: number[]): Promise<Set<number>> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{ event_id: number }>(
       `SELECT DISTINCT event_id FROM webhook_deliveries WHERE event_id = ANY($1::bigint[])`,
       [eventIds],
-    )) as { event_id: number }[];
+    );
     return new Set(rows.map((r) => Number(r.event_id)));
   }
 }

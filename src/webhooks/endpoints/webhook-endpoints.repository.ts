@@ -5,7 +5,7 @@ import { IsNull } from 'typeorm';
 import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
-import { hotRows } from '../../database/hot-query';
+import { sql } from '../../database/sql';
 import type { TenantScope } from '../../database/tenant';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -28,7 +28,7 @@ export class WebhookEndpointsRepository {
 
   /** Serialises endpoint creation within one app and mode until the transaction ends. */
   async lockPartition(scope: TenantScope): Promise<void> {
-    await this.txHost.tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+    await sql(this.txHost.tx).run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
       `webhook-endpoints:${scope.appId}:${scope.mode}`,
     ]);
   }
@@ -99,13 +99,18 @@ export class WebhookEndpointsRepository {
 
   /** Enabled, live endpoints of any of these partitions, in id order. */
   async routableIn(scopes: TenantScope[]): Promise<RoutableEndpoint[]> {
-    const rows = (await this.txHost.tx.query(
+    const rows = await sql(this.txHost.tx).rows<{
+      id: string;
+      app_id: string;
+      mode: Mode;
+      events: string[];
+    }>(
       `SELECT e.id, e.app_id, e.mode, e.events FROM webhook_endpoints e
          JOIN unnest($1::bigint[], $2::mode[]) AS s (app_id, mode) ON s.app_id = e.app_id AND s.mode = e.mode
         WHERE e.enabled AND e.deleted_at IS NULL
         ORDER BY e.id`,
       [scopes.map((s) => s.appId), scopes.map((s) => s.mode)],
-    )) as { id: string; app_id: string; mode: Mode; events: string[] }[];
+    );
     return rows.map((r) => ({
       id: Number(r.id),
       appId: Number(r.app_id),
@@ -120,8 +125,7 @@ export class WebhookEndpointsRepository {
    * nothing, when the window already holds `limit`.
    */
   async countResend(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
-    const rows = await hotRows<{ resend_count: number }>(
-      this.txHost.tx,
+    const rows = await sql(this.txHost.tx).rows<{ resend_count: number }>(
       `UPDATE webhook_endpoints
           SET resend_count = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN 1 ELSE resend_count + 1 END,
               resend_window_start = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN $3 ELSE resend_window_start END
@@ -133,25 +137,25 @@ export class WebhookEndpointsRepository {
   }
 
   async resendWindowStart(id: number): Promise<Date> {
-    const [held] = (await this.txHost.tx.query(
+    const [held] = await sql(this.txHost.tx).rows<{ resend_window_start: Date }>(
       'SELECT resend_window_start FROM webhook_endpoints WHERE id = $1',
       [id],
-    )) as { resend_window_start: Date }[];
+    );
     return new Date(held.resend_window_start);
   }
 
   /** The sealed signing secret as stored now (null for a legacy endpoint that never had one). */
   async sealedSecret(id: number): Promise<string | null> {
-    const [row] = (await this.txHost.tx.query(
+    const [row] = await sql(this.txHost.tx).rows<{ secret_ciphertext: string | null }>(
       `SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`,
       [id],
-    )) as { secret_ciphertext: string | null }[];
+    );
     return row?.secret_ciphertext ?? null;
   }
 
   /** Stores `sealed` unless the endpoint already has a secret (a racing writer wins). */
   async fillMissingSecret(id: number, sealed: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sql(this.txHost.tx).run(
       `UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1 AND secret_ciphertext IS NULL`,
       [id, sealed],
     );
