@@ -3,6 +3,7 @@
 // left to Prettier (eslint-config-prettier turns off every stylistic rule).
 import { defineConfig, globalIgnores } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = {
@@ -32,7 +33,13 @@ export default defineConfig(
   {
     files: ['**/*.ts'],
     linterOptions: { reportUnusedDisableDirectives: 'error' },
+    // One import order everywhere, fixed by `eslint --fix`: side-effect imports
+    // (reflect-metadata) first, then packages (node: built-ins among them),
+    // then the project's own paths, each group sorted; exports likewise.
+    plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
+      'simple-import-sort/imports': 'error',
+      'simple-import-sort/exports': 'error',
       // `_name` marks a parameter or binding that is deliberately unused.
       '@typescript-eslint/no-unused-vars': [
         'error',

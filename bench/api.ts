@@ -26,19 +26,19 @@
  * BENCH_API_ONLY=p1p2, adapters, shedding or invoices runs just those;
  * HTTP_ADAPTER=fastify runs Joma's servers on Fastify.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+
+import { SystemClock } from '../src/common/clock/clock';
+import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
+import { AppConfig } from '../src/config/app-config';
 import { pinnedLayout, pinThreads, SHED_PIN } from './cpu-pinning';
 import { HostProbe, ProbeReading, startHostProbe } from './host-probe';
 import { LoadResult, LoadSpec, runLoad } from './load';
 import { databaseLabel, scratchDatabase } from './scratch-database';
-import { median, p99, round } from './stats';
-import { SystemClock } from '../src/common/clock/clock';
-import { RateLimiter } from '../src/common/rate-limit/rate-limiter';
-import { AppConfig } from '../src/config/app-config';
 import {
   AppKeys,
   benchHttpAdapter,
@@ -49,6 +49,7 @@ import {
   startServer,
   stealPercent,
 } from './server-process';
+import { median, p99, round } from './stats';
 
 // Many short rounds rather than a few long ones: on a shared
 // host one round's ratio moves by +-15 % with the neighbours' load, and the

@@ -19,6 +19,7 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { askChild, compiledBench, Lateness, stopChild } from './server-process';
 import { percentile, round } from './stats';
 

@@ -14,14 +14,17 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:lists
  */
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+
+import type { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
+
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps';
 import { configureApp } from '../src/bootstrap/configure-app';

@@ -18,28 +18,31 @@
  * dropped), or an embedded one under .data/bench-pg.
  */
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+
+import type { INestApplication } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Client } from 'pg';
+
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { createHttpApp } from '../src/bootstrap/http-adapter';
 import { AppConfig } from '../src/config/app-config';
-import { spawnSync } from 'node:child_process';
-import { runLoad } from './load';
-import { percentile, round } from './stats';
-import { compiledBench, hostTicks, stealPercent } from './server-process';
-import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
 import { EventsService } from '../src/events';
 import { WebhookWorkers } from '../src/webhooks';
+import { runLoad } from './load';
+import { databaseLabel, repoRoot, scratchDatabase } from './scratch-database';
+import { compiledBench, hostTicks, stealPercent } from './server-process';
+import { percentile, round } from './stats';
 
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 200);
 const KEEPUP_MS = Number(process.env.BENCH_KEEPUP_S ?? 10) * 1000;

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+
 import { Client } from 'pg';
+
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 import { assertServerQuiet } from './busy-server';

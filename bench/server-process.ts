@@ -10,11 +10,13 @@
  * The child answers with `{ port, appId, apiKey, apiSecret }` once it listens.
  */
 import 'reflect-metadata';
+
 import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+
 import { round } from './stats';
 
 export interface ServerOptions {

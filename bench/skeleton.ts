@@ -10,6 +10,8 @@
  * No auth, logging, metrics or idempotency: Joma's ratio to it is the cost of
  * what Joma adds per request.
  */
+import { randomBytes } from 'node:crypto';
+
 import {
   Body,
   CallHandler,
@@ -28,10 +30,10 @@ import {
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { CreatePaymentDto } from '../src/payments';
-import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { map, Observable } from 'rxjs';
+
+import { CreatePaymentDto } from '../src/payments';
 
 /** The same request contract as Joma's route (validation is the API's cost, not Joma's). */
 class CreatePayment extends CreatePaymentDto {}

@@ -7,12 +7,15 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:subscriptions
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
+
+import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
+
 import { AppModule } from '../src/app.module';
 import { AppsService } from '../src/apps';
 import { AppConfig } from '../src/config/app-config';

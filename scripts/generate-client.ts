@@ -9,15 +9,18 @@
  * `.ci/run` runs it and fails when the committed files differ.
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
+import { NestFactory } from '@nestjs/core';
+
+import { scratchDatabase } from '../bench/scratch-database';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/bootstrap/configure-app';
 import { AppConfig } from '../src/config/app-config';
-import { scratchDatabase } from '../bench/scratch-database';
 
 const root = resolve(__dirname, '..');
 const out = join(root, 'clients', 'typescript');

@@ -3,6 +3,7 @@
 // must not starve it. Must be set before the pool is first used.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 import 'reflect-metadata';
+
 import { AppModule } from './app.module';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service';
 import { configureApp } from './bootstrap/configure-app';
@@ -12,8 +13,8 @@ import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
 import { startupLog } from './bootstrap/startup-log';
 import { validateEnv } from './config/env.schema';
-import { MetricsServer } from './health/metrics-server';
 import { runMigrations } from './database/migrate';
+import { MetricsServer } from './health/metrics-server';
 
 const log = startupLog();
 /** What start-up knows so far, for naming the fix when a phase fails. */

@@ -7,6 +7,7 @@
  * In your project import from '@joma/client' instead of the relative path.
  */
 import express, { type Express } from 'express';
+
 import {
   verifyWebhook,
   WebhookDeduper,

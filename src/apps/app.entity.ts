@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import { BigIntColumn, CreatedAtColumn, IdColumn, UpdatedAtColumn } from '../database/columns';
 
 export type AppStatus = 'ACTIVE' | 'SUSPENDED';

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../audit';
 import { AppCredentialsService, IssuedCredential } from '../auth';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
-import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
 import { App, AppStatus } from './app.entity';
 import { isRedirectAllowed, originOf, parseAllowlist, SETTINGS_BOUNDS } from './app-settings';
 import { AppsRepository } from './apps.repository';

@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import { BigIntColumn, CreatedAtColumn, IdColumn } from '../database/columns';
 
 /** One audited change (append-only; see the AuditEvents migration). */

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditEvent } from './audit-event.entity';
+
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
+import { AuditEvent } from './audit-event.entity';
 
 /**
  * The audit log. Other features record their changes through AuditService,

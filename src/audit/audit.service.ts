@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
+
 import { Clock } from '../common/clock/clock';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
 import type { JomaRequest } from '../common/http/request-context';
-import { AuditEvent } from './audit-event.entity';
 import { AuditFilter, AuditRepository } from './audit.repository';
+import { AuditEvent } from './audit-event.entity';
 
 export type { AuditEvent } from './audit-event.entity';
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { AdminUsersService } from './admin-users.service';
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import { AppConfig } from '../config/app-config';
+
 import type { AdminPrincipal } from '../common/http/request-context';
+import { AppConfig } from '../config/app-config';
 import { AuthService, JwtClaims } from './auth.service';
 
 export const ADMIN_JWT = 'admin-jwt';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { AdminSession } from './admin-user.entity';
+
 import { sql } from '../database/sql';
+import { AdminSession } from './admin-user.entity';
 
 /** Every query of the admin_sessions table (server-side, revocable JWT sessions). */
 @Injectable()

@@ -1,6 +1,6 @@
+import type { AdminPrincipal } from '../common/http/request-context';
 import type { AdminUser } from './admin-user.entity';
 import type { IssuedSession } from './auth.service';
-import type { AdminPrincipal } from '../common/http/request-context';
 import type { AdminUserDto, CurrentUserDto, SessionDto } from './dto/auth.dto';
 
 export function toAdminUserDto(u: AdminUser): AdminUserDto {

@@ -1,11 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toAdminUserDto } from './admin-user.mapper';
 import { AdminUsersService } from './admin-users.service';
-import type { AdminPrincipal } from '../common/http/request-context';
 import { AdminAuth, CurrentAdmin } from './decorators';
 import {
   AdminUserDto,
@@ -14,8 +17,6 @@ import {
   SetPasswordDto,
   UpdateAdminUserDto,
 } from './dto/auth.dto';
-import { AppError } from '../common/errors/app-error';
-import { ErrorCode } from '../common/errors/error-code';
 
 @ApiTags('Admin users')
 @Controller('api/v1/admin/users')

@@ -1,19 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { hashPassword } from '../common/crypto/crypto';
-import { AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import type { PageQuery } from '../common/http/pagination';
 import { Page } from '../common/http/envelope';
+import type { PageQuery } from '../common/http/pagination';
+import { AppConfig } from '../config/app-config';
 import { isUniqueViolation } from '../database/transaction';
-import type { AdminUser, AdminUserStatus } from './admin-user.entity';
 import { AdminSessionsRepository } from './admin-sessions.repository';
+import type { AdminUser, AdminUserStatus } from './admin-user.entity';
+import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { AdminUsersRepository } from './admin-users.repository';
 import { normalizeEmail } from './email';
-import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { Permission } from './permissions';
 
 export interface NewAdminUser {

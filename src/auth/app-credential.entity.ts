@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import type { Mode } from '../common/http/request-context';
 import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn } from '../database/columns';
 

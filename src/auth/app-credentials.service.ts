@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
+
 import { Clock } from '../common/clock/clock';
 import { randomToken, safeEqual, sha256Hex } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { AppPrincipal, Mode } from '../common/http/request-context';
+import { appTopic, ChangeFeed, ReplicaCache } from '../database/change-feed';
 import { AppCredentialsRepository, AppProfile } from './app-credentials.repository';
 
 export interface IssuedCredential {

@@ -1,10 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from './decorators';
-import { Page } from '../common/http/envelope';
-import { ApiEnvelope } from '../common/http/swagger';
+
 import { AuditEvent, AuditService } from '../audit';
 import { AuditEventDto, AuditEventQuery } from '../audit';
+import { Page } from '../common/http/envelope';
+import { ApiEnvelope } from '../common/http/swagger';
+import { AdminAuth } from './decorators';
 
 function toAuditEventDto(e: AuditEvent): AuditEventDto {
   return {

@@ -2,24 +2,25 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
+import { AuditModule } from '../audit';
+import { RateLimitModule } from '../common/rate-limit/rate-limiter';
 import { AdminBootstrapService } from './admin-bootstrap.service';
-import { AdminSessionsRepository } from './admin-sessions.repository';
-import { AdminUsersRepository } from './admin-users.repository';
-import { AppCredentialsRepository } from './app-credentials.repository';
-import { LoginThrottleRepository } from './login-throttle.repository';
 import { AdminJwtStrategy } from './admin-jwt.strategy';
+import { AdminSessionsRepository } from './admin-sessions.repository';
 import { AdminSession, AdminUser } from './admin-user.entity';
 import { AdminUsersController } from './admin-users.controller';
+import { AdminUsersRepository } from './admin-users.repository';
 import { AdminUsersService } from './admin-users.service';
 import { AppCredential } from './app-credential.entity';
+import { AppCredentialsRepository } from './app-credentials.repository';
 import { AppCredentialsService } from './app-credentials.service';
-import { AuthController } from './auth.controller';
 import { AuditEventsController } from './audit-events.controller';
-import { AuditModule } from '../audit';
+import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { RateLimitModule } from '../common/rate-limit/rate-limiter';
 import { AdminJwtGuard } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';
+import { LoginThrottleRepository } from './login-throttle.repository';
 import { LoginThrottleService } from './login-throttle.service';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Transactional } from '@nestjs-cls/transactional';
-import { AppConfig } from '../config/app-config';
+
 import { Clock } from '../common/clock/clock';
 import {
   dummyPasswordHash,
@@ -13,8 +13,9 @@ import {
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import type { AdminPrincipal } from '../common/http/request-context';
-import type { AdminUser } from './admin-user.entity';
+import { AppConfig } from '../config/app-config';
 import { AdminSessionsRepository } from './admin-sessions.repository';
+import type { AdminUser } from './admin-user.entity';
 import { AdminUsersService } from './admin-users.service';
 import { LoginThrottleService } from './login-throttle.service';
 

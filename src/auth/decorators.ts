@@ -6,8 +6,9 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
-import { ApiErrors } from '../common/http/swagger';
+
 import type { AdminPrincipal, AppPrincipal, JomaRequest } from '../common/http/request-context';
+import { ApiErrors } from '../common/http/swagger';
 import { AdminJwtGuard, REQUIRED_PERMISSIONS } from './guards/admin-jwt.guard';
 import { AppKeyGuard } from './guards/app-key.guard';
 import { Permission } from './permissions';

@@ -4,9 +4,9 @@
  * own: every feature's controllers use them, and auth's module must not be
  * loaded to read them.
  */
-export { AuthModule } from './auth.module';
 export { AdminUsersService, type NewAdminUser } from './admin-users.service';
 export { AppCredentialsService, type IssuedCredential } from './app-credentials.service';
-export { LoginThrottleService } from './login-throttle.service';
+export { AuthModule } from './auth.module';
 export { CreateAdminUserDto } from './dto/auth.dto';
 export { appCallLimit } from './guards/app-call-limit.middleware';
+export { LoginThrottleService } from './login-throttle.service';

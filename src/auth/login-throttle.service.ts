@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { sha256Hex } from '../common/crypto/crypto';

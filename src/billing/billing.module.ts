@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuthModule } from '../auth';
 import { InvoicesModule } from '../invoices';
 import { PaymentsModule } from '../payments';

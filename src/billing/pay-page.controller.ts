@@ -1,16 +1,17 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
+
 import { AppError } from '../common/errors/app-error';
-import { sendHtml } from '../common/html/send-html';
-import { notFoundPage } from '../common/html/html';
 import { ErrorCode } from '../common/errors/error-code';
-import { SkipEnvelope } from '../common/http/envelope.interceptor';
-import { InvoicePaymentsService } from './invoice-payments.service';
-import { AppConfig } from '../config/app-config';
+import { notFoundPage } from '../common/html/html';
 import { langChoiceHeaders, pickLang } from '../common/html/language';
-import { WORDS } from './pay-page-language';
+import { sendHtml } from '../common/html/send-html';
+import { SkipEnvelope } from '../common/http/envelope.interceptor';
+import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
+import { AppConfig } from '../config/app-config';
+import { InvoicePaymentsService } from './invoice-payments.service';
 import { payPage, receiptPage } from './pay.page';
+import { WORDS } from './pay-page-language';
 
 /** The customer-facing hosted pay page at /pay/{token}. */
 @ApiExcludeController()

@@ -1,7 +1,7 @@
 import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { html, page, safeColor, safeUrl } from '../common/html/html';
+import { type Lang, langToggle, localDigits, takaFor } from '../common/html/language';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
-import { langToggle, type Lang, localDigits, takaFor } from '../common/html/language';
 import { GATEWAY_LABELS, WORDS } from './pay-page-language';
 
 /**

@@ -1,26 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { INestApplication } from '@nestjs/common';
-import { Logger } from 'nestjs-pino';
-import { Clock } from '../common/clock/clock';
 import type { Response } from 'express';
+import { Logger } from 'nestjs-pino';
+
 import { appCallLimit, AppCredentialsService } from '../auth';
+import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { bodyParsers, isPublicPage } from '../common/http/body-parsers';
+import { sendError } from '../common/http/error-response';
 import { dropForgedForwardedFor } from '../common/http/forwarded-for';
 import { inOrder } from '../common/http/in-order';
-import type { JomaRequest } from '../common/http/request-context';
-import { RateLimiter } from '../common/rate-limit/rate-limiter';
 import { observeRequests } from '../common/http/logging';
-import { sendError } from '../common/http/error-response';
+import type { JomaRequest } from '../common/http/request-context';
 import { requestIdMiddleware } from '../common/http/request-id';
 import { createValidationPipe } from '../common/http/validation';
 import { Metrics } from '../common/metrics/metrics';
-import { QuietBootLogger } from './quiet-boot-logger';
-import { setupSwagger } from './swagger';
-import { securityHeaders } from './security-headers';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RateLimiter } from '../common/rate-limit/rate-limiter';
 import { AppConfig, SIMULATOR_MOUNTS } from '../config/app-config';
 import { type Simulators, simulatorsAt } from '../simulators/simulators';
 import { configureHttpServer } from './http-adapter';
+import { QuietBootLogger } from './quiet-boot-logger';
+import { securityHeaders } from './security-headers';
+import { setupSwagger } from './swagger';
 
 /**
  * Everything an app instance needs beyond its modules, shared by `main.ts`

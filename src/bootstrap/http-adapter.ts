@@ -1,17 +1,19 @@
+import type { IncomingMessage, Server } from 'node:http';
+
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage, Server } from 'node:http';
+
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { answerBrokenLink } from '../common/html/broken-link-page';
 import { type RegisteredRoute, routePattern } from '../common/http/allowed-methods';
 import { MAX_SETTLEMENT_BODY_BYTES } from '../common/http/body-parsers';
-import { dropForgedForwardedFor } from '../common/http/forwarded-for';
-import { answerBrokenLink } from '../common/html/broken-link-page';
 import { sendError } from '../common/http/error-response';
+import { dropForgedForwardedFor } from '../common/http/forwarded-for';
 import type { HttpResponse } from '../common/http/replies';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppConfig } from '../config/app-config';

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+
 import { ErrorCode } from '../common/errors/error-code';
 import { addValidationRules } from './openapi-validation-rules';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+
 import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
 import { AppConfig } from '../config/app-config';
 import { ConfigValidationError, EnvSchema } from '../config/env.schema';

@@ -1,5 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Observable } from 'rxjs';
+
 import { EnvelopeInterceptor } from '../common/http/envelope.interceptor';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 

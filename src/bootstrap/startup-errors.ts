@@ -1,5 +1,5 @@
-import { EmbeddedPostgresError } from '../database/embedded-postgres-error';
 import { ConfigValidationError } from '../config/env.schema';
+import { EmbeddedPostgresError } from '../database/embedded-postgres-error';
 
 interface ErrLike {
   message?: string;

@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
 import { ADMIN_BEARER_SCHEME, APP_KEY_SCHEME, APP_SECRET_SCHEME } from '../auth/decorators';
 import { AppConfig } from '../config/app-config';
 import { finishOpenApiDocument } from './openapi-document';

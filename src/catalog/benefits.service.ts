@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../audit';
 import { Transactional } from '@nestjs-cls/transactional';
+
+import { AuditService } from '../audit';
 import { DomainEventBus } from '../common/domain-events';
-import { ProductBenefitsChanged } from './catalog-events';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
@@ -11,6 +11,7 @@ import type { TenantScope } from '../database/tenant';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/transaction';
 import type { Benefit } from './benefit.entity';
 import { CatalogRepository } from './catalog.repository';
+import { ProductBenefitsChanged } from './catalog-events';
 
 @Injectable()
 export class BenefitsService {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { Benefit } from './benefit.entity';
@@ -10,8 +11,8 @@ import { CatalogService } from './catalog.service';
 import { Price } from './price.entity';
 import { PricesController } from './prices.controller';
 import { PricesService } from './prices.service';
-import { ProductBenefit } from './product-benefit.entity';
 import { Product } from './product.entity';
+import { ProductBenefit } from './product-benefit.entity';
 import { AdminProductsController, ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
 

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { FindOptionsWhere, In } from 'typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { TenantRepo, TenantRow, TenantScope } from '../database/tenant';
 import { Benefit } from './benefit.entity';
 import { Price } from './price.entity';
-import { ProductBenefit } from './product-benefit.entity';
 import { Product } from './product.entity';
+import { ProductBenefit } from './product-benefit.entity';
 import type { ProductStatus } from './product-state';
 
 /** Every query of the catalog's tables: products, prices, benefits and their links. */

@@ -1,4 +1,5 @@
 import { Entity, JoinColumn, ManyToOne } from 'typeorm';
+
 import type { Mode } from '../common/http/request-context';
 import { BigIntColumn, CreatedAtColumn, IdColumn, ModeColumn } from '../database/columns';
 import { Benefit } from './benefit.entity';

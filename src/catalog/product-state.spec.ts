@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../audit';
 import { Transactional } from '@nestjs-cls/transactional';
+
+import { AuditService } from '../audit';
 import { DomainEventBus } from '../common/domain-events';
-import { ProductBenefitsChanged } from './catalog-events';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
@@ -11,6 +11,7 @@ import { isForeignKeyViolation } from '../database/transaction';
 import type { Benefit } from './benefit.entity';
 import { BenefitsService } from './benefits.service';
 import { CatalogRepository } from './catalog.repository';
+import { ProductBenefitsChanged } from './catalog-events';
 import type { Price } from './price.entity';
 import type { Product } from './product.entity';
 import { nextProductStatus, ProductStatus } from './product-state';

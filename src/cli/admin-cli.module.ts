@@ -1,5 +1,7 @@
-import { DynamicModule, Module } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+
+import { DynamicModule, Module } from '@nestjs/common';
+
 import { AuthModule } from '../auth';
 import { ClockModule } from '../common/clock/clock.module';
 import { AppConfig } from '../config/app-config';

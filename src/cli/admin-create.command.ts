@@ -1,15 +1,17 @@
+import { parseArgs } from 'node:util';
+
 import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { parseArgs } from 'node:util';
+
 import { AdminUsersService, NewAdminUser } from '../auth';
 import { CreateAdminUserDto } from '../auth';
 import { PERMISSIONS } from '../auth/permissions';
 import { openDatabase } from '../bootstrap/resolve-config';
-import { EmbeddedPostgresError } from '../database/embedded-postgres-error';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ConfigValidationError, validateEnv } from '../config/env.schema';
+import { EmbeddedPostgresError } from '../database/embedded-postgres-error';
 import { runMigrations } from '../database/migrate';
 import { AdminCliModule } from './admin-cli.module';
 

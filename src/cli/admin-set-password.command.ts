@@ -1,5 +1,7 @@
-import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
+
+import { NestFactory } from '@nestjs/core';
+
 import { AdminUsersService } from '../auth';
 import { openDatabase } from '../bootstrap/resolve-config';
 import { AppError } from '../common/errors/app-error';

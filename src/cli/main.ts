@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+
 import { ADMIN_CREATE_USAGE, adminCreateCommand, CliIo, EXIT } from './admin-create.command';
 import {
   ADMIN_SET_PASSWORD_USAGE,

@@ -1,5 +1,6 @@
-import { PASSWORD_SCRYPT_N } from '../common/crypto/crypto';
 import { availableParallelism } from 'node:os';
+
+import { PASSWORD_SCRYPT_N } from '../common/crypto/crypto';
 import { EnvSchema } from './env.schema';
 
 /**

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+
 import { AppConfig } from './app-config';
 
 @Global()

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { Customer } from './customer.entity';
 import { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';

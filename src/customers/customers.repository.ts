@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';

@@ -1,4 +1,4 @@
 /** The customers feature's public door. */
 export { CustomersModule } from './customers.module';
-export { CustomersService, type Customer } from './customers.service';
+export { type Customer, CustomersService } from './customers.service';
 export { CUSTOMER_REFERENCE, CustomerFieldsDto } from './dto/customer-fields.dto';

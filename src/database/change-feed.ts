@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { PgListener } from './pg-listener';
 import { sql } from './sql';

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
 import { bigintTransformer } from '../common/money/money';
 
 /** BIGSERIAL primary key as a JS number. */

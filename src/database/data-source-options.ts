@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { types } from 'pg';
 import { DataSourceOptions } from 'typeorm';
+
 import { loadMigrations } from '../../migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 import { timestamptzParser } from './timestamptz-parser';

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
+
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
 import { dataSourceOptions } from './data-source-options';

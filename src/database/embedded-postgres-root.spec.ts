@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { copyPackage } from './embedded-postgres-root';
 
 /**

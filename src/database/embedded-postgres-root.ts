@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
+
 import { EmbeddedPostgresError } from './embedded-postgres-error';
 
 /** Where a root-run embedded PostgreSQL keeps its cluster and loads its binaries from. */

@@ -3,7 +3,9 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+
 import { Client } from 'pg';
+
 import { readSecrets, updateSecrets } from '../common/crypto/secrets-file';
 import { freePort } from '../common/net/free-port';
 import { EmbeddedPostgresError } from './embedded-postgres-error';

@@ -8,6 +8,7 @@ import type {
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
+
 import { sql as statements } from './sql';
 
 /**

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+
 import { dataSourceOptions } from './data-source-options';
 
 const MIGRATION_LOCK = 7_345_001;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+
 import { runStatement } from './hot-query';
 
 /**

@@ -1,4 +1,5 @@
 import { EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
+
 import { AppError } from '../common/errors/app-error';
 import type { Mode } from '../common/http/request-context';
 import { EntitySql } from './entity-sql';

@@ -1,4 +1,5 @@
 import { types } from 'pg';
+
 import { timestamptzParser } from './timestamptz-parser';
 
 // pg's own TIMESTAMPTZ parser (this spec does not load data-source-options, which replaces it).

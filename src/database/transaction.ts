@@ -3,7 +3,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 /** The transaction host every service injects (`tx.getRepository(...)`, `tx.query(...)`). */
 export type Tx = TransactionHost<TransactionalAdapterTypeOrm>;
-export { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+export { Transactional, TransactionHost } from '@nestjs-cls/transactional';
 
 /** The SQLSTATE of a PostgreSQL error, as pg raises it or as TypeORM wraps it (`driverError`). */
 export function sqlStateOf(err: unknown): string | undefined {

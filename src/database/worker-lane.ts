@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource, getDataSourceToken } from '@nestjs/typeorm';
+import { getDataSourceToken, InjectDataSource } from '@nestjs/typeorm';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService, ClsServiceManager } from 'nestjs-cls';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
 

@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import type { AppPrincipal } from '../common/http/request-context';

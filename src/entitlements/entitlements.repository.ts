@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IsNull } from 'typeorm';
+
+import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import { Entitlement } from './entitlement.entity';
-import { sql } from '../database/sql';
 
 /** Every query of the entitlements table (grants are revoked, never deleted). */
 @Injectable()

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Benefit, CatalogService } from '../catalog';
 import type { TenantScope } from '../database/tenant';
 import type { Entitlement } from './entitlement.entity';

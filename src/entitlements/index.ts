@@ -1,7 +1,7 @@
 /** The entitlements feature's public door. */
 export { EntitlementsModule } from './entitlements.module';
 export {
-  EntitlementsService,
   type EntitlementChange,
+  EntitlementsService,
   type HeldEntitlement,
 } from './entitlements.service';

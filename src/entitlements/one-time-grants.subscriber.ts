@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { CatalogService, ProductBenefitsChanged } from '../catalog';
 import { Clock } from '../common/clock/clock';
 import { OnDomainEvent } from '../common/domain-events';

@@ -1,7 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn } from '../database/columns';
+
 import type { Mode } from '../common/http/request-context';
 import { bigintTransformer } from '../common/money/money';
+import { IdColumn } from '../database/columns';
 import type { EventType } from './event-catalogue';
 
 /** One recorded event (the outbox row), written in the business transaction. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { EventRecord } from './event.entity';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
 import { countedRows } from '../database/list-counts';
 import { sql } from '../database/sql';
-import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
-import type { EventType } from './event-catalogue';
 import { EventRecord } from './event.entity';
+import type { EventType } from './event-catalogue';
 
 /** Every query of the events table (the outbox). */
 @Injectable()

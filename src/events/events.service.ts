@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { Clock } from '../common/clock/clock';
-import type { Mode } from '../common/http/request-context';
-import type { TenantScope } from '../database/tenant';
-import { EventType, isEventType, statusOfType } from './event-catalogue';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
+import type { Mode } from '../common/http/request-context';
+import type { TenantScope } from '../database/tenant';
 import { EventRecord } from './event.entity';
+import { EventType, isEventType, statusOfType } from './event-catalogue';
 import { EventsRepository } from './events.repository';
 
 /** The event record other features receive from this service. */

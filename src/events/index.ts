@@ -1,3 +1,3 @@
 /** The events (outbox) feature's public door; its catalogue (events/event-catalogue.ts) is a shared entry point. */
 export { EventsModule } from './events.module';
-export { EventsService, type EventRecord } from './events.service';
+export { type EventRecord, EventsService } from './events.service';

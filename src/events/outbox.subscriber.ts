@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { DomainEvent, HandlerOrder, OnDomainEvent } from '../common/domain-events';
 import { EventsService } from './events.service';
 

@@ -1,9 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
+
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { GATEWAY_ADAPTER } from './gateway-adapter.decorator';
 import { GatewayCredentialsService } from './credentials/gateway-credentials.service';
+import { GATEWAY_ADAPTER } from './gateway-adapter.decorator';
 import type { GatewayContext, GatewayMode, PaymentGateway } from './payment-gateway.types';
 
 /**

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+
 import { AppsModule } from '../apps';
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';

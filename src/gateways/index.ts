@@ -1,9 +1,9 @@
 /** The gateways feature's public door: the registry, the port adapters implement, and the adapters. */
-export { GatewaysModule } from './gateways.module';
-export { GatewayRegistry } from './gateway-registry.service';
+export { BkashGatewayModule } from './bkash';
 export { GatewayAdapter } from './gateway-adapter.decorator';
+export { GatewayRegistry } from './gateway-registry.service';
+export { GatewaysModule } from './gateways.module';
 export { gatewayErrorText } from './http/gateway-error-text';
 export type * from './payment-gateway.types';
-export { SandboxGatewayModule, SandboxGateway, type SandboxChoice } from './sandbox';
+export { type SandboxChoice, SandboxGateway, SandboxGatewayModule } from './sandbox';
 export { SslcommerzGatewayModule } from './sslcommerz';
-export { BkashGatewayModule } from './bkash';

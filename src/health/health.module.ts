@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
+
+import { Metrics } from '../common/metrics/metrics';
 import { HealthController } from './health.controller';
 import { HealthRepository } from './health.repository';
-import { Metrics } from '../common/metrics/metrics';
 import { MetricsServer } from './metrics-server';
 import { PoolMetrics } from './pool-metrics';
 

@@ -1,5 +1,7 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, Server } from 'node:http';
+
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+
 import { Metrics } from '../common/metrics/metrics';
 import { AppConfig } from '../config/app-config';
 

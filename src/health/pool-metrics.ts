@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
+
 import { Metrics } from '../common/metrics/metrics';
 import { poolOf } from '../database/hot-query';
 import { WorkerLane } from '../database/worker-lane';

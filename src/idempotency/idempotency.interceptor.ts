@@ -1,26 +1,27 @@
 import {
+  applyDecorators,
   CallHandler,
   ExecutionContext,
   Injectable,
   NestInterceptor,
   SetMetadata,
-  applyDecorators,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { type HttpResponse, nodeResponse } from '../common/http/replies';
 import { from, lastValueFrom, Observable } from 'rxjs';
+
 import { Clock } from '../common/clock/clock';
 import { decryptSecret, encryptSecret, sha256Hex } from '../common/crypto/crypto';
-import { AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode, httpStatusOf } from '../common/errors/error-code';
 import { Envelope, errorEnvelope } from '../common/http/envelope';
 import { RenderedAppError } from '../common/http/error-response';
+import { type HttpResponse, nodeResponse } from '../common/http/replies';
 import type { JomaRequest } from '../common/http/request-context';
 import { ApiErrors } from '../common/http/swagger';
+import { AppConfig } from '../config/app-config';
 import { canonicalJson } from './canonical-json';
 import type { KeyRow } from './idempotency.repository';
 import { ClaimedKey, IdempotencyService, tookOver } from './idempotency.service';

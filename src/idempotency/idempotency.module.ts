@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyCleanupJob } from './idempotency-cleanup.job';
+
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotencyCleanupJob } from './idempotency-cleanup.job';
 
 /**
  * Idempotency keys: the store, its housekeeping, and the recovery points

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppsService } from '../apps';
 import { Page } from '../common/http/envelope';
 import { CustomersService } from '../customers';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { DomainEventBus, OnDomainEvent } from '../common/domain-events';
 import { PaymentSucceeded } from '../payments';
 import { InvoicePaid, InvoicePartiallyPaid } from './invoice-events';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import type { TenantScope } from '../database/tenant';
 import type { InvoiceTemplateInput } from './dto/invoice.dto';
 import { InvoiceTemplate } from './invoice.entity';

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintTransformer } from '../common/money/money';
+
 import type { Mode } from '../common/http/request-context';
+import { bigintTransformer } from '../common/money/money';
 import {
   BigIntColumn,
   CreatedAtColumn,

@@ -1,11 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+
 import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { AdminInvoiceSearchService } from './admin-invoice-search.service';
 import {
   AdminInvoiceQuery,
   CreateInvoiceDto,
@@ -22,7 +24,6 @@ import {
   toInvoiceSummaryDto,
   toTemplateDto,
 } from './invoice.mapper';
-import { AdminInvoiceSearchService } from './admin-invoice-search.service';
 import { InvoiceTemplatesService } from './invoice-templates.service';
 import { InvoicesService } from './invoices.service';
 

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { EntitySql } from '../database/entity-sql';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { AdminInvoiceQuery } from './dto/invoice.dto';
 import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
 

@@ -1,27 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
 import { addDays, dhakaDate } from '../common/clock/dhaka-calendar';
 import { randomToken } from '../common/crypto/crypto';
+import { DomainEventBus } from '../common/domain-events';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
-import { paginationMeta, PageQuery } from '../common/http/pagination';
+import { PageQuery, paginationMeta } from '../common/http/pagination';
 import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
-import { DomainEventBus } from '../common/domain-events';
 import type { TenantScope } from '../database/tenant';
 import { type Payment, PaymentsService } from '../payments';
 import type { CreateInvoiceDto } from './dto/invoice.dto';
 import { Invoice, InvoiceTemplate } from './invoice.entity';
-import { InvoiceIssued, InvoiceVoided } from './invoice-events';
 import { InvoiceView } from './invoice.mapper';
+import { InvoiceIssued, InvoiceVoided } from './invoice-events';
 import { amountDue, canVoid, isPayable } from './invoice-state';
-import { InvoicesRepository } from './invoices.repository';
 import { InvoiceTemplatesService } from './invoice-templates.service';
+import { InvoicesRepository } from './invoices.repository';
 
 export const DEFAULT_DUE_DAYS = 7;
 

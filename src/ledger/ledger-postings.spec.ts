@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { LedgerAccount, LedgerKind, postingsFor } from './ledger-postings';
 
 type Op =

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock/clock';
 import { OnDomainEvent } from '../common/domain-events';
 import { PaymentSucceeded } from '../payments';

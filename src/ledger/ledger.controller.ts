@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { AdminAuth } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';

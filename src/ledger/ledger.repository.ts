@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { Mode } from '../common/http/request-context';
+import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import type { LedgerKind, Posting } from './ledger-postings';
-import { sql } from '../database/sql';
 
 export interface AccountBalance {
   account: string;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
-import { LEDGER_ACCOUNTS, LedgerKind, postingsFor } from './ledger-postings';
 import { AccountBalance, LedgerRepository } from './ledger.repository';
+import { LEDGER_ACCOUNTS, LedgerKind, postingsFor } from './ledger-postings';
 
 export interface LedgerBalance extends AccountBalance {
   /** debitMinor - creditMinor (merchant_payable is negative while money is owed to the merchant). */

@@ -18,17 +18,18 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
+
 import { AppError } from '../common/errors/app-error';
 import { langChoiceHeaders, pickLang } from '../common/html/language';
 import { sendHtml } from '../common/html/send-html';
-import { AppConfig } from '../config/app-config';
 import { SkipEnvelope } from '../common/http/envelope.interceptor';
+import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
+import { AppConfig } from '../config/app-config';
 import { IpnAckDto } from './dto/payment.dto';
-import { paymentNotFoundPage, paymentResultPage } from './payment-result.page';
-import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
 import type { Payment } from './payment.entity';
+import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
+import { paymentNotFoundPage, paymentResultPage } from './payment-result.page';
 import { PaymentsService } from './payments.service';
 
 /**

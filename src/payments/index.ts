@@ -1,10 +1,8 @@
 /** The payments feature's public door: what other features may use. */
-export { PaymentsModule } from './payments.module';
-export { PaymentsService, type OpenedPayment, type OpenPaymentOptions } from './payments.service';
-export { PaymentConfirmationsService } from './payment-confirmations.service';
-export { PaymentSimulationService, type SettleOutcome } from './payment-simulation.service';
+export { CreatePaymentDto, PaymentDto } from './dto/payment.dto';
 export type { Payment } from './payment.entity';
-export type { PaymentStatus } from './payment-state';
+export { toPaymentDto } from './payment.mapper';
+export { PaymentConfirmationsService } from './payment-confirmations.service';
 export {
   PaymentCancelled,
   PaymentExpired,
@@ -13,5 +11,7 @@ export {
   PaymentStatusChanged,
   PaymentSucceeded,
 } from './payment-events';
-export { toPaymentDto } from './payment.mapper';
-export { CreatePaymentDto, PaymentDto } from './dto/payment.dto';
+export { PaymentSimulationService, type SettleOutcome } from './payment-simulation.service';
+export type { PaymentStatus } from './payment-state';
+export { PaymentsModule } from './payments.module';
+export { type OpenedPayment, type OpenPaymentOptions, PaymentsService } from './payments.service';

@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
+import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { retryOnConflict } from '../database/transaction';
-import { Clock } from '../common/clock/clock';
 import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
-import { GatewayRegistry } from '../gateways';
+import { retryOnConflict } from '../database/transaction';
 import type { VerifiedStatus } from '../gateways';
+import { GatewayRegistry } from '../gateways';
 import { Payment } from './payment.entity';
 import { ApplyResult, PaymentTransitions } from './payment-transitions';
 import { PaymentsRepository } from './payments.repository';

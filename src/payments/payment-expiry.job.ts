@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+
 import { AppConfig } from '../config/app-config';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
 

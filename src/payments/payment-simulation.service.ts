@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import type { TenantScope } from '../database/tenant';
 import { Payment } from './payment.entity';
-import { PaymentTrigger, transition } from './payment-state';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
+import { PaymentTrigger, transition } from './payment-state';
 import { PaymentsRepository } from './payments.repository';
 
 /** How a (simulated) customer finishes a checkout. */

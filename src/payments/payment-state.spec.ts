@@ -1,12 +1,13 @@
 import fc from 'fast-check';
+
 import {
   isFinal,
   PAYMENT_STATUSES,
   PAYMENT_TRIGGERS,
   PaymentStatus,
   PaymentTrigger,
-  transition,
   Transition,
+  transition,
 } from './payment-state';
 
 type Kind = Transition['kind'];

@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { Clock } from '../common/clock/clock';
 import { DomainEventBus } from '../common/domain-events';
 import { CustomersService } from '../customers';
 import type { GatewayOutcome, VerifiedStatus } from '../gateways';
+import { maskAccount, maskIn } from './mask-account';
 import { Payment } from './payment.entity';
 import { paymentFact, PaymentSucceeded } from './payment-events';
 import { PaymentTrigger, transition } from './payment-state';
-import { maskAccount, maskIn } from './mask-account';
 import { PaymentsRepository } from './payments.repository';
 
 export type ApplyResult = { payment: Payment; changed: boolean; invalid?: string };

@@ -1,5 +1,5 @@
-import type { Payment } from './payment.entity';
 import type { PaymentDto } from './dto/payment.dto';
+import type { Payment } from './payment.entity';
 
 export function toPaymentDto(p: Payment): PaymentDto {
   return {

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { countedRows } from '../database/list-counts';
+import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { CheckoutSession } from '../gateways';
 import { Payment } from './payment.entity';
-import { sql } from '../database/sql';
 
 export interface PaymentFilter {
   status?: string;

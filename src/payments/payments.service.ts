@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
 import { randomToken } from '../common/crypto/crypto';
@@ -12,8 +13,8 @@ import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
-import { gatewayErrorText, GatewayRegistry } from '../gateways';
 import type { CheckoutSession } from '../gateways';
+import { gatewayErrorText, GatewayRegistry } from '../gateways';
 import { IdempotencyService } from '../idempotency';
 import type { CreatePaymentDto } from './dto/payment.dto';
 import { Payment } from './payment.entity';

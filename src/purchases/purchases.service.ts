@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { CatalogService } from '../catalog';
 import type { TenantScope } from '../database/tenant';
 import { InvoicesService } from '../invoices';

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+
 import { AdminAuth } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { LargeJsonBodyInterceptor } from '../common/http/large-json-body.interceptor';

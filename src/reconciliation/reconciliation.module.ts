@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { GatewaysModule } from '../gateways';

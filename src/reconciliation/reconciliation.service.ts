@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { dhakaDate } from '../common/clock/dhaka-calendar';

@@ -1,5 +1,6 @@
-import { parse } from 'csv-parse';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+
+import { parse } from 'csv-parse';
 
 /** One good line of a settlement file. */
 export interface SettlementCsvLine {

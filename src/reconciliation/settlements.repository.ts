@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
+import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import type { Rejection, SettlementCsvLine } from './settlement-csv';
-import { sql } from '../database/sql';
 
 /** What one chunk of lines added: how many were new, their sums and latest time (null when none). */
 export interface InsertedChunk {

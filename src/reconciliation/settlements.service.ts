@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../audit';
 import { AppError } from '../common/errors/app-error';
-import { isForeignKeyViolation } from '../database/transaction';
 import type { Mode } from '../common/http/request-context';
 import type { TenantScope } from '../database/tenant';
+import { isForeignKeyViolation } from '../database/transaction';
 import { GatewayRegistry } from '../gateways';
 import { LedgerService } from '../ledger';
 import { PaymentsService } from '../payments';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { HandlerOrder, OnDomainEvent } from '../common/domain-events';
 import { PaymentSucceeded } from '../payments';
 import { RefundsService } from './refunds.service';

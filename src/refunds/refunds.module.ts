@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AppsModule } from '../apps';
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';

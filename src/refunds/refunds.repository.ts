@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Refund, RefundStatus } from './refund.entity';
-import { sql } from '../database/sql';
 
 /** Every query of the refunds table. */
 @Injectable()

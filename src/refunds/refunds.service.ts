@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AppsService } from '../apps';
 import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+
 import { AdminUsersService } from '../auth';
 import { LoginThrottleService } from '../auth';
 import { Clock } from '../common/clock/clock';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuthModule } from '../auth';
 import { WebhooksModule } from '../webhooks';
 import { RetentionJob } from './retention.job';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 import type { SimulatedRefunds } from './sslcommerz.simulator';
 

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { BkashSimulator } from './bkash.simulator';
 import { SslcommerzSimulator } from './sslcommerz.simulator';
 

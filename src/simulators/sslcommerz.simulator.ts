@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 
 /** What the developer picks on the simulator's checkout page. */

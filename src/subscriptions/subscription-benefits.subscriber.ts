@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ProductBenefitsChanged } from '../catalog';
 import { OnDomainEvent } from '../common/domain-events';
 import { SubscriptionLifecycle } from './subscription-lifecycle';

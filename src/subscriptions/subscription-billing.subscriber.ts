@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { OnDomainEvent } from '../common/domain-events';
 import { InvoicePaid, InvoicesService } from '../invoices';
 import { PaymentFailed } from '../payments';

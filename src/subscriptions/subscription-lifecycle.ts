@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock/clock';
 import { DomainEventBus } from '../common/domain-events';
 import { AppError } from '../common/errors/app-error';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+
 import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
 import { SubscriptionsService } from './subscriptions.service';

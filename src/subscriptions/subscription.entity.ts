@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import type { PriceInterval } from '../catalog';
 import type { Mode } from '../common/http/request-context';
 import {

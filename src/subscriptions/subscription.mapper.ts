@@ -1,5 +1,5 @@
-import { shownNextBillingDate } from './subscription-state';
 import type { SubscriptionDto, SubscriptionListItemDto } from './dto/subscription.dto';
+import { shownNextBillingDate } from './subscription-state';
 import type { SubscriptionView } from './subscriptions.service';
 
 export function toSubscriptionDto({

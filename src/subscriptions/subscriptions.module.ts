@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { EntitlementsModule } from '../entitlements';

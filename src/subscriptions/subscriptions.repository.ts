@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Subscription } from './subscription.entity';
 import type { SubscriptionStatus } from './subscription-state';
-import { sql } from '../database/sql';
 
 export interface SubscriptionFilter {
   status?: SubscriptionStatus;

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
+
 import type { Price, Product } from '../catalog';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
-import { DEFAULT_PAGE_SIZE, paginationMeta, type PageQuery } from '../common/http/pagination';
+import { DEFAULT_PAGE_SIZE, type PageQuery, paginationMeta } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
-import { CustomersService, type CustomerFieldsDto } from '../customers';
+import { type CustomerFieldsDto, CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
 import { retryOnConflict } from '../database/transaction';
 import { InvoicesService, type InvoiceView } from '../invoices';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AuthModule } from '../auth';
 import { SandboxGatewayModule } from '../gateways';
 import { PaymentsModule } from '../payments';

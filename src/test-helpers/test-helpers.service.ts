@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppError } from '../common/errors/app-error';
 import type { TenantScope } from '../database/tenant';
 import { SandboxChoice, SandboxGateway } from '../gateways';

@@ -1,24 +1,26 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { EventsModule } from '../events';
 import { AdminWebhooksController } from './api/admin-webhooks.controller';
 import { EventsController } from './api/events.controller';
-import { WebhookAttempt } from './delivery/webhook-attempt.entity';
+import { WebhookEndpointsController } from './api/webhook-endpoints.controller';
+import { WebhookEventsService } from './api/webhook-events.service';
+import { DeliveryAttempt } from './delivery/delivery-attempt';
 import { ParkDeletedEndpointSubscriber } from './delivery/park-deleted-endpoint.subscriber';
+import { WebhookAttempt } from './delivery/webhook-attempt.entity';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service';
 import { WebhookDelivery } from './delivery/webhook-delivery.entity';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
-import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
-import { WebhookEndpointsController } from './api/webhook-endpoints.controller';
-import { WebhookEndpointsRepository } from './endpoints/webhook-endpoints.repository';
-import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
-import { WebhookEventsService } from './api/webhook-events.service';
 import { WebhookFanout } from './delivery/webhook-fanout';
 import { WebhookMetrics } from './delivery/webhook-metrics';
 import { WebhookWorkers } from './delivery/webhook-workers';
+import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
+import { WebhookEndpointsRepository } from './endpoints/webhook-endpoints.repository';
+import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 
 /**
  * Outbound webhooks: endpoint management, the outbox relay (fan-out), the
@@ -42,6 +44,7 @@ import { WebhookWorkers } from './delivery/webhook-workers';
     WebhookDeliveriesService,
     WebhookEventsService,
     WebhookFanout,
+    DeliveryAttempt,
     WebhookDispatcher,
     WebhookWorkers,
     WebhookMetrics,

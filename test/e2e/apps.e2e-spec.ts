@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { asApp, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 

@@ -1,4 +1,5 @@
 import { JwtService } from '@nestjs/jwt';
+
 import { adminWith, bearer, login, superAdminToken } from '../support/factories';
 import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
 

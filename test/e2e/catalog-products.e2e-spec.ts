@@ -1,5 +1,6 @@
-import { appFixture } from '../support/app-fixture';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+import { appFixture } from '../support/app-fixture';
 import {
   attachBenefit,
   createBenefit,

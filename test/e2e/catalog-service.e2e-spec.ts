@@ -1,5 +1,6 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { AppError } from '../../src/common/errors/app-error';
 import type { TenantScope } from '../../src/database/tenant';

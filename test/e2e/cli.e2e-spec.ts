@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { Pool } from 'pg';
+
 import { adminCreateCommand, CliIo } from '../../src/cli/admin-create.command';
 import { adminSetPasswordCommand } from '../../src/cli/admin-set-password.command';
 import { bearer, login } from '../support/factories';

@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
+
 import { freePort } from '../../src/common/net/free-port';
-import { startMain, until, type Run } from '../support/main-process';
+import { type Run, startMain, until } from '../support/main-process';
 import { createTestDatabase } from '../support/test-app';
 
 /**

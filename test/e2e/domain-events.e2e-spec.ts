@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Pool } from 'pg';
+
 import { DomainEventBus, OnDomainEvent } from '../../src/common/domain-events';
 import { AppConfig } from '../../src/config/app-config';
 import { InvoicePaid } from '../../src/invoices';

@@ -1,20 +1,21 @@
+import { execFileSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import {
+  chmodSync,
   cpSync,
   mkdtempSync,
   readdirSync,
-  watch,
   readFileSync,
   rmSync,
   statSync,
-  chmodSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
+
 import { Client } from 'pg';
-import { ChildProcess, spawn } from 'node:child_process';
 
 interface Started {
   ok: boolean;

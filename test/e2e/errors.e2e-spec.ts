@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { asApp, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { TestOnlyModule } from '../support/test-only.module';

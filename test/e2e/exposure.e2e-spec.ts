@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { freePort } from '../../src/common/net/free-port';
 import { createTestApp, TestApp } from '../support/test-app';
 

@@ -1,5 +1,5 @@
-import { asApp, createApp } from '../support/factories';
 import { IdempotencyCleanupJob } from '../../src/idempotency/idempotency-cleanup.job';
+import { asApp, createApp } from '../support/factories';
 import { createTestApp, TestApp, testHttpAdapter } from '../support/test-app';
 
 describe('foundation: envelope and errors', () => {

@@ -1,5 +1,5 @@
-import { appFixture } from '../support/app-fixture';
 import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
+import { appFixture } from '../support/app-fixture';
 import { asApp, CreatedApp } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, settle } from '../support/payments';
 import { lockNowait, openTransactions, slowSandbox } from '../support/slow-gateway';

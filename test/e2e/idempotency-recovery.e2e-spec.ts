@@ -1,7 +1,7 @@
-import { appFixture } from '../support/app-fixture';
 import { sha256Hex } from '../../src/common/crypto/crypto';
 import { canonicalJson } from '../../src/idempotency/canonical-json';
 import { IDEMPOTENCY_LEASE_MS } from '../../src/idempotency/idempotency.service';
+import { appFixture } from '../support/app-fixture';
 import { asApp, CreatedApp } from '../support/factories';
 import { slowSandbox } from '../support/slow-gateway';
 import { TestApp } from '../support/test-app';

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { asApp, createApp, CreatedApp, Credentials } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { Latch, TestOnlyModule } from '../support/test-only.module';

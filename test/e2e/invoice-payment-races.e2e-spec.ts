@@ -1,5 +1,6 @@
-import { appFixture } from '../support/app-fixture';
 import { Logger } from '@nestjs/common';
+
+import { appFixture } from '../support/app-fixture';
 import { asApp, CreatedApp } from '../support/factories';
 import { holdLock, untilWaiting } from '../support/locks';
 import { createInvoice, createPayment, eventsOf } from '../support/payments';

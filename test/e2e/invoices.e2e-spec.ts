@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { TemplatePerMode1795350000000 } from '../../migrations/1795350000000-TemplatePerMode';
 import {
   adminWith,

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

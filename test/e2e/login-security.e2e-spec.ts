@@ -1,5 +1,5 @@
-import { adminWith, bearer, login, superAdminToken } from '../support/factories';
 import { hashPassword } from '../../src/common/crypto/crypto';
+import { adminWith, bearer, login, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -1,6 +1,7 @@
-import { appFixture } from '../support/app-fixture';
 import { Client } from 'pg';
+
 import { MoneyIntegrity1795340000000 } from '../../migrations/1795340000000-MoneyIntegrity';
+import { appFixture } from '../support/app-fixture';
 import { asApp, bearer, CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
 import { createTestDatabase, TestApp } from '../support/test-app';

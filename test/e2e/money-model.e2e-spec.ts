@@ -1,9 +1,10 @@
 import fc from 'fast-check';
+
 import { RefundsService } from '../../src/refunds';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
-import { withWriteHeld, withWriteRefused } from '../support/faults';
 import { ChildReplica } from '../support/child-replica';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { withWriteHeld, withWriteRefused } from '../support/faults';
 import { expectBalancedLedger } from '../support/ledger';
 import { createTestApp, TestApp } from '../support/test-app';
 

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { httpStatusOf, ErrorCode } from '../../src/common/errors/error-code';
+
+import { ErrorCode, httpStatusOf } from '../../src/common/errors/error-code';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const run = promisify(execFile);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { conformance } from '../support/openapi-conformance';
 import { createTestApp, TestApp } from '../support/test-app';

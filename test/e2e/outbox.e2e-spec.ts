@@ -1,5 +1,6 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { EventType } from '../../src/events/event-catalogue';
 import { EventsService } from '../../src/events/events.service';
 import { createApp, CreatedApp } from '../support/factories';

@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { Browser, chromium, Page } from 'playwright-core';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+
+import { BkashFake } from '../support/bkash-fake';
 import {
   attachBenefit,
   createBenefit,
@@ -10,7 +12,7 @@ import {
   createProduct,
   MONTHLY,
 } from '../support/catalog-factories';
-import { BkashFake } from '../support/bkash-fake';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { SslcommerzFake } from '../support/sslcommerz-fake';
 import { createTestApp, TestApp } from '../support/test-app';
 

@@ -1,5 +1,5 @@
-import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
 import { SandboxGateway } from '../../src/gateways/sandbox/sandbox.gateway';
+import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createPayment, eventsOf } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,8 @@
-import { SandboxGateway } from '../../src/gateways';
 import request from 'supertest';
-import { PERMISSIONS, Permission } from '../../src/auth/permissions';
+
+import { Permission, PERMISSIONS } from '../../src/auth/permissions';
+import { SandboxGateway } from '../../src/gateways';
+import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
 import {
   adminWith,
   asApp,
@@ -12,7 +14,6 @@ import {
 import { createPayment, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createEndpoint, deliveriesOfEvent, recordEvent } from '../support/webhooks';
-import { WebhookFanout } from '../../src/webhooks/delivery/webhook-fanout';
 
 interface Route {
   /** Method and path as /docs-json lists them. */

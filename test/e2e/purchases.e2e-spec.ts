@@ -1,6 +1,6 @@
 import { appFixture } from '../support/app-fixture';
-import { bearer, asApp, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPrice, createProduct, ONE_TIME } from '../support/catalog-factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { eventsOf, settle } from '../support/payments';
 import { TestApp } from '../support/test-app';
 

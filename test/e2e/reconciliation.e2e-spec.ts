@@ -1,8 +1,8 @@
+import { ReconciliationService } from '../../src/reconciliation';
 import { asApp, bearer, createApp, CreatedApp, login } from '../support/factories';
 import { accountBalances, expectBalancedLedger } from '../support/ledger';
 import { createPayment, settle } from '../support/payments';
 import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
-import { ReconciliationService } from '../../src/reconciliation';
 
 /** 10:00 in Dhaka on 10 March 2027 (the test clock only moves forward: tokens stay valid). */
 const MORNING = Date.parse('2027-03-10T04:00:00Z');

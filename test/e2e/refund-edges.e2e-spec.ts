@@ -1,8 +1,8 @@
 import { RefundsService } from '../../src/refunds';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { withWriteRefused } from '../support/faults';
 import { accountBalances, expectBalancedLedger } from '../support/ledger';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
-import { withWriteRefused } from '../support/faults';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -1,6 +1,6 @@
-import { appFixture } from '../support/app-fixture';
 import { SandboxGateway } from '../../src/gateways';
 import { RefundsService } from '../../src/refunds';
+import { appFixture } from '../support/app-fixture';
 import {
   adminWith,
   asApp,

@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+
 import {
   createJomaAdminClient,
   createJomaClient,
@@ -9,9 +11,8 @@ import {
   verifyWebhook,
   WebhookDeduper,
 } from '../../clients/typescript/src';
-import type { AddressInfo } from 'node:net';
 import { webhookConsumer } from '../../examples/webhook-consumer/server';
-import { SUPER_ADMIN, createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { workersOf } from '../support/webhooks';
 

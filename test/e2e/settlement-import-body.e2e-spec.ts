@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+
 import { adminWith, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 

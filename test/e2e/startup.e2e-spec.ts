@@ -1,6 +1,6 @@
 import { freePort } from '../../src/common/net/free-port';
-import { createTestDatabase, testHttpAdapter } from '../support/test-app';
 import { type Run, startMain, until } from '../support/main-process';
+import { createTestDatabase, testHttpAdapter } from '../support/test-app';
 
 /**
  * The real entry point (`src/main.ts`) as `npm start` runs it, against a

@@ -1,9 +1,9 @@
-import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
+import { asApp, createApp, CreatedApp } from '../support/factories';
+import { withWriteHeld } from '../support/faults';
+import { expectBalancedLedger } from '../support/ledger';
 import { createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
-import { expectBalancedLedger } from '../support/ledger';
-import { withWriteHeld } from '../support/faults';
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,5 @@
+import { SubscriptionsService } from '../../src/subscriptions';
 import { appFixture } from '../support/app-fixture';
-import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import {
   attachBenefit,
   createBenefit,
@@ -7,9 +7,9 @@ import {
   createProduct,
   MONTHLY,
 } from '../support/catalog-factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { createPayment, eventsOf, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
-import { SubscriptionsService } from '../../src/subscriptions';
 
 /** Dhaka calendar date of the test clock plus `days`. */
 const dhaka = (ms: number, days = 0) =>

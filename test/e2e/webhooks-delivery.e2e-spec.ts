@@ -1,8 +1,9 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
+
+import { Metrics } from '../../src/common/metrics/metrics';
 import { EventsService } from '../../src/events/events.service';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery/retry-schedule';
 import { asApp, createApp, CreatedApp } from '../support/factories';
-import { Metrics } from '../../src/common/metrics/metrics';
 import { createTestApp, TestApp } from '../support/test-app';
 import { verifyV1, verifyV2, WebhookReceiver } from '../support/webhook-receiver';
 import {

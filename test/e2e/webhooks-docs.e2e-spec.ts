@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../../src/common/net/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { freePort } from '../../src/common/net/free-port';
 import { createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import {

@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+
 import { LegacyWebhookUrlToEndpoints1795330000001 } from '../../migrations/1795330000001-LegacyWebhookUrlToEndpoints';
 import { adminWith, asApp, bearer, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,6 @@
 import * as resolver from '../../src/webhooks/security/target-resolver';
-import { asApp, createApp, CreatedApp } from '../support/factories';
 import { SilentDnsServer } from '../support/dns-stub';
+import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { verifyV1, WebhookReceiver } from '../support/webhook-receiver';
 import {

@@ -1,4 +1,5 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
+
 import { EventsService } from '../../src/events/events.service';
 import {
   PER_ENDPOINT_MAX,

@@ -1,6 +1,7 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
-import type { Tx } from '../../src/database/transaction';
+
 import { Metrics } from '../../src/common/metrics/metrics';
+import type { Tx } from '../../src/database/transaction';
 import { WorkerLane } from '../../src/database/worker-lane';
 import { createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { assertServerQuiet, busyNeighbours } from '../../bench/busy-server';
 import {
   createDatabase,

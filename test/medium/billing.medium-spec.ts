@@ -1,7 +1,8 @@
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { InvoicePaymentsService } from '../../src/billing';
-import { AppError } from '../../src/common/errors/app-error';
 import { DomainEventBus } from '../../src/common/domain-events';
+import { AppError } from '../../src/common/errors/app-error';
 import { InvoicesService } from '../../src/invoices';
 import { PaymentConfirmationsService, PaymentSucceeded } from '../../src/payments';
 import { createTestContext, insertApp, TestContext } from '../support/test-context';

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 import { EntitySql } from '../../src/database/entity-sql';
 import { Payment } from '../../src/payments/payment.entity';
 import { createTestContext, insertApp, TestContext } from '../support/test-context';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { Pool } from 'pg';
+
 import { createTestContext, insertApp, TestContext } from '../support/test-context';
 
 /**

@@ -1,9 +1,10 @@
 import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
 import { orderForPage, PageQuery } from '../../src/common/http/pagination';
 import { INVOICE_SORT_FIELDS } from '../../src/invoices/dto/invoice.dto';
 import { PAYMENT_SORT_FIELDS } from '../../src/payments/dto/payment.dto';
-import { SUBSCRIPTION_SORT_FIELDS } from '../../src/subscriptions/dto/subscription.dto';
 import { REFUND_SORT_FIELDS } from '../../src/refunds/dto/refund.dto';
+import { SUBSCRIPTION_SORT_FIELDS } from '../../src/subscriptions/dto/subscription.dto';
 import { EVENT_SORT_FIELDS } from '../../src/webhooks/api/dto/event.dto';
 import { DELIVERY_SORT_FIELDS } from '../../src/webhooks/api/dto/webhook-delivery.dto';
 import { createTestContext, insertApp, TestContext } from '../support/test-context';

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { loadMigrations } from '../../migrations';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';

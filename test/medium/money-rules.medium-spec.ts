@@ -2,7 +2,7 @@ import { InvoicePaymentsService } from '../../src/billing';
 import { dhakaDate } from '../../src/common/clock/dhaka-calendar';
 import { InvoicesService } from '../../src/invoices';
 import { LedgerService } from '../../src/ledger';
-import { PaymentsService, PaymentSimulationService } from '../../src/payments';
+import { PaymentSimulationService, PaymentsService } from '../../src/payments';
 import { ReconciliationService, SettlementsService } from '../../src/reconciliation';
 import { RefundsService } from '../../src/refunds';
 import { TestHelpersService } from '../../src/test-helpers/test-helpers.service';

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { createTestContext, TestContext } from '../support/test-context';
 

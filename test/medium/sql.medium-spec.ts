@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+
 import { poolOf } from '../../src/database/hot-query';
 import { sql } from '../../src/database/sql';
 import { createTestContext, TestContext } from '../support/test-context';

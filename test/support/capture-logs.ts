@@ -1,5 +1,6 @@
-import { Logger } from '@nestjs/common';
 import fs from 'node:fs';
+
+import { Logger } from '@nestjs/common';
 
 /**
  * Everything the service writes from now on to standard output and every

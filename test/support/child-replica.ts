@@ -1,5 +1,5 @@
-import { startMain, until, type Run } from './main-process';
 import { freePort } from '../../src/common/net/free-port';
+import { type Run, startMain, until } from './main-process';
 import type { TestApp } from './test-app';
 
 /**

@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+
 import type { BkashFake } from './bkash-fake';
 import { bearer, superAdminToken } from './factories';
 import type { TestApp } from './test-app';

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMigrations } from '../../src/database/migrate';
+
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { runMigrations } from '../../src/database/migrate';
 import { createDatabase, databaseUrl, serverUrlOf, TEST_DB_PREFIX } from './test-database';
 
 /**

@@ -1,6 +1,8 @@
-import type { Config } from '@jest/types';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import type { Config } from '@jest/types';
+
 import { operationsDocumentedFile, operationsSeenDir } from './openapi-conformance';
 import { dropDatabase, withAdminClient } from './test-database';
 

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+
 import type { TestApp } from './test-app';
 
 /** Sessions of the test's database currently waiting for a row lock. */

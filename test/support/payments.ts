@@ -1,5 +1,5 @@
-import type { TestApp } from './test-app';
 import { asApp, Credentials } from './factories';
+import type { TestApp } from './test-app';
 
 /** Creates a payment and returns its data (throws on a non-201). */
 export async function createPayment(

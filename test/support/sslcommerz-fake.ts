@@ -4,6 +4,6 @@
  * a laptop shows. See src/simulators/sslcommerz.simulator.ts.
  */
 export {
-  SslcommerzSimulator as SslcommerzFake,
   type FakeAttempt,
+  SslcommerzSimulator as SslcommerzFake,
 } from '../../src/simulators/sslcommerz.simulator';

@@ -1,15 +1,18 @@
 import 'reflect-metadata';
-import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
+
 import { createHash } from 'node:crypto';
+
+import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { Pool } from 'pg';
 import request from 'supertest';
+
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { createHttpApp } from '../../src/bootstrap/http-adapter';
-import type { NextFunction, Request, Response } from 'express';
-import { conformance, OpenApiConformance } from './openapi-conformance';
 import { ManualClock } from '../../src/common/clock/clock';
 import { AppConfig } from '../../src/config/app-config';
+import { conformance, OpenApiConformance } from './openapi-conformance';
 import { createDatabase, databaseUrl, newDatabaseName } from './test-database';
 
 export const SUPER_ADMIN = { email: 'root@joma.test', password: 'root-password-123' };

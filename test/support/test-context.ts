@@ -1,12 +1,15 @@
 import 'reflect-metadata';
+
+import { createHash } from 'node:crypto';
+
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
+
 import { AppModule } from '../../src/app.module';
 import { ManualClock } from '../../src/common/clock/clock';
 import { AppConfig } from '../../src/config/app-config';
-import { SUPER_ADMIN, createTestDatabase } from './test-app';
+import { createTestDatabase, SUPER_ADMIN } from './test-app';
 
 /** The medium tier: the real app's services on a cloned database, with no HTTP server. */
 export interface TestContext {

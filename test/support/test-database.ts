@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { Client } from 'pg';
 
 /** Every database the suite creates starts with this; nothing else is touched. */

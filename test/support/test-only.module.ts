@@ -1,7 +1,8 @@
-import { ApiExcludeController } from '@nestjs/swagger';
 import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { AuthModule } from '../../src/auth/auth.module';
 import { AppAuth, CurrentApp } from '../../src/auth/decorators';
 import type { AppPrincipal } from '../../src/common/http/request-context';

@@ -1,8 +1,9 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import type { Mode } from '../../src/common/http/request-context';
-import { EventsService } from '../../src/events/events.service';
 import type { EventType } from '../../src/events/event-catalogue';
+import { EventsService } from '../../src/events/events.service';
 import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher';
 import { WebhookWorkers } from '../../src/webhooks/delivery/webhook-workers';
 import { asApp, Credentials } from './factories';

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
+
 import { IDEMPOTENT_OPERATIONS } from './generated/operations';
 import type { paths } from './generated/schema';
 import { retryingFetch, type RetryOptions } from './retry';

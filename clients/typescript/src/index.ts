@@ -1,19 +1,19 @@
 /** @joma/client: a typed client for the Joma API, and a webhook consumer kit. */
 export {
+  type ClientOptions,
   createJomaAdminClient,
   createJomaClient,
   createJomaPublicClient,
-  type ClientOptions,
   type JomaClient,
 } from './client';
-export { JomaApiError, unwrap, type ErrorCode, type ErrorEnvelope } from './errors';
-export { paginate, unwrapPage, type ListPage } from './paginate';
+export { type ErrorCode, type ErrorEnvelope, JomaApiError, unwrap } from './errors';
+export type { components, paths } from './generated/schema';
+export { type ListPage, paginate, unwrapPage } from './paginate';
 export { isRetrySafe, retryingFetch, type RetryOptions } from './retry';
 export {
+  type VerifiedWebhook,
+  type VerifyOptions,
   verifyWebhook,
   WebhookDeduper,
   WebhookVerificationError,
-  type VerifiedWebhook,
-  type VerifyOptions,
 } from './webhooks';
-export type { components, paths } from './generated/schema';

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { createJomaClient, JomaApiError, unwrap } from '../src';
 
 /** The client's retries and Idempotency-Keys against a scripted server on 127.0.0.1. */

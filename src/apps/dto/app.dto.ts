@@ -13,6 +13,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
+
 import { PageQueryDto } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { SETTINGS_BOUNDS } from '../app-settings';

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDateString, IsInt, IsString, MaxLength, Min } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 

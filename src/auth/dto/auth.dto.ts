@@ -11,10 +11,11 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
+
 import { PageQueryDto } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { USER_SORT_FIELDS } from '../admin-users.service';
-import { PERMISSIONS, Permission } from '../permissions';
+import { Permission, PERMISSIONS } from '../permissions';
 
 export class ChangePasswordDto {
   @ApiProperty() @IsString() @MaxLength(1024) currentPassword: string;

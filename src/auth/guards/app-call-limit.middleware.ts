@@ -1,4 +1,5 @@
 import type { NextFunction, Response } from 'express';
+
 import type { AppError } from '../../common/errors/app-error';
 import type { JomaRequest } from '../../common/http/request-context';
 import type { RateLimiter } from '../../common/rate-limit/rate-limiter';

@@ -1,4 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+
 import type { JomaRequest } from '../../common/http/request-context';
 import { RateLimiter } from '../../common/rate-limit/rate-limiter';
 import { AppCredentialsService } from '../app-credentials.service';

@@ -1,8 +1,9 @@
-import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
 
 export class CreateBenefitDto {
   @ApiProperty({

@@ -1,6 +1,7 @@
-import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
+
+import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import {
   MAX_INTERVAL_COUNT,
@@ -15,7 +16,7 @@ const MAX_COUNT = Math.max(...Object.values(MAX_INTERVAL_COUNT));
 
 export class CreatePriceDto {
   @ApiProperty({ enum: PRICE_TYPES, enumName: 'PriceType', example: 'RECURRING' })
-  @IsIn(PRICE_TYPES as unknown as string[])
+  @IsIn([...PRICE_TYPES])
   type: PriceType;
 
   @MinorAmount({ description: 'Price in minor units (poisha), 1..2^53-1; 100 = ৳1.00' })
@@ -31,7 +32,7 @@ export class CreatePriceDto {
       'Billing period unit of a RECURRING price (required there); not allowed for ONE_TIME',
   })
   @OptionalField()
-  @IsIn(PRICE_INTERVALS as unknown as string[])
+  @IsIn([...PRICE_INTERVALS])
   interval?: PriceInterval;
 
   @ApiPropertyOptional({

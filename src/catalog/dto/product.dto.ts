@@ -1,8 +1,9 @@
-import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+
 import { PageQueryDto } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
 import { PRODUCT_STATUSES, ProductStatus } from '../product-state';
 import { BenefitDto } from './benefit.dto';
 import { PriceDto } from './price.dto';
@@ -59,6 +60,6 @@ export const PRODUCT_SORT_FIELDS = ['createdAt', 'updatedAt', 'name', 'id'] as c
 export class ProductListQuery extends PageQueryDto(PRODUCT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus' })
   @OptionalField()
-  @IsIn(PRODUCT_STATUSES as unknown as string[])
+  @IsIn([...PRODUCT_STATUSES])
   status?: ProductStatus;
 }

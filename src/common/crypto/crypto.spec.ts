@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+
 import {
   decryptSecret,
   dummyPasswordHash,
-  needsRehash,
   encryptSecret,
   hashPassword,
   hmacSha256Hex,
+  needsRehash,
   randomToken,
   safeEqual,
   sha256Hex,

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { DomainEvent, DomainEventClass } from './domain-event';
 import { DOMAIN_EVENT_HANDLER, DomainEventHandlerMeta } from './on-domain-event.decorator';
 

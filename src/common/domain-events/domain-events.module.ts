@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+
 import { DomainEventBus } from './domain-event-bus';
 
 /** The in-transaction domain-event bus, available to every feature. */

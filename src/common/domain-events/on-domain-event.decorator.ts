@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+
 import type { DomainEventClass } from './domain-event';
 
 export const DOMAIN_EVENT_HANDLER = 'joma:domain-event-handler';

@@ -1,2 +1,2 @@
-export * from './error-code';
 export * from './app-error';
+export * from './error-code';

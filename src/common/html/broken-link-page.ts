@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+
 import type { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
 import { answered, type HttpResponse } from '../http/replies';

@@ -1,4 +1,4 @@
-import { escapeHtml, html, page, raw, safeColor, safeUrl, SafeHtml } from './html';
+import { escapeHtml, html, page, raw, safeColor, SafeHtml, safeUrl } from './html';
 
 describe('escapeHtml', () => {
   it('escapes every character that can break out of text or an attribute', () => {

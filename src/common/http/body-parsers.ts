@@ -1,5 +1,6 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import express from 'express';
+
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import type { JomaRequest } from './request-context';

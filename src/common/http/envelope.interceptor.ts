@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
+
 import { Clock } from '../clock/clock';
 import { successEnvelope } from './envelope';
 

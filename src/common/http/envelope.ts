@@ -1,5 +1,5 @@
-import { ErrorCode } from '../errors/error-code';
 import { ErrorDetail } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
 
 export interface PaginationMeta {
   page: number;

@@ -1,4 +1,5 @@
 import { HttpException, Logger } from '@nestjs/common';
+
 import { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
 import { Envelope, errorEnvelope } from './envelope';

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+
 import { Clock } from '../clock/clock';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';

@@ -1,6 +1,8 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
+
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { from, Observable, switchMap } from 'rxjs';
+
 import { MAX_SETTLEMENT_BODY_BYTES } from './body-parsers';
 import { readLargeJson } from './large-json-body';
 

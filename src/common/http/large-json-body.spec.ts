@@ -1,5 +1,6 @@
-import { PassThrough } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+
 import { readLargeJson } from './large-json-body';
 
 /** A request whose body arrives in 64 KiB chunks, as a socket gives it. */

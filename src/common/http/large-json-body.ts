@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, refuseParsedJson } from './body-parsers';

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
+
 import { LineBatches } from './line-batches';
 
 describe('LineBatches', () => {

@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
+
 import { PinoLogger } from 'nestjs-pino';
 import pinoHttp from 'pino-http';
+
 import { Metrics } from '../metrics/metrics';
 import { LineBatches } from './line-batches';
 import { LOG_BATCH_BYTES, LOG_FLUSH_MS, loggerParams, observeRequests, safePath } from './logging';

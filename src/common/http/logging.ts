@@ -1,8 +1,10 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { PinoLogger, type Params } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
+
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { type Params, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
+
 import type { Metrics } from '../metrics/metrics';
 import { drainPendingLines, LineBatches } from './line-batches';
 import { type JomaRequest, routeTemplate } from './request-context';

@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
-import { AppError } from '../errors/app-error';
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
+import { AppError } from '../errors/app-error';
 import { Page, PaginationMeta } from './envelope';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -113,7 +114,7 @@ export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
         'Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only.',
     })
     @IsOptional()
-    @IsIn(sortFields as unknown as string[])
+    @IsIn([...sortFields])
     sortBy?: S[number];
 
     @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })

@@ -1,4 +1,5 @@
-import { Injectable, PipeTransform, ArgumentMetadata } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+
 import { AppError } from '../errors/app-error';
 
 /** A numeric record id in a path: 1..2^53-1, digits only. */

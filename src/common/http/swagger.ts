@@ -6,6 +6,7 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
+
 import { ErrorCode } from '../errors/error-code';
 
 export class ErrorDetailDto {

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
+
 import { AppError, ErrorDetail } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 

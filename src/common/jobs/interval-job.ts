@@ -1,5 +1,6 @@
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+
 import type { AppConfig } from '../../config/app-config';
 
 /**

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 interface RouteSeries {
   duration: ReturnType<Histogram<'method' | 'route'>['labels']>;

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsString, Max, Min } from 'class-validator';
+
 import { OptionalField } from '../http/validation';
 import { MAX_MINOR } from './money';
 

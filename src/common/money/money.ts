@@ -1,4 +1,5 @@
 import { ValueTransformer } from 'typeorm';
+
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 

@@ -1,6 +1,6 @@
+import { AppConfig } from '../../config/app-config';
 import { ManualClock } from '../clock/clock';
 import { AppError } from '../errors/app-error';
-import { AppConfig } from '../../config/app-config';
 import { clientKey, RateLimiter } from './rate-limiter';
 
 const frozen = (): ManualClock => {

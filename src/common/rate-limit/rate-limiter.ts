@@ -1,5 +1,6 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
+
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../clock/clock';
 import { AppError } from '../errors/app-error';

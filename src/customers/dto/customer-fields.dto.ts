@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+
 import { OptionalField } from '../../common/http/validation';
 import { normalizePhone, PHONE_FORMS } from '../phone';
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { GatewaysModule } from '../gateways.module';
 import { BkashGateway } from './bkash.gateway';
 

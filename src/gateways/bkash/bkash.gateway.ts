@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
 import { GatewayCredentialsService } from '../credentials/gateway-credentials.service';
 import { GatewayAdapter } from '../gateway-adapter.decorator';
 import { GatewayHttp, GatewayHttpError } from '../http/gateway-http';
+import { fromTaka, toTaka } from '../http/taka';
 import type {
   CallbackSubject,
   CheckoutCapability,
@@ -19,7 +21,6 @@ import type {
   StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
-import { fromTaka, toTaka } from '../http/taka';
 
 interface Token {
   idToken: string;

@@ -1,3 +1,3 @@
 /** The bKash adapter's door. */
-export { BkashGatewayModule } from './bkash-gateway.module';
 export { BkashGateway } from './bkash.gateway';
+export { BkashGatewayModule } from './bkash-gateway.module';

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional } from 'class-validator';
+
 import { AppsService } from '../../apps';
 import { AdminAuth } from '../../auth/decorators';
 import { AppError } from '../../common/errors/app-error';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { GatewayMode } from '../payment-gateway.types';
+
 import { sql } from '../../database/sql';
+import type { GatewayMode } from '../payment-gateway.types';
 
 /** Every query of the gateway_credentials table. */
 @Injectable()

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { AuditService } from '../../audit';
-import { decryptSecret, encryptSecret } from '../../common/crypto/crypto';
 import { Clock } from '../../common/clock/clock';
+import { decryptSecret, encryptSecret } from '../../common/crypto/crypto';
 import { AppError } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { appTopic, ChangeFeed, ReplicaCache } from '../../database/change-feed';

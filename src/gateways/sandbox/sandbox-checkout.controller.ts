@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { type HttpResponse, redirectSeeOther } from '../../common/http/replies';
+
 import { AppError } from '../../common/errors/app-error';
 import { sendHtml } from '../../common/html/send-html';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
-import { sandboxCheckoutPage } from './sandbox-checkout.page';
+import { type HttpResponse, redirectSeeOther } from '../../common/http/replies';
 import { SandboxChoice, SandboxGateway } from './sandbox.gateway';
+import { sandboxCheckoutPage } from './sandbox-checkout.page';
 
 const CHOICES: SandboxChoice[] = ['pay', 'fail', 'cancel'];
 

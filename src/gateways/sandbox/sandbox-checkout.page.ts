@@ -1,5 +1,5 @@
-import { formatTaka } from '../../common/money/money';
 import { html, page } from '../../common/html/html';
+import { formatTaka } from '../../common/money/money';
 import type { SandboxSession } from './sandbox-session.entity';
 
 /** The sandbox gateway's hosted checkout: Pay, Fail or Cancel. */

@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import { BigIntColumn, CreatedAtColumn, IdColumn } from '../../database/columns';
 
 /** CLOSED: the merchant cancelled the payment (or voided its invoice); the checkout takes nothing. */

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { EntitySql } from '../../database/entity-sql';
-import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 import { sql } from '../../database/sql';
+import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 
 /** Every query of the sandbox_sessions table (the sandbox gateway's own side). */
 @Injectable()

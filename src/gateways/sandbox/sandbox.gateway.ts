@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../../common/clock/clock';
 import { randomToken } from '../../common/crypto/crypto';
 import { AppConfig } from '../../config/app-config';
@@ -12,8 +13,8 @@ import type {
   GatewayOutcome,
   GatewayRefund,
   PaymentGateway,
-  RefundQuery,
   RefundCapability,
+  RefundQuery,
   SettlementCapability,
   SettlementLine,
   StatusQueryCapability,

@@ -1,3 +1,3 @@
 /** The SSLCommerz adapter's door. */
-export { SslcommerzGatewayModule } from './sslcommerz-gateway.module';
 export { SslcommerzGateway } from './sslcommerz.gateway';
+export { SslcommerzGatewayModule } from './sslcommerz-gateway.module';

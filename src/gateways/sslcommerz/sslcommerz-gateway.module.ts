@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { SslcommerzGateway } from './sslcommerz.gateway';
 
 /** The SSLCommerz adapter (TEST: its sandbox host; LIVE: its live host). */

@@ -1,8 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
+
+import { Injectable, Logger } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { GatewayAdapter } from '../gateway-adapter.decorator';
 import { GatewayHttp } from '../http/gateway-http';
+import { fromTaka, toTaka } from '../http/taka';
 import type {
   CallbackSubject,
   CheckoutCapability,
@@ -18,7 +21,6 @@ import type {
   StatusQueryCapability,
   VerifiedStatus,
 } from '../payment-gateway.types';
-import { fromTaka, toTaka } from '../http/taka';
 
 /** SSLCommerz's status words, as its validation and transaction-query APIs use them. */
 const OUTCOME: Record<string, GatewayOutcome> = {

@@ -1,4 +1,3 @@
-import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -17,10 +16,12 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { PaymentDto } from '../../payments';
 import { CustomerFieldsDto } from '../../customers';
+import { PaymentDto } from '../../payments';
 import { INVOICE_STATUSES } from '../invoice-state';
 
 /** Invoice statuses, for other features' DTOs (a purchase answers with its invoice's status). */

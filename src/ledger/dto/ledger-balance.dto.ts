@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+
 import { toInt } from '../../common/http/pagination';
 import { LEDGER_ACCOUNTS } from '../ledger-postings';
 

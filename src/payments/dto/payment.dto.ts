@@ -1,4 +1,3 @@
-import { OptionalField } from '../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -12,11 +11,13 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
+import { OptionalField } from '../../common/http/validation';
+import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers';
-import { PAYMENT_STATUSES } from '../payment-state';
 import { RISK_LEVELS, type RiskLevel } from '../payment.entity';
+import { PAYMENT_STATUSES } from '../payment-state';
 
 const URL_OPTS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 const URL_DOC = { format: 'uri', maxLength: 2000, description: 'http(s) URL' };

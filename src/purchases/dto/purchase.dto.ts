@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Min } from 'class-validator';
-import { INVOICE_STATUSES } from '../../invoices';
+
 import { CustomerFieldsDto } from '../../customers';
+import { INVOICE_STATUSES } from '../../invoices';
 
 export class CreatePurchaseDto extends CustomerFieldsDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) priceId: number;

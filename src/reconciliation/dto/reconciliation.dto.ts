@@ -13,6 +13,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, toBool, toInt } from '../../common/http/pagination';
 import { EXCEPTION_CLASSES, type ExceptionClass } from '../reconciliation.repository';
 
@@ -137,7 +138,7 @@ export class RunListQuery extends Paged {
 export class ItemListQuery extends Paged {
   @ApiPropertyOptional({ enum: EXCEPTION_CLASSES })
   @IsOptional()
-  @IsIn(EXCEPTION_CLASSES as unknown as string[])
+  @IsIn([...EXCEPTION_CLASSES])
   class?: ExceptionClass;
 }
 

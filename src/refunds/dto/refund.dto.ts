@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { MinorAmount } from '../../common/money/money.dto';
@@ -47,7 +48,7 @@ export const REFUND_SORT_FIELDS = ['createdAt', 'id'] as const;
 export class AdminRefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: REFUND_STATUSES })
   @IsOptional()
-  @IsIn(REFUND_STATUSES as unknown as string[])
+  @IsIn([...REFUND_STATUSES])
   status?: RefundStatus;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1 })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Min } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { CUSTOMER_REFERENCE } from '../../customers';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../subscription-state';
@@ -53,7 +54,7 @@ export class SubscriptionDto extends SubscriptionListItemDto {
 export class SubscriptionListQuery extends PageQueryDto(SUBSCRIPTION_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES })
   @IsOptional()
-  @IsIn(SUBSCRIPTION_STATUSES as unknown as string[])
+  @IsIn([...SUBSCRIPTION_STATUSES])
   status?: SubscriptionStatus;
 
   @ApiPropertyOptional({ pattern: CUSTOMER_REFERENCE.source })

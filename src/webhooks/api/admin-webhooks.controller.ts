@@ -1,9 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { AdminAuth } from '../../auth/decorators';
 import { Page } from '../../common/http/envelope';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
 import { ApiEnvelope, ApiErrors } from '../../common/http/swagger';
+import { WebhookDeliveriesService } from '../delivery/webhook-deliveries.service';
+import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import {
   AdminDeliveryListQuery,
   AdminEndpointListQuery,
@@ -12,8 +15,6 @@ import {
   WebhookDeliveryDto,
 } from './dto/webhook-delivery.dto';
 import { WebhookEndpointDto } from './dto/webhook-endpoint.dto';
-import { WebhookDeliveriesService } from '../delivery/webhook-deliveries.service';
-import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { toDeliveryDetailDto, toDeliveryDto, toEndpointDto } from './webhook.mapper';
 
 @ApiTags('Admin webhooks')

@@ -1,12 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { AppAuth, CurrentApp } from '../../auth/decorators';
 import { Page } from '../../common/http/envelope';
 import type { AppPrincipal } from '../../common/http/request-context';
 import { ApiEnvelope } from '../../common/http/swagger';
 import { EventDto, EventListQuery } from './dto/event.dto';
-import { WebhookEventsService } from './webhook-events.service';
 import { toEventDto } from './webhook.mapper';
+import { WebhookEventsService } from './webhook-events.service';
 
 @ApiTags('Events')
 @Controller('api/v1/events')

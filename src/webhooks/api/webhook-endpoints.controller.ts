@@ -11,12 +11,16 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { AppAuth, CurrentApp } from '../../auth/decorators';
 import { Page } from '../../common/http/envelope';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../../common/http/swagger';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
+import { WebhookDeliveriesService } from '../delivery/webhook-deliveries.service';
+import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
+import { WebhookTargetGuard } from '../security/webhook-target.guard';
 import {
   DeliveryListQuery,
   WebhookDeliveryDetailDto,
@@ -30,9 +34,6 @@ import {
   WebhookEndpointListQuery,
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto';
-import { WebhookDeliveriesService } from '../delivery/webhook-deliveries.service';
-import { WebhookTargetGuard } from '../security/webhook-target.guard';
-import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { toDeliveryDetailDto, toDeliveryDto, toEndpointDto } from './webhook.mapper';
 
 @ApiTags('Webhook endpoints')

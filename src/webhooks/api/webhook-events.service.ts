@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Page } from '../../common/http/envelope';
 import { PageQuery } from '../../common/http/pagination';
 import type { TenantScope } from '../../database/tenant';

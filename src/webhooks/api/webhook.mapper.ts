@@ -1,4 +1,7 @@
 import type { EventRecord } from '../../events';
+import type { WebhookAttempt } from '../delivery/webhook-attempt.entity';
+import type { WebhookDelivery } from '../delivery/webhook-delivery.entity';
+import type { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 import type { EventDeliverySummaryDto, EventDto } from './dto/event.dto';
 import type {
   WebhookAttemptDto,
@@ -6,9 +9,6 @@ import type {
   WebhookDeliveryDto,
 } from './dto/webhook-delivery.dto';
 import type { WebhookEndpointDto } from './dto/webhook-endpoint.dto';
-import type { WebhookAttempt } from '../delivery/webhook-attempt.entity';
-import type { WebhookDelivery } from '../delivery/webhook-delivery.entity';
-import type { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

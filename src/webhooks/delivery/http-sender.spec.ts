@@ -1,7 +1,8 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendWebhook } from './http-sender';
+
 import { resolveTarget } from '../security/target-resolver';
+import { sendWebhook } from './http-sender';
 
 describe('webhook HTTP sender', () => {
   let server: Server;

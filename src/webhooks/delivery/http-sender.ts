@@ -1,11 +1,12 @@
 import {
   Agent as HttpAgent,
-  request as httpRequest,
   IncomingMessage,
+  request as httpRequest,
   RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
+
 import type { ResolvedAddress } from '../security/target-resolver';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;

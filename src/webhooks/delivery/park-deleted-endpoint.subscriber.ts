@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { OnDomainEvent } from '../../common/domain-events';
 import { WebhookEndpointDeleted } from '../endpoints/webhook-endpoint-events';
 import { DeliveryError } from './delivery-status';

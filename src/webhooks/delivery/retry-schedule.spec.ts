@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { MAX_ATTEMPTS_PER_CYCLE, nextRetryDelayMs, RETRY_DELAYS_MS } from './retry-schedule';
 
 describe('retry schedule', () => {

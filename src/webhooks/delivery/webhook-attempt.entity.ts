@@ -1,4 +1,5 @@
 import { Column, Entity } from 'typeorm';
+
 import { BigIntColumn, IdColumn } from '../../database/columns';
 
 /** The log of every attempt: when, where, how long, what came back. */

@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+
 import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
-import { countedRows } from '../../database/list-counts';
 import type { Mode } from '../../common/http/request-context';
+import { countedRows } from '../../database/list-counts';
 import { sql } from '../../database/sql';
 import type { TenantScope } from '../../database/tenant';
 import type { DeliveryStatus } from './delivery-status';

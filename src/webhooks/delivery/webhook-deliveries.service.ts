@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
-import { Clock } from '../../common/clock/clock';
+
 import { AuditService } from '../../audit';
+import { Clock } from '../../common/clock/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Page } from '../../common/http/envelope';
 import type { PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
-import { EventsService } from '../../events';
 import type { TenantScope } from '../../database/tenant';
+import { EventsService } from '../../events';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import type { WebhookAttempt } from './webhook-attempt.entity';
 import { DeliveryFilter, WebhookDeliveriesRepository } from './webhook-deliveries.repository';

@@ -1,28 +1,20 @@
-import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
+
+import { Injectable, Logger } from '@nestjs/common';
+
 import { Clock } from '../../common/clock/clock';
 import { AppConfig } from '../../config/app-config';
 import { WorkerLane } from '../../database/worker-lane';
-import { DeliveryError, DeliveryStatus } from './delivery-status';
-import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
-import { DeliveryAgents, deliveryAgents, sendWebhook, SendOutcome } from './http-sender';
-import { nextRetryDelayMs } from './retry-schedule';
-import { deliveryHeaders } from './signer';
+import { AttemptRecorder } from './attempt-recorder';
+import { DeliveryAttempt } from './delivery-attempt';
+import { DeliveryAgents, deliveryAgents } from './http-sender';
 import {
-  AttemptRecord as AttemptRecordOf,
   ClaimedDelivery as Claimed,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
 import { WebhookMetrics } from './webhook-metrics';
-import {
-  resolveTarget,
-  ResolvedAddress,
-  TargetRefused,
-  withDeadline,
-} from '../security/target-resolver';
-import { deliveryUrlProblem, hostOf } from '../security/url-policy';
 
 /**
  * Requests in flight to one endpoint from one replica adapt to how it
@@ -35,10 +27,6 @@ import { deliveryUrlProblem, hostOf } from '../security/url-policy';
 export const PER_ENDPOINT_START = 4;
 export const PER_ENDPOINT_MAX = 64;
 export const SLOW_ATTEMPT_MS = 1000;
-/** A claim's copy of the endpoint's sealed secret is used if the attempt is signed this soon after the claim. */
-export const CLAIMED_SECRET_FRESH_MS = 5;
-/** Finished attempts are written together, at most this many per statement. */
-export const RECORD_BATCH = 200;
 /**
  * At most this many requests in flight from one replica. Sockets waiting on a
  * slow consumer are cheap; a high cap keeps a few dead endpoints (at most 4
@@ -48,16 +36,6 @@ export const MAX_IN_FLIGHT = 256;
 /** A claim holds a delivery this long beyond the request deadline; then another replica may take it. */
 export const LEASE_MARGIN_MS = 50_000;
 
-interface Result {
-  status: DeliveryStatus;
-  statusCode: number | null;
-  error: string | null;
-  excerpt: string | null;
-  nextAttemptAt: Date | null;
-  target: ResolvedAddress | null;
-  signedTimestamp: number | null;
-}
-
 interface InFlight {
   endpointId: number;
   abort: AbortController;
@@ -65,7 +43,9 @@ interface InFlight {
 }
 
 /**
- * Delivers due deliveries. Claims them with FOR UPDATE SKIP LOCKED and a
+ * Delivers due deliveries: the pump of three parts (this claims and paces;
+ * `DeliveryAttempt` makes one attempt; `AttemptRecorder` writes how it
+ * ended). Claims them with FOR UPDATE SKIP LOCKED and a
  * lease (so replicas never send one twice in a fault-free run and a dead
  * replica's claims return after the lease), caps requests per endpoint and
  * skips full endpoints while claiming, so a slow or failing endpoint never
@@ -81,13 +61,7 @@ export class WebhookDispatcher {
   /** Each endpoint's current cap (absent: PER_ENDPOINT_START). */
   private readonly caps = new Map<number, number>();
   private agents: DeliveryAgents = deliveryAgents(PER_ENDPOINT_MAX);
-  /** Finished attempts waiting to be written, and whether a write is scheduled. */
-  private pendingRecords: {
-    claimed: Claimed;
-    record: AttemptRecordOf;
-    done: (err?: Error) => void;
-  }[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly recorder: AttemptRecorder;
   private running = false;
   /** Whether stopping hands claims back (false: leave them leased, as a killed process does). */
   private handBack = true;
@@ -103,12 +77,14 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly attempts: DeliveryAttempt,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly metrics: WebhookMetrics,
     private readonly lane: WorkerLane,
-  ) {}
+  ) {
+    this.recorder = new AttemptRecorder(deliveries, clock, this.workerId);
+  }
 
   get leaseMs(): number {
     return this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
@@ -182,7 +158,7 @@ export class WebhookDispatcher {
     const ids = [...this.inFlight.keys()];
     for (const f of this.inFlight.values()) f.abort.abort();
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
-    await this.flushing;
+    await this.recorder.settled();
     await this.release(ids);
     this.agents.http.destroy();
     this.agents.https.destroy();
@@ -275,12 +251,12 @@ export class WebhookDispatcher {
         Math.max(0, startedAt.getTime() - c.event_recorded_at.getTime()) / 1000,
       );
     const t0 = performance.now();
-    const result = await this.execute(c, signal, claimedAt);
+    const result = await this.attempts.run(c, signal, claimedAt, this.agents);
     if (signal.aborted) return;
     const durationMs = Math.round(performance.now() - t0);
     this.adapt(c.endpoint_id, result.status === 'DELIVERED' && durationMs <= SLOW_ATTEMPT_MS);
     answered();
-    await this.record(c, result, startedAt, durationMs);
+    await this.recorder.record(c, result, startedAt, durationMs);
     this.metrics.attempts.inc({ outcome: result.status });
     this.metrics.attemptDuration.observe(durationMs / 1000);
   }
@@ -292,167 +268,5 @@ export class WebhookDispatcher {
     if (next === PER_ENDPOINT_START) this.caps.delete(endpointId);
     else this.caps.set(endpointId, next);
     if (this.caps.size > 100_000) this.caps.clear();
-  }
-
-  private async execute(c: Claimed, signal: AbortSignal, claimedAt: number): Promise<Result> {
-    const park = (error: string): Result => ({
-      status: 'PARKED',
-      statusCode: null,
-      error,
-      excerpt: null,
-      nextAttemptAt: null,
-      target: null,
-      signedTimestamp: null,
-    });
-    if (c.deleted_at) return park(DeliveryError.ENDPOINT_DELETED);
-    if (!c.enabled) return park(DeliveryError.ENDPOINT_DISABLED);
-    const problem = deliveryUrlProblem(c.url, c.mode, this.config.webhookTestAllowedSchemes);
-    if (problem) return park(problem);
-
-    const url = new URL(c.url);
-    // One deadline for the whole attempt: resolving, connecting and answering.
-    const deadline = performance.now() + this.config.webhookTimeoutMs;
-    let target: ResolvedAddress;
-    try {
-      target = await withDeadline(
-        resolveTarget(hostOf(url), {
-          allowPrivate: this.config.webhookAllowPrivateTargets,
-          dnsServers: this.config.webhookDnsServers,
-        }),
-        this.config.webhookTimeoutMs,
-        () =>
-          new TargetRefused(
-            'DNS_FAILED',
-            `${hostOf(url)} did not resolve within ${this.config.webhookTimeoutMs} ms`,
-          ),
-      );
-    } catch (err) {
-      const e =
-        err instanceof TargetRefused
-          ? `${err.code}: ${err.message}`
-          : `DNS_FAILED: ${(err as Error).message}`;
-      return this.failure(c, { statusCode: null, excerpt: null, error: e }, null, null);
-    }
-    let secret: string;
-    try {
-      const fresh = performance.now() - claimedAt <= CLAIMED_SECRET_FRESH_MS;
-      secret = await this.endpoints.signingSecret(
-        c.endpoint_id,
-        fresh ? c.secret_ciphertext : undefined,
-      );
-    } catch (err) {
-      this.logger.error(
-        `endpoint ${c.endpoint_id}: signing secret unreadable (${(err as Error).message})`,
-      );
-      return this.failure(
-        c,
-        {
-          statusCode: null,
-          excerpt: null,
-          error: 'SECRET_UNREADABLE: the signing secret cannot be decrypted with ENCRYPTION_KEY',
-        },
-        target,
-        null,
-      );
-    }
-    const body = Buffer.from(c.body, 'utf8');
-    const unixSeconds = Math.floor(this.clock.nowMs() / 1000);
-    const headers = deliveryHeaders({
-      secret,
-      body,
-      deliveryId: c.id,
-      eventType: c.event_type,
-      unixSeconds,
-    });
-    const outcome = await sendWebhook({
-      url,
-      target,
-      headers,
-      body,
-      timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
-      signal,
-      agents: this.agents,
-    });
-    if (
-      outcome.error === null &&
-      outcome.statusCode !== null &&
-      outcome.statusCode >= 200 &&
-      outcome.statusCode < 300
-    ) {
-      return {
-        status: 'DELIVERED',
-        statusCode: outcome.statusCode,
-        error: null,
-        excerpt: outcome.excerpt,
-        nextAttemptAt: null,
-        target,
-        signedTimestamp: unixSeconds,
-      };
-    }
-    return this.failure(c, outcome, target, unixSeconds);
-  }
-
-  private failure(
-    c: Claimed,
-    outcome: SendOutcome,
-    target: ResolvedAddress | null,
-    signedTimestamp: number | null,
-  ): Result {
-    const error = outcome.error ?? `HTTP_${outcome.statusCode}`;
-    const delay = nextRetryDelayMs(c.cycle_attempts + 1);
-    return {
-      status: delay === null ? 'PARKED' : 'RETRYING',
-      statusCode: outcome.statusCode,
-      error,
-      excerpt: outcome.excerpt,
-      nextAttemptAt: delay === null ? null : new Date(this.clock.nowMs() + delay),
-      target,
-      signedTimestamp,
-    };
-  }
-
-  /**
-   * Queues the attempt's record and resolves once it is written. Records
-   * finishing together are written in one statement (RECORD_BATCH at most):
-   * one write is in progress at a time, and what finished meanwhile goes in
-   * the next.
-   */
-  private record(c: Claimed, r: Result, startedAt: Date, durationMs: number): Promise<void> {
-    return new Promise<void>((ok, fail) => {
-      this.pendingRecords.push({
-        claimed: c,
-        record: {
-          status: r.status,
-          statusCode: r.statusCode,
-          error: r.error,
-          excerpt: r.excerpt,
-          nextAttemptAt: r.nextAttemptAt,
-          targetAddress: r.target?.address ?? null,
-          signedTimestamp: r.signedTimestamp,
-          startedAt,
-          durationMs,
-        },
-        done: (err) => (err ? fail(err) : ok()),
-      });
-      if (!this.flushing) this.flushing = this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.pendingRecords.length > 0) {
-        // Let attempts finishing in the same turn join the batch.
-        await new Promise((ok) => setImmediate(ok));
-        const batch = this.pendingRecords.splice(0, RECORD_BATCH);
-        try {
-          await this.deliveries.recordAttempts(batch, this.workerId, this.clock.now());
-          for (const b of batch) b.done();
-        } catch (err) {
-          for (const b of batch) b.done(err as Error);
-        }
-      }
-    } finally {
-      this.flushing = null;
-    }
   }
 }

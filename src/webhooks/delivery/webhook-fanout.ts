@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+
 import { Clock } from '../../common/clock/clock';
 import type { TenantScope } from '../../database/tenant';
 import { EventRecord, EventsService } from '../../events';
-import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { subscribes } from '../endpoints/webhook-endpoint.entity';
+import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { DeliveryError } from './delivery-status';
 import { buildEnvelopeBody } from './envelope';
 import { DELIVERIES_CHANNEL, WebhookDeliveriesRepository } from './webhook-deliveries.repository';

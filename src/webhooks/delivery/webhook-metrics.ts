@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
+
 import { Metrics } from '../../common/metrics/metrics';
 
 /** Webhook series on the process registry (GET /metrics). */

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { PgListener } from '../../database/pg-listener';
 import { WorkerLane } from '../../database/worker-lane';
-import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { DELIVERIES_CHANNEL, EVENTS_CHANNEL, FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
 import { WebhookMetrics } from './webhook-metrics';
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
+
 import { Clock } from '../../common/clock/clock';
 import { DomainEventBus } from '../../common/domain-events';
 import { AppError } from '../../common/errors/app-error';
@@ -9,11 +10,11 @@ import type { PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
 import type { TenantScope } from '../../database/tenant';
+import { checkEndpointUrl } from '../security/url-policy';
 import { newEndpointSecret, openSecret, sealSecret } from './endpoint-secret';
+import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointDeleted } from './webhook-endpoint-events';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
-import { checkEndpointUrl } from '../security/url-policy';
-import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** At most this many webhook endpoints per app per mode. */
 export const MAX_ENDPOINTS_PER_MODE = 5;

@@ -1,5 +1,6 @@
-import ipaddr from 'ipaddr.js';
 import { BlockList, isIP } from 'node:net';
+
+import ipaddr from 'ipaddr.js';
 
 /**
  * The SSRF guard's address rules: private, loopback, link-local, metadata,

@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+
 import { blockedReason } from './address-guard';
 
 export interface ResolvedAddress {

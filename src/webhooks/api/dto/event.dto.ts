@@ -1,7 +1,8 @@
-import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
+
 import { PageQueryDto } from '../../../common/http/pagination';
+import { OptionalField } from '../../../common/http/validation';
 import { EVENT_TYPES } from '../../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../../delivery/delivery-status';
 
@@ -44,6 +45,6 @@ export const EVENT_SORT_FIELDS = ['createdAt', 'id'] as const;
 export class EventListQuery extends PageQueryDto(EVENT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: EVENT_TYPES })
   @OptionalField()
-  @IsIn(EVENT_TYPES as unknown as string[])
+  @IsIn([...EVENT_TYPES])
   type?: string;
 }

@@ -1,8 +1,9 @@
-import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, Min } from 'class-validator';
+
 import { PageQueryDto, toInt } from '../../../common/http/pagination';
+import { OptionalField } from '../../../common/http/validation';
 import { EVENT_TYPES } from '../../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../../delivery/delivery-status';
 
@@ -77,11 +78,11 @@ export const DELIVERY_SORT_FIELDS = ['createdAt', 'id'] as const;
 export class DeliveryListQuery extends PageQueryDto(DELIVERY_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @OptionalField()
-  @IsIn(DELIVERY_STATUSES as unknown as string[])
+  @IsIn([...DELIVERY_STATUSES])
   status?: string;
   @ApiPropertyOptional({ enum: EVENT_TYPES })
   @OptionalField()
-  @IsIn(EVENT_TYPES as unknown as string[])
+  @IsIn([...EVENT_TYPES])
   eventType?: string;
 }
 

@@ -1,4 +1,3 @@
-import { OptionalField } from '../../../common/http/validation';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -9,7 +8,9 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
+
 import { PageQueryDto } from '../../../common/http/pagination';
+import { OptionalField } from '../../../common/http/validation';
 import { EVENT_TYPES } from '../../../events/event-catalogue';
 import { ALL_EVENTS } from '../../endpoints/webhook-endpoint.entity';
 import { MAX_URL_LENGTH } from '../../security/url-policy';
