@@ -35,28 +35,45 @@ describe('a replica killed between the steps of a money operation', () => {
     return p.id as number;
   }
 
-  /** Sends `body` to the replica under `key` and kills it once the request waits at `table.column`. */
+  /**
+   * Sends each request to the replica under its key and kills the replica
+   * once all of them wait at `table.column` (one kill interrupts them all).
+   */
   async function killedAt(
     table: string,
     column: string,
-    path: string,
-    body: object,
-    key: string,
+    requests: { path: string; body: object; key: string }[],
   ): Promise<void> {
     const { base } = await replica.ready();
-    const sent = fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { ...asApp(app.TEST), 'Idempotency-Key': key, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(
-      (res) => res.status,
-      () => 0,
+    const sent = requests.map((r) =>
+      fetch(`${base}${r.path}`, {
+        method: 'POST',
+        headers: {
+          ...asApp(app.TEST),
+          'Idempotency-Key': r.key,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(r.body),
+      }).then(
+        (res) => res.status,
+        () => 0,
+      ),
     );
     await withWriteHeld(t.db, table, column, async (stopped) => {
-      expect(await stopped(sent)).not.toBeNull();
+      expect(await stopped(Promise.race(sent))).not.toBeNull();
+      for (let waiting = 0; waiting < requests.length;) {
+        waiting = (
+          await t.db.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+                AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+          )
+        ).rows[0].n;
+        if (waiting < requests.length) await new Promise((ok) => setTimeout(ok, 10));
+      }
       await replica.kill();
     });
-    expect(await sent).toBe(0); // the client saw the connection drop, no answer
+    // Every client saw its connection drop, no answer.
+    expect(await Promise.all(sent)).toEqual(requests.map(() => 0));
   }
 
   /** The re-check, a few times over an hour of the test clock (each pause grows with age). */
@@ -109,31 +126,26 @@ describe('a replica killed between the steps of a money operation', () => {
     ['sent to the gateway, before its answer is recorded', 'status'],
   ];
 
-  describe.each(steps)('a refund killed when %s', (_label, column) => {
-    it('is finished once by the re-check when nobody retries', async () => {
-      const paymentId = await captured();
-      await killedAt(
-        'refunds',
-        column,
-        `/api/v1/payments/${paymentId}/refunds`,
-        { amountMinor: 7_000 },
-        `kill-${++seq}`,
-      );
-      const [left] = await refundsOf(paymentId);
-      expect(left.status).toBe('PENDING');
-      await recheckFor(60);
-      await expectRefundedOnce(paymentId, 7_000);
-    });
-
-    it('is resumed, not repeated, by a retry under the same key on the other replica', async () => {
-      const paymentId = await captured();
+  it.each(steps)(
+    'a refund killed when %s is finished once: by the re-check, or resumed by a retry under its key',
+    async (_label, column) => {
+      // Two refunds stopped by one kill: nobody retries the first; the
+      // second is retried under its key on the other replica.
+      const left = await captured();
+      const retried = await captured();
       const key = `kill-${++seq}`;
-      const path = `/api/v1/payments/${paymentId}/refunds`;
-      await killedAt('refunds', column, path, { amountMinor: 7_000 }, key);
+      const path = (id: number) => `/api/v1/payments/${id}/refunds`;
+      await killedAt('refunds', column, [
+        { path: path(left), body: { amountMinor: 7_000 }, key: `kill-${++seq}` },
+        { path: path(retried), body: { amountMinor: 7_000 }, key },
+      ]);
+      expect((await refundsOf(left)).map((r) => r.status)).toEqual(['PENDING']);
+      expect((await refundsOf(retried)).map((r) => r.status)).toEqual(['PENDING']);
+
       const retry = () =>
         t
           .http()
-          .post(path)
+          .post(path(retried))
           .set({ ...asApp(app.TEST), 'Idempotency-Key': key })
           .send({ amountMinor: 7_000 });
       let after = await retry();
@@ -144,22 +156,24 @@ describe('a replica killed between the steps of a money operation', () => {
         after = await retry();
       }
       expect(after.status).toBe(201);
-      const [opened] = await refundsOf(paymentId);
+      const [opened] = await refundsOf(retried);
       expect(after.body.data.id).toBe(opened.id);
+
       await recheckFor(60);
-      await expectRefundedOnce(paymentId, 7_000);
+      await expectRefundedOnce(left, 7_000);
+      await expectRefundedOnce(retried, 7_000);
       // And the key keeps answering with that refund.
       const later = await retry();
       expect(later.status).toBe(201);
       expect(later.body.data.id).toBe(opened.id);
-    });
-  });
+    },
+  );
 
   it('a payment killed after its checkout opened is resumed by the retry: one payment, one checkout', async () => {
     const invoice = await createInvoice(t, app.TEST, { customerReference: `k-${++seq}` });
     const key = `kill-${++seq}`;
     const body = { invoiceId: invoice.id, amountMinor: 40_000 };
-    await killedAt('payments', 'gateway_session_id', '/api/v1/payments', body, key);
+    await killedAt('payments', 'gateway_session_id', [{ path: '/api/v1/payments', body, key }]);
     const count = async () =>
       (
         await t.db.query('SELECT count(*)::int AS n FROM payments WHERE invoice_id = $1', [
