@@ -16,7 +16,7 @@ const RULES = [
     "a package's private files",
   ],
   [
-    /\btransactionDepth\b|\bgetMetadataStorage\(\)\s*\.\s*\w+\s*=/,
+    /\btransactionDepth\b|\bgetMetadataStorage\(\)\s*\.\s*\w+\s*=|\bvalidationMetadatas\b|\bconstraintMetadatas\b/,
     'a known internal of TypeORM or class-validator',
   ],
 ];

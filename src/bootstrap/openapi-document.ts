@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 import { ErrorCode } from '../common/errors/error-code';
-import { addValidationRules } from './openapi-validation-rules';
+import { addValidationRules, type DtoClass } from './openapi-validation-rules';
 
 type Json = Record<string, unknown>;
 
@@ -159,7 +159,11 @@ function headersFor(status: number, idempotent: boolean): Json {
  * are, a true example for every error status, and schema spellings OpenAPI
  * 3.0 tools read correctly.
  */
-export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
+export function finishOpenApiDocument(
+  doc: OpenAPIObject,
+  serverUrl: string,
+  dtos: Map<string, DtoClass>,
+): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This Joma instance' }];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const op of Object.values(ops as Record<string, Json>)) {
@@ -198,7 +202,7 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
     }
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
-  addValidationRules(schemas);
+  addValidationRules(schemas, dtos);
   closeRequestSchemas(doc, schemas);
   tidySchemas(doc.paths, schemas);
   tidySchemas(schemas, schemas);
