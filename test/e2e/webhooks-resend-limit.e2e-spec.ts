@@ -37,6 +37,17 @@ describe('webhook re-send limit', () => {
     expect(eleventh.body.meta.errorCode).toBe('RATE_LIMITED');
     expect(Number(eleventh.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(eleventh.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // The operator routes are refused the same way, as their OpenAPI entries say (429 documented).
+    const viaOperatorAgain = await viaOperator();
+    expect(viaOperatorAgain.status).toBe(429);
+    expect(viaOperatorAgain.body.meta.errorCode).toBe('RATE_LIMITED');
+    const parked = await t
+      .http()
+      .post(`/api/v1/admin/webhook-endpoints/${endpoint.id}/resend-parked`)
+      .set(bearer(root))
+      .send();
+    expect(parked.status).toBe(429);
+    expect(parked.headers['retry-after']).toBeDefined();
     t.clock.advance(61_000);
     expect((await viaOperator()).status).toBe(200);
     // Operator re-sends are audited (the app's own are not admin actions).

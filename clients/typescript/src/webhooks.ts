@@ -14,7 +14,7 @@ export interface VerifiedWebhook<T = unknown> {
   timestamp?: number;
   /** Which signature was checked. */
   version: 'v2' | 'v1';
-  /** The parsed body: `{ id, type, created_at, livemode, data }`. */
+  /** The parsed body: `{ id, type, created_at, mode, app_id, schema_version, data }` (`id` a number). */
   event: T;
 }
 

@@ -59,7 +59,7 @@ export class AdminWebhooksController {
     summary: 'Re-send one delivery: same id and body, fresh timestamp and signatures',
   })
   @ApiEnvelope(WebhookDeliveryDto)
-  @ApiErrors(404, 409)
+  @ApiErrors(404, 409, 429)
   async resend(@Param('id', ParseIdPipe) id: number): Promise<WebhookDeliveryDto> {
     return toDeliveryDto(await this.deliveries.resend(id));
   }
@@ -83,7 +83,7 @@ export class AdminWebhooksController {
     summary: 'Queue every PARKED delivery of an endpoint again (e.g. after its URL was fixed)',
   })
   @ApiEnvelope(ResendParkedResultDto)
-  @ApiErrors(404, 409)
+  @ApiErrors(404, 409, 429)
   async resendParked(@Param('id', ParseIdPipe) id: number): Promise<ResendParkedResultDto> {
     return { endpointId: id, resent: await this.deliveries.resendParked(id) };
   }

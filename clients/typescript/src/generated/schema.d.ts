@@ -22511,6 +22511,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -22917,6 +22947,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Invoice is PAID; only an ISSUED invoice can be voided",
                      *         "errorCode": "INVALID_STATE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
