@@ -363,20 +363,23 @@ describe('money model: the service under random operation sequences (fast-check)
       const key = `rk-${++r.seq}`;
       const target = await this.target(r);
       const before = await target.count();
-      const sent = fetch(`${base}${target.path}`, {
-        method: 'POST',
-        headers: {
-          ...asApp(r.app.TEST),
-          'Idempotency-Key': key,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(target.body),
-      }).then(
-        (res) => res.status,
-        () => 0, // the process died under it
-      );
+      const send = () =>
+        fetch(`${base}${target.path}`, {
+          method: 'POST',
+          headers: {
+            ...asApp(r.app.TEST),
+            'Idempotency-Key': key,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(target.body),
+        }).then(
+          (res) => res.status,
+          () => 0, // the process died under it
+        );
+      let sent: Promise<number> = Promise.resolve(0);
       if (this.afterMs === 'between-steps')
         await withWriteHeld(t.db, target.table, target.column, async (stopped) => {
+          sent = send(); // once the write is held: sent earlier, it could pass it first
           const at = await stopped(sent);
           if (at !== null) await replica.kill();
           count(
@@ -384,6 +387,7 @@ describe('money model: the service under random operation sequences (fast-check)
           );
         });
       else {
+        sent = send();
         await new Promise((ok) => setTimeout(ok, this.afterMs as number));
         await replica.kill();
       }

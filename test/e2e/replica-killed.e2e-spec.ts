@@ -45,21 +45,23 @@ describe('a replica killed between the steps of a money operation', () => {
     requests: { path: string; body: object; key: string }[],
   ): Promise<void> {
     const { base } = await replica.ready();
-    const sent = requests.map((r) =>
-      fetch(`${base}${r.path}`, {
-        method: 'POST',
-        headers: {
-          ...asApp(app.TEST),
-          'Idempotency-Key': r.key,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(r.body),
-      }).then(
-        (res) => res.status,
-        () => 0,
-      ),
-    );
+    let sent: Promise<number>[] = [];
     await withWriteHeld(t.db, table, column, async (stopped) => {
+      // Sent once the write is held (sent earlier, a fast replica could pass it first).
+      sent = requests.map((r) =>
+        fetch(`${base}${r.path}`, {
+          method: 'POST',
+          headers: {
+            ...asApp(app.TEST),
+            'Idempotency-Key': r.key,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(r.body),
+        }).then(
+          (res) => res.status,
+          () => 0,
+        ),
+      );
       expect(await stopped(Promise.race(sent))).not.toBeNull();
       for (let waiting = 0; waiting < requests.length;) {
         waiting = (
