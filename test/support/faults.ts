@@ -35,7 +35,7 @@ const HELD_LOCK = 4_343_001;
  * while `call` runs, a change of `column` on rows of `table` waits for an
  * advisory lock this helper holds, so the first step has committed and the
  * next one is open and waiting. `call` gets `stopped()`, which resolves with
- * the waiting backend's pid once one waits there (the moment to kill the
+ * a waiting backend's pid once `count` (default 1) wait there (the moment to kill the
  * process making the request), or with null once `unless` settles first
  * (the request ended without reaching that step). Afterwards the lock is let go and the
  * trigger dropped (which waits for that backend's transaction to end).
@@ -44,7 +44,9 @@ export async function withWriteHeld<T>(
   db: Pool,
   table: string,
   column: string,
-  call: (stopped: (unless?: Promise<unknown>) => Promise<number | null>) => PromiseLike<T>,
+  call: (
+    stopped: (unless?: Promise<unknown>, count?: number) => Promise<number | null>,
+  ) => PromiseLike<T>,
 ): Promise<T> {
   const holder = await db.connect();
   const name = `held_${table}_${column}`;
@@ -57,7 +59,7 @@ export async function withWriteHeld<T>(
       `CREATE TRIGGER ${name} BEFORE UPDATE OF ${column} ON ${table} FOR EACH ROW
        WHEN (NEW.${column} IS DISTINCT FROM OLD.${column}) EXECUTE FUNCTION joma_test_held_write()`,
     );
-    const stopped = async (unless?: Promise<unknown>) => {
+    const stopped = async (unless?: Promise<unknown>, count = 1) => {
       let over = false;
       unless?.then(
         () => (over = true),
@@ -69,7 +71,7 @@ export async function withWriteHeld<T>(
           `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
               AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
         );
-        if (rows.length > 0) return rows[0].pid as number;
+        if (rows.length >= count) return rows[0].pid as number;
         await new Promise((ok) => setTimeout(ok, 10));
       }
       throw new Error(`no request reached the held write of ${table}.${column}`);
