@@ -1,9 +1,10 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth } from '../auth/decorators';
+import { AdminAuth, AppScoped, CurrentAdmin, scopedAppIds } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toAppDto, toAppSettingsDto, toCreatedAppDto } from './app.mapper';
 import { AppsService } from './apps.service';
@@ -34,15 +35,23 @@ export class AppsController {
 
   @Get()
   @AdminAuth('apps:read')
+  @AppScoped()
   @ApiOperation({ summary: 'List apps' })
   @ApiEnvelope(AppSettingsDto, { isArray: true })
-  async list(@Query() query: AppListQuery): Promise<Page<AppSettingsDto>> {
-    const page = await this.apps.list(query, { status: query.status });
+  async list(
+    @Query() query: AppListQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<AppSettingsDto>> {
+    const page = await this.apps.list(query, {
+      status: query.status,
+      appIds: scopedAppIds(admin),
+    });
     return new Page(page.items.map(toAppSettingsDto), page.pagination);
   }
 
   @Get(':id')
   @AdminAuth('apps:read')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({ summary: 'Get an app with its settings and API keys (never secrets)' })
   @ApiEnvelope(AppDto)
   @ApiErrors(404)
@@ -52,6 +61,7 @@ export class AppsController {
 
   @Patch(':id')
   @AdminAuth('apps:write')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({ summary: 'Suspend or reactivate an app, or rename it' })
   @ApiEnvelope(AppSettingsDto)
   @ApiErrors(404)
@@ -64,6 +74,7 @@ export class AppsController {
 
   @Patch(':id/settings')
   @AdminAuth('apps:write')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({
     summary: 'Update app settings (amount bounds, payment expiry, redirect allowlist, ...)',
   })
@@ -78,6 +89,7 @@ export class AppsController {
 
   @Post(':id/credentials/:mode/rotate')
   @AdminAuth('apps:write')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({
     summary: "Replace one mode's key and secret; the old pair stops working at once",
   })

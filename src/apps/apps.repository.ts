@@ -41,9 +41,10 @@ export class AppsRepository {
     });
   }
 
-  page(query: PageQuery, filter: { status?: AppStatus }): Promise<Page<App>> {
+  page(query: PageQuery, filter: { status?: AppStatus; appIds?: number[] }): Promise<Page<App>> {
     const qb = this.apps.createQueryBuilder('a');
     if (filter.status) qb.andWhere('a.status = :status', { status: filter.status });
+    if (filter.appIds) qb.andWhere('a.id = ANY(:appIds)', { appIds: filter.appIds });
     return pageOf(qb, 'a', query);
   }
 }

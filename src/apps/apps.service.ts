@@ -93,7 +93,7 @@ export class AppsService {
     return new Map(rows.map((a) => [a.id, a.name]));
   }
 
-  list(query: PageQuery, filter: { status?: AppStatus }): Promise<Page<App>> {
+  list(query: PageQuery, filter: { status?: AppStatus; appIds?: number[] }): Promise<Page<App>> {
     return this.apps.page(query, filter);
   }
 

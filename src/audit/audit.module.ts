@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
+import { ActingAdminAuditSubscriber } from './acting-admin-audit.subscriber';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditEvent } from './audit-event.entity';
@@ -12,7 +13,7 @@ import { AuditEvent } from './audit-event.entity';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent])],
-  providers: [AuditRepository, AuditService],
+  providers: [AuditRepository, AuditService, ActingAdminAuditSubscriber],
   exports: [AuditService],
 })
 export class AuditModule {}

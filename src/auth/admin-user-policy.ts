@@ -7,6 +7,8 @@ export interface AdminActor {
   userId: number;
   superAdmin: boolean;
   permissions: readonly string[];
+  /** null = every app; a list = an app-scoped user (section 15). */
+  appIds: readonly number[] | null;
 }
 
 /** The admin user being created (no id yet) or changed, as it is now. */
@@ -22,6 +24,7 @@ export interface AdminChange {
   permissions?: readonly string[];
   status?: AdminUserStatus;
   name?: string;
+  appIds?: readonly number[] | null;
 }
 
 const denied = (why: string) =>
@@ -31,7 +34,8 @@ const denied = (why: string) =>
  * Who may change whom, as one pure rule (no I/O): only a super admin may
  * create a super admin, set or clear `superAdmin`, or change a super admin
  * in any way; anyone else may grant only permissions they hold themselves
- * and may not change their own permissions. Throws 403 PERMISSION_DENIED.
+ * and may not change their own permissions; only an unscoped user (super
+ * admin or not) sets `appIds`. Throws 403 PERMISSION_DENIED.
  * (That a change leaves some ACTIVE super admin is checked by the service,
  * which sees the other users.)
  */
@@ -40,6 +44,10 @@ export function assertMayChangeAdmin(
   target: AdminTarget | null,
   change: AdminChange,
 ): void {
+  // Only an unscoped user sets a scope, its own included (section 15).
+  if (change.appIds !== undefined && actor.appIds !== null) {
+    throw denied('an app-scoped user may not set appIds');
+  }
   if (actor.superAdmin) return;
   const creating = target === null;
   const current: AdminTarget = target ?? {

@@ -13,6 +13,17 @@ export class AdminUser {
   @Column({ type: 'text' }) status: AdminUserStatus;
   @Column({ type: 'boolean' }) superAdmin: boolean;
   @Column({ type: 'text', array: true }) permissions: string[];
+  /** The apps this user may see and act on (section 15); null = every app. */
+  @Column({
+    type: 'bigint',
+    array: true,
+    nullable: true,
+    transformer: {
+      from: (v: string[] | null) => (v === null ? null : v.map(Number)),
+      to: (v: number[] | null | undefined) => v,
+    },
+  })
+  appIds: number[] | null;
   @Column({ type: 'timestamptz', nullable: true }) lastLoginAt: Date | null;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;

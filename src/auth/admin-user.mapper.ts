@@ -12,6 +12,7 @@ export function toAdminUserDto(u: AdminUser): AdminUserDto {
     lastLoginAt: u.lastLoginAt ? u.lastLoginAt.toISOString() : null,
     superAdmin: u.superAdmin,
     permissions: u.permissions,
+    appIds: u.appIds,
     createdAt: u.createdAt.toISOString(),
   };
 }
@@ -23,6 +24,7 @@ export function toCurrentUserDto(p: AdminPrincipal): CurrentUserDto {
     name: p.name,
     superAdmin: p.superAdmin,
     permissions: p.permissions,
+    appIds: p.appIds,
   };
 }
 
@@ -36,5 +38,6 @@ export function toSessionDto(s: IssuedSession): SessionDto {
     name: s.user.name,
     superAdmin: s.user.superAdmin,
     permissions: s.user.permissions,
+    appIds: s.user.appIds,
   };
 }

@@ -14,6 +14,7 @@ import { AdminSessionsRepository } from './admin-sessions.repository';
 import type { AdminUser, AdminUserStatus } from './admin-user.entity';
 import { activeSuperAdminAfter, AdminActor, assertMayChangeAdmin } from './admin-user-policy';
 import { AdminUsersRepository } from './admin-users.repository';
+import { AppCredentialsRepository } from './app-credentials.repository';
 import { normalizeEmail } from './email';
 import { Permission } from './permissions';
 
@@ -23,6 +24,7 @@ export interface NewAdminUser {
   password: string;
   superAdmin?: boolean;
   permissions?: Permission[];
+  appIds?: number[] | null;
 }
 
 export const USER_SORT_FIELDS = [
@@ -42,6 +44,7 @@ export class AdminUsersService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly config: AppConfig,
+    private readonly credentials: AppCredentialsRepository,
   ) {}
 
   /**
@@ -54,8 +57,10 @@ export class AdminUsersService {
       assertMayChangeAdmin(actor, null, {
         superAdmin: input.superAdmin ?? false,
         permissions: input.permissions ?? [],
+        ...(input.appIds !== undefined ? { appIds: input.appIds } : {}),
       });
     }
+    const appIds = await this.checkedScope(input.superAdmin ?? false, input.appIds ?? null);
     const fields: Omit<AdminUser, 'id' | 'createdAt' | 'updatedAt'> = {
       email: input.email.trim(),
       name: input.name.trim(),
@@ -63,6 +68,7 @@ export class AdminUsersService {
       status: 'ACTIVE',
       superAdmin: input.superAdmin ?? false,
       permissions: [...new Set(input.permissions ?? [])],
+      appIds,
       lastLoginAt: null,
     };
     try {
@@ -180,6 +186,7 @@ export class AdminUsersService {
       permissions?: Permission[];
       name?: string;
       superAdmin?: boolean;
+      appIds?: number[] | null;
     },
     actor: AdminActor,
   ): Promise<AdminUser> {
@@ -198,6 +205,12 @@ export class AdminUsersService {
     if (patch.permissions !== undefined) user.permissions = [...new Set(patch.permissions)];
     if (patch.superAdmin !== undefined) user.superAdmin = patch.superAdmin;
     if (patch.status !== undefined) user.status = patch.status;
+    if (patch.appIds !== undefined || patch.superAdmin !== undefined) {
+      user.appIds = await this.checkedScope(
+        user.superAdmin,
+        patch.appIds !== undefined ? patch.appIds : user.appIds,
+      );
+    }
     const saved = await this.users.save(user);
     await this.audit.record({
       action: 'admin_user.updated',
@@ -211,6 +224,26 @@ export class AdminUsersService {
     }
     return saved;
   }
+
+  /**
+   * A scope as stored: sorted, every id an existing app (else 422), and none
+   * on a super admin, who passes every check and so is never scoped.
+   */
+  private async checkedScope(
+    superAdmin: boolean,
+    appIds: number[] | null,
+  ): Promise<number[] | null> {
+    if (appIds === null) return null;
+    if (superAdmin) {
+      throw AppError.validation('appIds', 'a super admin sees every app: appIds must be null');
+    }
+    const known = new Set(await this.credentials.existingAppIds(appIds));
+    const unknown = appIds.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw AppError.validation('appIds', `no such app: ${unknown.join(', ')}`);
+    }
+    return [...appIds].sort((a, b) => a - b);
+  }
 }
 
 /** What the audit log keeps of an admin user (never the password hash). */
@@ -221,5 +254,6 @@ function auditView(u: AdminUser): Record<string, unknown> {
     status: u.status,
     superAdmin: u.superAdmin,
     permissions: [...u.permissions].sort(),
+    appIds: u.appIds,
   };
 }

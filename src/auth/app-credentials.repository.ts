@@ -48,6 +48,17 @@ export class AppCredentialsRepository {
     return this.credentials.findOne({ where: { apiKey } });
   }
 
+  /** Which of these app ids exist (every app has credential rows from its creation). */
+  async existingAppIds(appIds: readonly number[]): Promise<number[]> {
+    if (appIds.length === 0) return [];
+    const rows = await this.credentials
+      .createQueryBuilder('c')
+      .select('DISTINCT c.app_id', 'appId')
+      .where('c.app_id IN (:...ids)', { ids: appIds })
+      .getRawMany<{ appId: string }>();
+    return rows.map((r) => Number(r.appId));
+  }
+
   ofApp(appId: number): Promise<AppCredential[]> {
     return this.credentials.find({ where: { appId }, order: { mode: 'ASC' } });
   }

@@ -142,6 +142,16 @@ export class AppCredentialsService {
     }
   }
 
+  /**
+   * The app and mode an admin acts on through the app routes (section 15),
+   * or null when there is no such app. A suspended app stays readable and
+   * writable by its admins (its keys are refused, not its operators).
+   */
+  async principalOf(appId: number, mode: Mode): Promise<AppPrincipal | null> {
+    const row = (await this.credentials.ofApp(appId)).find((c) => c.mode === mode);
+    return row ? { appId: row.appId, appName: row.appName, mode } : null;
+  }
+
   private check(entry: CachedCredential | null, apiSecret: string): AppPrincipal {
     // Compare hashes in constant time; an unknown key still pays for one comparison.
     const matches = safeEqual(sha256Hex(apiSecret), entry?.secretHash ?? sha256Hex('unknown-key'));

@@ -5,7 +5,7 @@ import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { toCurrentUserDto, toSessionDto } from './admin-user.mapper';
 import { AuthService } from './auth.service';
-import { AdminAuth, CurrentAdmin } from './decorators';
+import { AdminAuth, AppScoped, CurrentAdmin } from './decorators';
 import { ChangePasswordDto, CurrentUserDto, LoginDto, SessionDto } from './dto/auth.dto';
 
 @ApiTags('Admin auth')
@@ -29,6 +29,7 @@ export class AuthController {
   @Post('password')
   @HttpCode(200)
   @AdminAuth()
+  @AppScoped()
   @ApiOperation({
     summary: 'Change your own password',
     description:
@@ -47,6 +48,7 @@ export class AuthController {
 
   @Get('me')
   @AdminAuth()
+  @AppScoped()
   @ApiOperation({ summary: 'The current admin user' })
   @ApiEnvelope(CurrentUserDto)
   me(@CurrentAdmin() admin: AdminPrincipal): CurrentUserDto {
@@ -56,6 +58,7 @@ export class AuthController {
   @Post('logout')
   @HttpCode(200)
   @AdminAuth()
+  @AppScoped()
   @ApiOperation({ summary: 'Revoke the session of the presented token' })
   @ApiEnvelope(CurrentUserDto)
   async logout(@CurrentAdmin() admin: AdminPrincipal): Promise<CurrentUserDto> {

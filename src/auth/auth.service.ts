@@ -104,6 +104,23 @@ export class AuthService {
     return { token, tokenType: 'Bearer', expiresAt, user };
   }
 
+  /**
+   * A bearer token as the admin guard checks it (signature, expiry, then the
+   * session row), for the app routes an admin acts on (section 15).
+   */
+  async principalForToken(token: string): Promise<AdminPrincipal> {
+    let claims: JwtClaims;
+    try {
+      claims = await this.jwt.verifyAsync<JwtClaims>(token, {
+        secret: this.config.jwtSecret,
+        algorithms: ['HS256'],
+      });
+    } catch {
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid or expired token');
+    }
+    return this.principalFor(claims);
+  }
+
   /** Resolves a verified token's claims to a live session, or refuses. */
   async principalFor(claims: JwtClaims): Promise<AdminPrincipal> {
     const session = await this.sessions.byTokenId(claims.sid);
@@ -126,6 +143,7 @@ export class AuthService {
       name: user.name,
       superAdmin: user.superAdmin,
       permissions: user.permissions,
+      appIds: user.appIds,
     };
   }
 

@@ -5,6 +5,7 @@ export const PERMISSIONS = [
   'users:read',
   'users:write',
   'invoices:read',
+  'invoices:write',
   'catalog:write',
   'reconciliation:run',
   'refunds:approve',

@@ -189,8 +189,11 @@ export function finishOpenApiDocument(
       const idempotent = parameters.some(
         (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
       );
-      for (const [status, res] of Object.entries(responses)) {
+      for (const [status, shared] of Object.entries(responses)) {
         const code = Number(status);
+        // A class-level decorator's response object is shared by its operations: copy before changing.
+        const res: Json = { ...shared };
+        responses[status] = res;
         res.headers = { ...(res.headers as Json | undefined), ...headersFor(code, idempotent) };
         if (code < 400) continue;
         const content = res.content as Record<string, Json> | undefined;

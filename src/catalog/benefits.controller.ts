@@ -1,10 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  assertInScope,
+  CATALOG_ROUTES,
+  CurrentAdmin,
+  CurrentApp,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { toBenefitDto } from './benefit.mapper';
@@ -13,7 +21,7 @@ import { AdminScopeQuery, BenefitDto, BenefitListQuery, CreateBenefitDto } from 
 
 @ApiTags('Benefits')
 @Controller('api/v1/benefits')
-@AppAuth()
+@AppAuth(CATALOG_ROUTES)
 export class BenefitsController {
   constructor(private readonly benefits: BenefitsService) {}
 
@@ -71,6 +79,7 @@ export class AdminBenefitsController {
 
   @Post()
   @AdminAuth('catalog:write')
+  @AppScoped()
   @ApiOperation({
     summary: 'Create a benefit for an app in the given mode',
     description: '404 when applicationId names no app.',
@@ -80,7 +89,9 @@ export class AdminBenefitsController {
   async create(
     @Query() scope: AdminScopeQuery,
     @Body() body: CreateBenefitDto,
+    @CurrentAdmin() admin: AdminPrincipal,
   ): Promise<BenefitDto> {
+    assertInScope(admin, scope.applicationId, 'App');
     return toBenefitDto(
       await this.benefits.create({ appId: scope.applicationId, mode: scope.mode }, body),
     );
@@ -89,10 +100,16 @@ export class AdminBenefitsController {
   @Post(':id/activate')
   @HttpCode(200)
   @AdminAuth('catalog:write')
+  @AppScoped()
   @ApiOperation({ summary: 'Activate a benefit' })
   @ApiEnvelope(BenefitDto)
   @ApiErrors(404)
-  async activate(@Param('id', ParseIdPipe) id: number): Promise<BenefitDto> {
-    return toBenefitDto(await this.benefits.activate(await this.benefits.scopeOf(id), id));
+  async activate(
+    @Param('id', ParseIdPipe) id: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<BenefitDto> {
+    const scope = await this.benefits.scopeOf(id);
+    assertInScope(admin, scope.appId, 'Benefit');
+    return toBenefitDto(await this.benefits.activate(scope, id));
   }
 }

@@ -8,7 +8,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 
-import { AppAuth, CurrentApp } from '../auth/decorators';
+import { AppAuth, CATALOG_ROUTES, CurrentApp } from '../auth/decorators';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
@@ -24,7 +24,7 @@ import { PricesService } from './prices.service';
 
 @ApiTags('Products')
 @Controller('api/v1/products/:id/prices')
-@AppAuth()
+@AppAuth(CATALOG_ROUTES)
 @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
 export class PricesController {
   constructor(private readonly prices: PricesService) {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 
+import { AuditService } from '../audit';
 import { AppError } from '../common/errors/app-error';
 import { assertCurrency } from '../common/money/money';
 import type { TenantScope } from '../database/tenant';
@@ -16,7 +17,10 @@ export interface CreatePriceInput extends PriceTermsInput {
 
 @Injectable()
 export class PricesService {
-  constructor(private readonly catalog: CatalogRepository) {}
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly audit: AuditService,
+  ) {}
 
   /**
    * Creates an active price. The product row is locked, so the DRAFT -> ACTIVE
@@ -39,6 +43,13 @@ export class PricesService {
     });
     if (next !== product.status)
       await this.catalog.saveProduct(Object.assign(product, { status: next }));
+    await this.audit.record({
+      action: 'price.created',
+      targetType: 'price',
+      targetId: price.id,
+      after: { ...scope, productId, amountMinor: price.amountMinor },
+      adminOnly: true,
+    });
     return price;
   }
 
@@ -53,6 +64,13 @@ export class PricesService {
     if (price.productId !== productId) throw AppError.notFound('Price');
     if (!price.active) return price;
     price.active = false;
+    await this.audit.record({
+      action: 'price.deactivated',
+      targetType: 'price',
+      targetId: price.id,
+      after: { ...scope, productId },
+      adminOnly: true,
+    });
     return this.catalog.savePrice(price);
   }
 }

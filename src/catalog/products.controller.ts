@@ -1,10 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  assertInScope,
+  CATALOG_ROUTES,
+  CurrentAdmin,
+  CurrentApp,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { AdminScopeQuery } from './dto/benefit.dto';
@@ -19,7 +27,7 @@ import { ProductsService } from './products.service';
 
 @ApiTags('Products')
 @Controller('api/v1/products')
-@AppAuth()
+@AppAuth(CATALOG_ROUTES)
 export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
@@ -65,6 +73,7 @@ export class AdminProductsController {
 
   @Post()
   @AdminAuth('catalog:write')
+  @AppScoped()
   @ApiOperation({
     summary: 'Create a product for an app in the given mode (DRAFT until its first price)',
   })
@@ -73,7 +82,9 @@ export class AdminProductsController {
   async create(
     @Query() scope: AdminScopeQuery,
     @Body() body: CreateProductDto,
+    @CurrentAdmin() admin: AdminPrincipal,
   ): Promise<ProductDto> {
+    assertInScope(admin, scope.applicationId, 'App');
     return toProductDto(
       await this.products.create({ appId: scope.applicationId, mode: scope.mode }, body),
     );
@@ -82,19 +93,26 @@ export class AdminProductsController {
   @Post(':id/archive')
   @HttpCode(200)
   @AdminAuth('catalog:write')
+  @AppScoped()
   @ApiOperation({
     summary: 'Archive a product: no new purchases or prices (archiving again is a no-op)',
   })
   @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
   @ApiEnvelope(ProductDto)
   @ApiErrors(404)
-  async archive(@Param('id', ParseIdPipe) id: number): Promise<ProductDto> {
-    return toProductDto(await this.products.archive(await this.products.scopeOf(id), id));
+  async archive(
+    @Param('id', ParseIdPipe) id: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<ProductDto> {
+    const scope = await this.products.scopeOf(id);
+    assertInScope(admin, scope.appId, 'Product');
+    return toProductDto(await this.products.archive(scope, id));
   }
 
   @Post(':id/benefits')
   @HttpCode(200)
   @AdminAuth('catalog:write')
+  @AppScoped()
   @ApiOperation({
     summary: 'Attach a benefit of the same app and mode to a product (attaching twice is a no-op)',
   })
@@ -104,9 +122,10 @@ export class AdminProductsController {
   async attachBenefit(
     @Param('id', ParseIdPipe) id: number,
     @Body() body: AttachBenefitDto,
+    @CurrentAdmin() admin: AdminPrincipal,
   ): Promise<ProductDto> {
-    return toProductDto(
-      await this.products.attachBenefit(await this.products.scopeOf(id), id, body.benefitId),
-    );
+    const scope = await this.products.scopeOf(id);
+    assertInScope(admin, scope.appId, 'Product');
+    return toProductDto(await this.products.attachBenefit(scope, id, body.benefitId));
   }
 }

@@ -16,7 +16,7 @@ export class AdminInvoiceSearchService {
     private readonly apps: AppsService,
   ) {}
 
-  async search(query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryRow>> {
+  async search(query: AdminInvoiceQuery & { appIds?: number[] }): Promise<Page<InvoiceSummaryRow>> {
     const page = await this.invoices.adminPage(query);
     const customers = await this.customers.byIds(page.items.map((i) => i.customerId));
     const appNames = await this.apps.namesOf(page.items.map((i) => i.appId));

@@ -1,10 +1,17 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  CurrentAdmin,
+  CurrentApp,
+  scopedAppIds,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { AdminInvoiceSearchService } from './admin-invoice-search.service';
@@ -125,10 +132,17 @@ export class AdminInvoicesController {
 
   @Get()
   @AdminAuth('invoices:read')
+  @AppScoped()
   @ApiOperation({ summary: 'Search invoices across apps and modes' })
   @ApiEnvelope(InvoiceSummaryDto, { isArray: true })
-  async list(@Query() query: AdminInvoiceQuery): Promise<Page<InvoiceSummaryDto>> {
-    const page = await this.search.search(query);
+  async list(
+    @Query() query: AdminInvoiceQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<InvoiceSummaryDto>> {
+    const page = await this.search.search({
+      ...query,
+      appIds: scopedAppIds(admin, query.applicationId),
+    });
     return new Page(page.items.map(toInvoiceSummaryDto), page.pagination);
   }
 }

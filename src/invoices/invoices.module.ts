@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { AppsModule } from '../apps';
+import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { PaymentsModule } from '../payments';
@@ -15,6 +16,7 @@ import { InvoicesService } from './invoices.service';
 
 @Module({
   imports: [
+    AuditModule,
     AuthModule,
     AppsModule,
     CustomersModule,

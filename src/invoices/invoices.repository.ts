@@ -123,9 +123,10 @@ export class InvoicesRepository {
     });
   }
 
-  adminPage(query: AdminInvoiceQuery): Promise<Page<Invoice>> {
+  adminPage(query: AdminInvoiceQuery & { appIds?: number[] }): Promise<Page<Invoice>> {
     const qb = this.repo.createQueryBuilder('i');
     if (query.applicationId) qb.andWhere('i.app_id = :appId', { appId: query.applicationId });
+    if (query.appIds) qb.andWhere('i.app_id = ANY(:appIds)', { appIds: query.appIds });
     if (query.mode) qb.andWhere('i.mode = :mode', { mode: query.mode });
     if (query.status) qb.andWhere('i.status = :status', { status: query.status });
     if (query.number) qb.andWhere('i.number = :number', { number: query.number });
@@ -139,7 +140,12 @@ export class InvoicesRepository {
     }
     const where = { appId: query.applicationId, mode: query.mode };
     const whole =
-      !query.status && !query.number && !query.customerRefId && !query.from && !query.to;
+      !query.status &&
+      !query.number &&
+      !query.customerRefId &&
+      !query.from &&
+      !query.to &&
+      !query.appIds;
     return pageOf(qb, 'i', query, {
       partitioned: !!(where.appId && where.mode),
       unique: where.appId && where.mode ? ['number'] : [],

@@ -1,8 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth } from '../auth/decorators';
+import { AdminAuth, AppScoped, CurrentAdmin, scopedAppIds } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
+import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { LedgerBalanceDto, LedgerBalanceQuery } from './dto/ledger-balance.dto';
 import { LedgerService } from './ledger.service';
@@ -14,6 +15,7 @@ export class LedgerController {
 
   @Get('balances')
   @AdminAuth('invoices:read')
+  @AppScoped()
   @ApiOperation({
     summary: 'Ledger balances: one row per account',
     description:
@@ -21,7 +23,16 @@ export class LedgerController {
   })
   @ApiEnvelope(LedgerBalanceDto, { isArray: true })
   @ApiErrors(400)
-  async balances(@Query() query: LedgerBalanceQuery): Promise<Page<LedgerBalanceDto>> {
-    return Page.all(await this.ledger.balances({ appId: query.applicationId, mode: query.mode }));
+  async balances(
+    @Query() query: LedgerBalanceQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<LedgerBalanceDto>> {
+    return Page.all(
+      await this.ledger.balances({
+        appId: query.applicationId,
+        mode: query.mode,
+        appIds: scopedAppIds(admin, query.applicationId),
+      }),
+    );
   }
 }

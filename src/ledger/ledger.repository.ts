@@ -79,13 +79,18 @@ export class LedgerRepository {
   }
 
   /** Sums per account, optionally for one app and/or mode. */
-  async balances(filter: { appId?: number; mode?: Mode }): Promise<AccountBalance[]> {
+  async balances(filter: {
+    appId?: number;
+    mode?: Mode;
+    appIds?: number[];
+  }): Promise<AccountBalance[]> {
     const rows = await sql(this.txHost.tx).rows<{ account: string; debit: number; credit: number }>(
       `SELECT account, COALESCE(sum(debit_minor), 0)::bigint AS debit, COALESCE(sum(credit_minor), 0)::bigint AS credit
          FROM ledger_entries
         WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2)
+          AND ($3::bigint[] IS NULL OR app_id = ANY($3))
         GROUP BY account ORDER BY account`,
-      [filter.appId ?? null, filter.mode ?? null],
+      [filter.appId ?? null, filter.mode ?? null, filter.appIds ?? null],
     );
     return rows.map((r) => ({
       account: r.account,

@@ -51,7 +51,9 @@ export class LedgerService {
   }
 
   /** One row per account (every account, zeros included); the rows sum to 0. */
-  async balances(filter: { appId?: number; mode?: Mode } = {}): Promise<LedgerBalance[]> {
+  async balances(
+    filter: { appId?: number; mode?: Mode; appIds?: number[] } = {},
+  ): Promise<LedgerBalance[]> {
     const found = new Map((await this.ledger.balances(filter)).map((b) => [b.account, b]));
     return LEDGER_ACCOUNTS.map((account) => {
       const b = found.get(account) ?? { account, debitMinor: 0, creditMinor: 0 };

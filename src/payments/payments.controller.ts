@@ -1,11 +1,18 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  CurrentAdmin,
+  CurrentApp,
+  scopedAppIds,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { PageQueryDto } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import {
   AdminPaymentQuery,
@@ -96,14 +103,21 @@ export class AdminPaymentsController {
 
   @Get()
   @AdminAuth('invoices:read')
+  @AppScoped()
   @ApiOperation({
     summary: 'Search payments across apps and modes',
     description:
       'excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund.',
   })
   @ApiEnvelope(PaymentDto, { isArray: true })
-  async search(@Query() query: AdminPaymentQuery): Promise<Page<PaymentDto>> {
-    const page = await this.payments.adminSearch(query);
+  async search(
+    @Query() query: AdminPaymentQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<PaymentDto>> {
+    const page = await this.payments.adminSearch({
+      ...query,
+      appIds: scopedAppIds(admin, query.applicationId),
+    });
     return new Page(page.items.map(toPaymentDto), page.pagination);
   }
 }

@@ -22,6 +22,8 @@ export interface AdminPaymentFilter {
   status?: string;
   excess?: 'true' | 'false';
   risk?: 'NORMAL' | 'HIGH';
+  /** An app-scoped admin's apps (section 15). */
+  appIds?: number[];
 }
 
 /** Every query of the payments table; methods are named for what they do. */
@@ -112,6 +114,7 @@ export class PaymentsRepository {
   adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
     const qb = this.repo.createQueryBuilder('p');
     if (filter.applicationId) qb.andWhere('p.app_id = :appId', { appId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('p.app_id = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('p.mode = :mode', { mode: filter.mode });
     if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
     if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
@@ -121,7 +124,7 @@ export class PaymentsRepository {
     return pageOf(qb, 'p', query, {
       partitioned: !!(where.appId && where.mode),
       total:
-        !filter.status && !filter.excess && !filter.risk
+        !filter.status && !filter.excess && !filter.risk && !filter.appIds
           ? () => countedRows(this.txHost.tx, 'payments', where)
           : undefined,
     });

@@ -1,11 +1,20 @@
 import { Body, Controller, Get, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppScoped,
+  assertInScope,
+  CurrentAdmin,
+  scopedAppIds,
+} from '../auth/decorators';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { Page } from '../common/http/envelope';
 import { LargeJsonBodyInterceptor } from '../common/http/large-json-body.interceptor';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
+import type { AdminPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import {
   ItemListQuery,
@@ -62,6 +71,7 @@ export class ReconciliationController {
 
   @Post('settlements/import')
   @AdminAuth('reconciliation:run')
+  @AppScoped()
   // Up to 32 MiB, read only now that the session and the permission are verified.
   @UseInterceptors(LargeJsonBodyInterceptor)
   @ApiOperation({
@@ -74,7 +84,9 @@ export class ReconciliationController {
   async import(
     @Query() query: PartitionQuery,
     @Body() body: SettlementImportDto,
+    @CurrentAdmin() admin: AdminPrincipal,
   ): Promise<SettlementImportResultDto> {
+    assertInScope(admin, query.applicationId, 'App');
     return this.settlements.importCsv(
       { appId: query.applicationId, mode: query.mode },
       body.gateway,
@@ -84,6 +96,7 @@ export class ReconciliationController {
 
   @Post('reconciliation/runs')
   @AdminAuth('reconciliation:run')
+  @AppScoped()
   @ApiOperation({
     summary: 'Reconcile one Asia/Dhaka day: every capture and settlement line, classified once',
     description:
@@ -91,7 +104,17 @@ export class ReconciliationController {
   })
   @ApiEnvelope(ReconciliationRunDto, { status: 201 })
   @ApiErrors(400, 404)
-  async run(@Query() query: RunQuery): Promise<ReconciliationRunDto> {
+  async run(
+    @Query() query: RunQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<ReconciliationRunDto> {
+    if (admin.appIds && query.applicationId === undefined) {
+      throw new AppError(
+        ErrorCode.PERMISSION_DENIED,
+        'Permission denied: an app-scoped user runs one app at a time (give applicationId)',
+      );
+    }
+    assertInScope(admin, query.applicationId ?? null, 'App');
     return toRunDto(
       await this.reconciliation.run(
         query.period,
@@ -103,31 +126,41 @@ export class ReconciliationController {
 
   @Get('reconciliation/runs')
   @AdminAuth('reconciliation:run')
+  @AppScoped()
   @ApiOperation({ summary: 'Reconciliation runs, newest first (filter: period)' })
   @ApiEnvelope(ReconciliationRunDto, { isArray: true })
   @ApiErrors(400)
-  async runs(@Query() query: RunListQuery): Promise<Page<ReconciliationRunDto>> {
+  async runs(
+    @Query() query: RunListQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<ReconciliationRunDto>> {
     const page = await this.reconciliation.list(
       query.page ?? 0,
       query.size ?? DEFAULT_PAGE_SIZE,
       query.period,
       query.cursor,
+      scopedAppIds(admin),
     );
     return new Page(page.items.map(toRunDto), page.pagination);
   }
 
   @Get('reconciliation/runs/:id')
   @AdminAuth('reconciliation:run')
+  @AppScoped()
   @ApiOperation({ summary: 'One reconciliation run' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(ReconciliationRunDto)
   @ApiErrors(404)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<ReconciliationRunDto> {
-    return toRunDto(await this.reconciliation.get(id));
+  async get(
+    @Param('id', ParseIdPipe) id: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<ReconciliationRunDto> {
+    return toRunDto(await this.scopedRun(admin, id));
   }
 
   @Get('reconciliation/runs/:id/items')
   @AdminAuth('reconciliation:run')
+  @AppScoped()
   @ApiOperation({
     summary: "A run's exceptions (deferred included; matched ones are only counted)",
   })
@@ -137,7 +170,9 @@ export class ReconciliationController {
   async items(
     @Param('id', ParseIdPipe) id: number,
     @Query() query: ItemListQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
   ): Promise<Page<ReconciliationItemDto>> {
+    await this.scopedRun(admin, id);
     const page = await this.reconciliation.items(
       id,
       query.page ?? 0,
@@ -146,5 +181,12 @@ export class ReconciliationController {
       query.cursor,
     );
     return new Page(page.items.map(toItemDto), page.pagination);
+  }
+
+  /** The run, if the user may see it: a scoped user sees only runs of one of their apps (404 otherwise). */
+  private async scopedRun(admin: AdminPrincipal, id: number) {
+    const run = await this.reconciliation.get(id);
+    assertInScope(admin, run.appId === null ? null : Number(run.appId), 'Reconciliation run');
+    return run;
   }
 }

@@ -167,18 +167,28 @@ export class ReconciliationRepository {
     size: number,
     period?: string,
     cursor?: { us: string; id: number },
+    appIds?: number[],
   ): Promise<{ rows: (RunRow & { cursorUs: string })[]; total: number }> {
     const rows = await sql(this.txHost.tx).rows<RunRow & { cursorUs: string }>(
       `SELECT ${RUN_COLUMNS}, (extract(epoch from created_at) * 1000000)::bigint::text AS "cursorUs"
          FROM reconciliation_runs
         WHERE ($3::date IS NULL OR period = $3)
           AND ($4::bigint IS NULL OR (created_at, id) < (TIMESTAMPTZ 'epoch' + $4::bigint * INTERVAL '1 microsecond', $5::bigint))
+          AND ($6::bigint[] IS NULL OR app_id = ANY($6))
         ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-      [size + 1, cursor ? 0 : page * size, period ?? null, cursor?.us ?? null, cursor?.id ?? null],
+      [
+        size + 1,
+        cursor ? 0 : page * size,
+        period ?? null,
+        cursor?.us ?? null,
+        cursor?.id ?? null,
+        appIds ?? null,
+      ],
     );
     const [count] = await sql(this.txHost.tx).rows<{ n: number }>(
-      `SELECT count(*)::int AS n FROM reconciliation_runs WHERE ($1::date IS NULL OR period = $1)`,
-      [period ?? null],
+      `SELECT count(*)::int AS n FROM reconciliation_runs
+        WHERE ($1::date IS NULL OR period = $1) AND ($2::bigint[] IS NULL OR app_id = ANY($2))`,
+      [period ?? null, appIds ?? null],
     );
     return { rows, total: count.n };
   }

@@ -117,13 +117,20 @@ export class ReconciliationService {
   }
 
   /** Newest first; `cursor` (a pagination.nextCursor) pages by keyset at any depth. */
-  async list(page: number, size: number, period?: string, cursor?: string): Promise<Page<RunRow>> {
+  async list(
+    page: number,
+    size: number,
+    period?: string,
+    cursor?: string,
+    appIds?: number[],
+  ): Promise<Page<RunRow>> {
     const after = cursor ? decodeKeyset(cursor) : undefined;
     const { rows, total } = await this.runs.runs(
       page,
       size,
       period,
       after && { us: after.first, id: after.id },
+      appIds,
     );
     const shown = rows.slice(0, size);
     const last = shown[shown.length - 1];

@@ -1,10 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  assertInScope,
+  CurrentAdmin,
+  CurrentApp,
+  scopedAppIds,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { AdminRefundListQuery, CreateRefundDto, RefundDto } from './dto/refund.dto';
@@ -74,17 +82,25 @@ export class AdminRefundsController {
 
   @Get()
   @AdminAuth('invoices:read')
+  @AppScoped()
   @ApiOperation({ summary: 'Refunds across apps and modes (filters: status, applicationId, mode)' })
   @ApiEnvelope(RefundDto, { isArray: true })
   @ApiErrors(400)
-  async list(@Query() query: AdminRefundListQuery): Promise<Page<RefundDto>> {
-    const page = await this.refunds.adminList(query, query);
+  async list(
+    @Query() query: AdminRefundListQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<RefundDto>> {
+    const page = await this.refunds.adminList(query, {
+      ...query,
+      appIds: scopedAppIds(admin, query.applicationId),
+    });
     return new Page(page.items.map(toRefundDto), page.pagination);
   }
 
   @Post(':id/approve')
   @HttpCode(200)
   @AdminAuth('refunds:approve')
+  @AppScoped()
   @ApiOperation({
     summary: 'Approve a refund that waits for approval: it is sent to the gateway',
     description: '409 unless it is PENDING, approvalRequired and not yet approved.',
@@ -92,13 +108,18 @@ export class AdminRefundsController {
   @ApiParam(id('The refund'))
   @ApiEnvelope(RefundDto)
   @ApiErrors(404, 409)
-  async approve(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+  async approve(
+    @Param('id', ParseIdPipe) refundId: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<RefundDto> {
+    if (admin.appIds) assertInScope(admin, await this.refunds.appOf(refundId), 'Refund');
     return toRefundDto(await this.refunds.approve(refundId));
   }
 
   @Post(':id/reject')
   @HttpCode(200)
   @AdminAuth('refunds:approve')
+  @AppScoped()
   @ApiOperation({
     summary: 'Reject a refund that waits for approval: FAILED, nothing is sent',
     description: '409 unless it is PENDING, approvalRequired and not yet approved.',
@@ -106,13 +127,18 @@ export class AdminRefundsController {
   @ApiParam(id('The refund'))
   @ApiEnvelope(RefundDto)
   @ApiErrors(404, 409)
-  async reject(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+  async reject(
+    @Param('id', ParseIdPipe) refundId: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<RefundDto> {
+    if (admin.appIds) assertInScope(admin, await this.refunds.appOf(refundId), 'Refund');
     return toRefundDto(await this.refunds.reject(refundId));
   }
 
   @Post(':id/check')
   @HttpCode(200)
   @AdminAuth('refunds:approve')
+  @AppScoped()
   @ApiOperation({
     summary: 'Ask the gateway about a PENDING refund now',
     description:
@@ -121,7 +147,11 @@ export class AdminRefundsController {
   @ApiParam(id('The refund'))
   @ApiEnvelope(RefundDto)
   @ApiErrors(404, 409)
-  async check(@Param('id', ParseIdPipe) refundId: number): Promise<RefundDto> {
+  async check(
+    @Param('id', ParseIdPipe) refundId: number,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<RefundDto> {
+    if (admin.appIds) assertInScope(admin, await this.refunds.appOf(refundId), 'Refund');
     return toRefundDto(await this.refunds.checkNow(refundId));
   }
 }

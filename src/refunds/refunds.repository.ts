@@ -66,11 +66,12 @@ export class RefundsRepository {
 
   page(
     query: PageQuery,
-    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode },
+    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode; appIds?: number[] },
   ): Promise<Page<Refund>> {
     const qb = this.refunds.repo.createQueryBuilder('r');
     if (filter.status) qb.andWhere('r.status = :status', { status: filter.status });
     if (filter.applicationId) qb.andWhere('r.appId = :appId', { appId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('r.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('r.mode = :mode', { mode: filter.mode });
     return pageOf(qb, 'r', query);
   }

@@ -198,9 +198,14 @@ export class RefundsService {
 
   adminList(
     query: PageQuery,
-    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode },
+    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode; appIds?: number[] },
   ): Promise<Page<Refund>> {
     return this.refunds.page(query, filter);
+  }
+
+  /** The app a refund belongs to, or null when there is no such refund (the scope check of admin routes). */
+  async appOf(id: number): Promise<number | null> {
+    return (await this.refunds.byId(id))?.appId ?? null;
   }
 
   /**

@@ -1,10 +1,17 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
-import { AdminAuth, AppAuth, CurrentApp } from '../auth/decorators';
+import {
+  AdminAuth,
+  AppAuth,
+  AppScoped,
+  CurrentAdmin,
+  CurrentApp,
+  scopedAppIds,
+} from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
-import type { AppPrincipal } from '../common/http/request-context';
+import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import {
   AdminSubscriptionListQuery,
@@ -116,14 +123,21 @@ export class AdminSubscriptionsController {
 
   @Get()
   @AdminAuth('invoices:read')
+  @AppScoped()
   @ApiOperation({
     summary:
       'Subscriptions across apps and modes (filters: status, customerReference, applicationId, mode)',
   })
   @ApiEnvelope(SubscriptionDto, { isArray: true })
   @ApiErrors(400)
-  async list(@Query() query: AdminSubscriptionListQuery): Promise<Page<SubscriptionDto>> {
-    const page = await this.subscriptions.adminList(withSpringSort(query), query);
+  async list(
+    @Query() query: AdminSubscriptionListQuery,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<Page<SubscriptionDto>> {
+    const page = await this.subscriptions.adminList(withSpringSort(query), {
+      ...query,
+      appIds: scopedAppIds(admin, query.applicationId),
+    });
     return new Page(page.items.map(toSubscriptionDto), page.pagination);
   }
 }

@@ -15,6 +15,8 @@ export interface SubscriptionFilter {
   customerIds?: number[];
   applicationId?: number;
   mode?: Mode;
+  /** An app-scoped admin's apps (section 15). */
+  appIds?: number[];
 }
 
 /** Every query of the subscriptions table. */
@@ -55,6 +57,7 @@ export class SubscriptionsRepository {
     const qb = this.subscriptions.repo.createQueryBuilder('s');
     if (scope) qb.where('s.appId = :appId AND s.mode = :mode', scope);
     if (filter.applicationId) qb.andWhere('s.appId = :fAppId', { fAppId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('s.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('s.mode = :fMode', { fMode: filter.mode });
     if (filter.status) qb.andWhere('s.status = :status', { status: filter.status });
     if (filter.customerIds)

@@ -140,6 +140,7 @@ export class SubscriptionsService {
       applicationId?: number;
       mode?: Mode;
       customerReference?: string;
+      appIds?: number[];
     },
   ): Promise<Page<SubscriptionView>> {
     let customerIds: number[] | undefined;

@@ -56,6 +56,7 @@ describe('admin users', () => {
       );
       for (const item of items) {
         expect(Object.keys(item).sort()).toEqual([
+          'appIds',
           'createdAt',
           'email',
           'id',

@@ -35,6 +35,7 @@ describe('admin auth', () => {
       const s = res.body.data;
       expect(Object.keys(s).sort()).toEqual(
         [
+          'appIds',
           'email',
           'expiresAt',
           'name',
@@ -50,6 +51,7 @@ describe('admin auth', () => {
         email: SUPER_ADMIN.email,
         superAdmin: true,
         permissions: [],
+        appIds: null,
       });
       expect(Number.isInteger(s.userId)).toBe(true);
       expect(typeof s.name).toBe('string');
@@ -98,7 +100,7 @@ describe('admin auth', () => {
   });
 
   describe('current user', () => {
-    it('me returns only userId, email, name, superAdmin and permissions', async () => {
+    it('me returns only userId, email, name, superAdmin, permissions and appIds', async () => {
       const admin = await adminWith(t, ['apps:read', 'users:read']);
       const res = await me(admin.token);
       expect(res.status).toBe(200);
@@ -108,6 +110,7 @@ describe('admin auth', () => {
         name: expect.any(String),
         superAdmin: false,
         permissions: ['apps:read', 'users:read'],
+        appIds: null,
       });
     });
 

@@ -77,13 +77,19 @@ describe('the served OpenAPI document', () => {
     expect(operations().filter(({ op }) => op.security === undefined)).toEqual([]);
   });
 
-  it('app operations need the key AND the secret: one requirement object holding both', () => {
+  it('app operations need the key AND the secret (one requirement holding both), or an admin session acting on the app', () => {
     const app = operations().filter(
       ({ path }) => !path.startsWith('/api/v1/admin') && !path.startsWith('/api/v1/auth'),
     );
     const appSecured = app.filter(({ op }) => JSON.stringify(op.security).includes('appKey'));
     expect(appSecured.length).toBeGreaterThan(30);
-    for (const { op } of appSecured) expect(op.security).toEqual([{ appKey: [], appSecret: [] }]);
+    for (const { op } of appSecured) {
+      expect(op.security).toEqual([{ appKey: [], appSecret: [] }, { adminBearer: [] }]);
+      // The admin's way names the app and the mode (decisions section 15).
+      const headers = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'header');
+      expect(headers.map((p) => p.name)).toEqual(expect.arrayContaining(['X-App-Id', 'X-Mode']));
+      expect(Object.keys(op.responses as Json)).toEqual(expect.arrayContaining(['400', '404']));
+    }
   });
 
   it('every error response shows a failure envelope whose code belongs to its status', () => {

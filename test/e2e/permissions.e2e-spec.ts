@@ -458,6 +458,8 @@ describe('admin permissions, route by route', () => {
     };
     const adminRoutes: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
+      // App routes take an admin token too, acting on an app (section 15): app-scope.e2e-spec.ts.
+      if (!/^\/api\/v1\/(admin|auth)\//.test(path)) continue;
       for (const [method, op] of Object.entries(ops)) {
         if (op.security?.some((s) => 'adminBearer' in s))
           adminRoutes.push(`${method.toUpperCase()} ${path}`);
@@ -501,6 +503,44 @@ describe('admin permissions, route by route', () => {
       expect(res.status).toBe(401);
       expect(res.body.meta.errorCode).toBe('AUTHENTICATION_REQUIRED');
     });
+  });
+
+  describe('a user scoped to another app, holding every permission', () => {
+    let scoped: { id: number; token: string };
+    beforeAll(async () => {
+      const own = await createApp(t);
+      scoped = await adminWith(t, [...PERMISSIONS], { appIds: [own.id] });
+    });
+    const changesBy = async (userId: number) =>
+      (
+        await t.db.query('SELECT count(*)::int AS n FROM audit_events WHERE actor_user_id = $1', [
+          userId,
+        ])
+      ).rows[0].n as number;
+
+    it.each(ROUTES.map((r) => [r.route, r] as const))(
+      '%s: nothing of this app is read or changed',
+      async (_name, r) => {
+        const before = await changesBy(scoped.id);
+        const res = await r.call(bearer(scoped.token));
+        if (res.status === 200) {
+          // A list: filtered to the user's apps, so none of this app's rows.
+          const rows = res.body.data as Record<string, unknown>[];
+          expect(Array.isArray(rows)).toBe(true);
+          for (const row of rows) {
+            expect(row.applicationId ?? row.id).not.toBe(targets.appId);
+          }
+          expect(r.route.startsWith('GET ')).toBe(true);
+        } else {
+          expect([403, 404]).toContain(res.status);
+          expect(res.body.meta.errorCode).toBe(
+            res.status === 403 ? 'PERMISSION_DENIED' : 'RESOURCE_NOT_FOUND',
+          );
+        }
+        // Nothing was changed on its behalf.
+        expect(await changesBy(scoped.id)).toBe(before);
+      },
+    );
   });
 
   it.each(SESSION_ONLY)('%s needs a session but no permission', async (route) => {

@@ -35,6 +35,7 @@ let seq = 0;
 export async function adminWith(
   t: TestApp,
   permissions: Permission[],
+  opts: { appIds?: number[] } = {},
 ): Promise<{ id: number; email: string; token: string }> {
   const email = `admin${++seq}-${Date.now()}@joma.test`;
   const password = 'admin-password-123';
@@ -42,7 +43,7 @@ export async function adminWith(
     .http()
     .post('/api/v1/admin/users')
     .set('Authorization', `Bearer ${await superAdminToken(t)}`)
-    .send({ email, name: `Admin ${seq}`, password, permissions });
+    .send({ email, name: `Admin ${seq}`, password, permissions, ...opts });
   if (res.status !== 201)
     throw new Error(`create admin failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.data.id, email, token: await login(t, email, password) };

@@ -1,14 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
+  ArrayMaxSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
   IsEmail,
   IsIn,
+  IsInt,
   IsOptional,
   IsString,
   MaxLength,
+  Min,
   MinLength,
 } from 'class-validator';
 
@@ -48,6 +51,14 @@ export class CurrentUserDto {
   @ApiProperty() name: string;
   @ApiProperty() superAdmin: boolean;
   @ApiProperty({ type: [String], enum: PERMISSIONS }) permissions: string[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer' },
+    nullable: true,
+    description:
+      "The apps this user may see and act on (a merchant's own staff); null = every app (decisions section 15).",
+  })
+  appIds: number[] | null;
 }
 
 export class SessionDto extends CurrentUserDto {
@@ -64,6 +75,14 @@ export class AdminUserDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastLoginAt: string | null;
   @ApiProperty() superAdmin: boolean;
   @ApiProperty({ type: [String], enum: PERMISSIONS }) permissions: string[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer' },
+    nullable: true,
+    description:
+      "The apps this user may see and act on (a merchant's own staff); null = every app (decisions section 15).",
+  })
+  appIds: number[] | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
@@ -78,6 +97,21 @@ export class CreateAdminUserDto {
   @ArrayUnique()
   @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: 1 },
+    nullable: true,
+    maxItems: 100,
+    description:
+      'Scope the user to these apps (null or absent = every app). Only a super admin or an unscoped user with users:write may set it (403 PERMISSION_DENIED otherwise); an unknown app id, or appIds on a super admin, is 400 VALIDATION_FAILED.',
+  })
+  @OptionalField({ nullable: true })
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(100)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  appIds?: number[] | null;
 }
 
 export class UpdateAdminUserDto {
@@ -96,6 +130,21 @@ export class UpdateAdminUserDto {
   @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
   @ApiPropertyOptional() @OptionalField() @IsBoolean() superAdmin?: boolean;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: 1 },
+    nullable: true,
+    maxItems: 100,
+    description:
+      'Scope the user to these apps (null or absent = every app). Only a super admin or an unscoped user with users:write may set it (403 PERMISSION_DENIED otherwise); an unknown app id, or appIds on a super admin, is 400 VALIDATION_FAILED.',
+  })
+  @OptionalField({ nullable: true })
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(100)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  appIds?: number[] | null;
 }
 
 export class AdminUserListQuery extends PageQueryDto(USER_SORT_FIELDS) {

@@ -6,6 +6,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import type { AdminPrincipal, JomaRequest } from '../../common/http/request-context';
 import { ADMIN_JWT } from '../admin-jwt.strategy';
+import { APP_SCOPED, AppScopedOptions, assertInScope } from '../app-scope';
 import { hasPermissions, Permission } from '../permissions';
 
 export const REQUIRED_PERMISSIONS = 'joma:required-permissions';
@@ -13,7 +14,8 @@ export const REQUIRED_PERMISSIONS = 'joma:required-permissions';
 /**
  * Admin bearer token, then the permissions the route requires. Missing
  * header: 401 AUTHENTICATION_REQUIRED; bad/expired/revoked: 401
- * INVALID_CREDENTIALS; lacking a permission: 403 PERMISSION_DENIED.
+ * INVALID_CREDENTIALS; lacking a permission: 403 PERMISSION_DENIED; an
+ * app-scoped user on a route not marked @AppScoped(): 403 as well.
  */
 @Injectable()
 export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
@@ -37,11 +39,27 @@ export class AdminJwtGuard extends AuthGuard(ADMIN_JWT) {
         context.getHandler(),
         context.getClass(),
       ]) ?? [];
-    if (!hasPermissions(req.user as AdminPrincipal, required)) {
+    const user = req.user as AdminPrincipal;
+    if (!hasPermissions(user, required)) {
       throw new AppError(
         ErrorCode.PERMISSION_DENIED,
         `Requires permission: ${required.join(', ')}`,
       );
+    }
+    if (user.appIds === null) return true;
+    const scoped = this.reflector.getAllAndOverride<AppScopedOptions | undefined>(APP_SCOPED, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!scoped) {
+      throw new AppError(
+        ErrorCode.PERMISSION_DENIED,
+        'Permission denied: this route is not about one of your apps (app-scoped user)',
+      );
+    }
+    if (scoped.appParam !== undefined) {
+      const raw = String(req.params[scoped.appParam] ?? '');
+      assertInScope(user, /^\d{1,15}$/.test(raw) ? Number(raw) : null, 'App');
     }
     return true;
   }

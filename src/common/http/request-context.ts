@@ -16,6 +16,8 @@ export interface AdminPrincipal {
   name: string;
   superAdmin: boolean;
   permissions: string[];
+  /** The apps the user may see and act on; null = every app (decisions section 15). */
+  appIds: number[] | null;
 }
 
 export interface JomaRequest extends Request {

@@ -3,7 +3,7 @@ import { ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional, ApiTags } fro
 import { IsBoolean, IsIn, IsObject, IsOptional } from 'class-validator';
 
 import { AppsService } from '../../apps';
-import { AdminAuth } from '../../auth/decorators';
+import { AdminAuth, AppScoped } from '../../auth/decorators';
 import { AppError } from '../../common/errors/app-error';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
 import { ApiEnvelope, ApiErrors } from '../../common/http/swagger';
@@ -101,6 +101,7 @@ export class GatewayCredentialsController {
 
   @Get(':id/gateways')
   @AdminAuth('apps:read')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({
     summary: "List an app's gateways per mode",
     description:
@@ -137,6 +138,7 @@ export class GatewayCredentialsController {
 
   @Delete(':id/gateways/:gateway')
   @AdminAuth('apps:write')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({
     summary: "Remove an app's credentials for a gateway in one mode",
     description:
@@ -158,6 +160,7 @@ export class GatewayCredentialsController {
 
   @Patch(':id/gateways/:gateway')
   @AdminAuth('apps:write')
+  @AppScoped({ appParam: 'id' })
   @ApiOperation({
     summary: "Set an app's credentials for a gateway in one mode",
     description:

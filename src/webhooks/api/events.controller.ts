@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AppAuth, CurrentApp } from '../../auth/decorators';
+import { AppAuth, CurrentApp, WEBHOOK_ROUTES } from '../../auth/decorators';
 import { Page } from '../../common/http/envelope';
 import type { AppPrincipal } from '../../common/http/request-context';
 import { ApiEnvelope } from '../../common/http/swagger';
@@ -11,7 +11,7 @@ import { WebhookEventsService } from './webhook-events.service';
 
 @ApiTags('Events')
 @Controller('api/v1/events')
-@AppAuth()
+@AppAuth(WEBHOOK_ROUTES)
 export class EventsController {
   constructor(private readonly events: WebhookEventsService) {}
 

@@ -12,7 +12,7 @@ import {
 } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AppAuth, CurrentApp } from '../../auth/decorators';
+import { AppAuth, CurrentApp, WEBHOOK_ROUTES } from '../../auth/decorators';
 import { Page } from '../../common/http/envelope';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../../common/http/request-context';
@@ -38,7 +38,7 @@ import { toDeliveryDetailDto, toDeliveryDto, toEndpointDto } from './webhook.map
 
 @ApiTags('Webhook endpoints')
 @Controller('api/v1/webhook-endpoints')
-@AppAuth()
+@AppAuth(WEBHOOK_ROUTES)
 export class WebhookEndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,

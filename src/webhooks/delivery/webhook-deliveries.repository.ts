@@ -22,6 +22,8 @@ export interface DeliveryFilter {
   endpointId?: number;
   status?: string;
   eventType?: string;
+  /** An app-scoped admin's apps (section 15). */
+  appIds?: number[];
 }
 
 /** A delivery the outbox relay is about to write (endpointId null: UNDELIVERABLE). */
@@ -270,6 +272,7 @@ export class WebhookDeliveriesRepository {
   page(query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
     const qb = this.deliveries.createQueryBuilder('d');
     if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('d.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('d.mode = :mode', { mode: filter.mode });
     if (filter.endpointId)
       qb.andWhere('d.endpointId = :endpointId', { endpointId: filter.endpointId });
@@ -279,10 +282,16 @@ export class WebhookDeliveriesRepository {
     return pageOf(qb, 'd', query, {
       partitioned: !!(where.appId && where.mode),
       total:
-        !filter.endpointId && !filter.status && !filter.eventType
+        !filter.endpointId && !filter.status && !filter.eventType && !filter.appIds
           ? () => countedRows(this.txHost.tx, 'webhook_deliveries', where)
           : undefined,
     });
+  }
+
+  /** The app a delivery belongs to, or null when there is none. */
+  async appOf(id: number): Promise<number | null> {
+    const d = await this.deliveries.findOne({ where: { id }, select: { id: true, appId: true } });
+    return d ? d.appId : null;
   }
 
   /** The delivery with its body (optionally only within one endpoint of a partition). */

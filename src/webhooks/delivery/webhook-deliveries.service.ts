@@ -105,6 +105,11 @@ export class WebhookDeliveriesService {
     return this.resendLocked(deliveryId, { ...scope, endpointId });
   }
 
+  /** The app a delivery belongs to, or null when there is none (the scope check of admin routes). */
+  appOf(id: number): Promise<number | null> {
+    return this.deliveries.appOf(id);
+  }
+
   /** Operators: re-send one delivery, whatever its app (audited). */
   @Transactional()
   async resend(id: number): Promise<WebhookDelivery> {

@@ -90,10 +90,11 @@ export class WebhookEndpointsRepository {
 
   pageAll(
     query: PageQuery,
-    filter: { applicationId?: number; mode?: Mode },
+    filter: { applicationId?: number; mode?: Mode; appIds?: number[] },
   ): Promise<Page<WebhookEndpoint>> {
     const qb = this.endpoints.createQueryBuilder('e').where('e.deletedAt IS NULL');
     if (filter.applicationId) qb.andWhere('e.appId = :appId', { appId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('e.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('e.mode = :mode', { mode: filter.mode });
     return pageOf(qb, 'e', query);
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 
+import { AuditService } from '../../audit';
 import { Clock } from '../../common/clock/clock';
 import { DomainEventBus } from '../../common/domain-events';
 import { AppError } from '../../common/errors/app-error';
@@ -45,6 +46,7 @@ export class WebhookEndpointsService {
     private readonly bus: DomainEventBus,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   async create(scope: TenantScope, input: EndpointInput): Promise<EndpointWithSecret> {
@@ -78,7 +80,28 @@ export class WebhookEndpointsService {
       updatedAt: now,
       deletedAt: null,
     });
+    await this.audited('webhook_endpoint.created', scope, saved.id, {
+      url: input.url,
+      events: input.events,
+      enabled: input.enabled ?? true,
+    });
     return { endpoint: await this.get(scope, saved.id), secret };
+  }
+
+  /** An admin's change through the app routes (section 15) is audited; an app key's is not. */
+  private audited(
+    action: string,
+    scope: TenantScope,
+    id: number,
+    after: Record<string, unknown> = {},
+  ): Promise<void> {
+    return this.audit.record({
+      action,
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      after: { applicationId: scope.appId, mode: scope.mode, ...after },
+      adminOnly: true,
+    });
   }
 
   list(scope: TenantScope, query: PageQuery): Promise<Page<WebhookEndpoint>> {
@@ -117,6 +140,8 @@ export class WebhookEndpointsService {
     if (patch.description !== undefined) changes.description = blankToNull(patch.description);
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
     await this.endpoints.update(endpoint.id, changes);
+    const { updatedAt: _, ...changed } = changes;
+    await this.audited('webhook_endpoint.updated', scope, id, changed);
     return this.get(scope, id);
   }
 
@@ -127,6 +152,7 @@ export class WebhookEndpointsService {
     const now = this.clock.now();
     await this.endpoints.update(endpoint.id, { deletedAt: now, enabled: false, updatedAt: now });
     await this.bus.publish(new WebhookEndpointDeleted(scope, endpoint.id, now));
+    await this.audited('webhook_endpoint.deleted', scope, id);
   }
 
   /** A new secret, effective at once: the old one stops verifying now (no grace period). */
@@ -140,13 +166,14 @@ export class WebhookEndpointsService {
       secretRotatedAt: now,
       updatedAt: now,
     });
+    await this.audited('webhook_endpoint.secret_rotated', scope, id);
     return { endpoint: await this.get(scope, id), secret };
   }
 
   /** Operators: endpoints of any app, optionally filtered. */
   listAll(
     query: PageQuery,
-    filter: { applicationId?: number; mode?: Mode },
+    filter: { applicationId?: number; mode?: Mode; appIds?: number[] },
   ): Promise<Page<WebhookEndpoint>> {
     return this.endpoints.pageAll(query, filter);
   }

@@ -1422,7 +1422,9 @@ export interface components {
             email: string;
             name: string;
             superAdmin: boolean;
-            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "invoices:write" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            /** @description The apps this user may see and act on (a merchant's own staff); null = every app (decisions section 15). */
+            appIds: number[] | null;
             token: string;
             /** @example Bearer */
             tokenType: string;
@@ -1440,7 +1442,9 @@ export interface components {
             email: string;
             name: string;
             superAdmin: boolean;
-            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "invoices:write" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            /** @description The apps this user may see and act on (a merchant's own staff); null = every app (decisions section 15). */
+            appIds: number[] | null;
         };
         ChangePasswordDto: {
             currentPassword: string;
@@ -1455,7 +1459,9 @@ export interface components {
             /** Format: date-time */
             lastLoginAt: string | null;
             superAdmin: boolean;
-            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            permissions: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "invoices:write" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            /** @description The apps this user may see and act on (a merchant's own staff); null = every app (decisions section 15). */
+            appIds: number[] | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1466,7 +1472,9 @@ export interface components {
             password: string;
             /** @default false */
             superAdmin?: boolean;
-            permissions?: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            permissions?: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "invoices:write" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            /** @description Scope the user to these apps (null or absent = every app). Only a super admin or an unscoped user with users:write may set it (403 PERMISSION_DENIED otherwise); an unknown app id, or appIds on a super admin, is 400 VALIDATION_FAILED. */
+            appIds?: number[] | null;
         };
         UpdateAdminUserDto: {
             name?: string;
@@ -1475,8 +1483,10 @@ export interface components {
              * @enum {string}
              */
             status?: "ACTIVE" | "DISABLED";
-            permissions?: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
+            permissions?: ("apps:read" | "apps:write" | "users:read" | "users:write" | "invoices:read" | "invoices:write" | "catalog:write" | "reconciliation:run" | "refunds:approve" | "webhooks:operate" | "audit:read")[];
             superAdmin?: boolean;
+            /** @description Scope the user to these apps (null or absent = every app). Only a super admin or an unscoped user with users:write may set it (403 PERMISSION_DENIED otherwise); an unknown app id, or appIds on a super admin, is 400 VALIDATION_FAILED. */
+            appIds?: number[] | null;
         };
         SetPasswordDto: {
             newPassword: string;
@@ -3133,6 +3143,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE (body over 1 MiB) */
             413: {
                 headers: {
@@ -3393,6 +3431,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -3554,6 +3620,34 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -5156,6 +5250,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -5566,7 +5688,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -5774,7 +5900,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -6038,7 +6168,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -6299,7 +6433,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -6401,7 +6539,12 @@ export interface operations {
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6512,6 +6655,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -6606,6 +6777,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -6712,6 +6887,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description 'true' when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -6938,7 +7143,12 @@ export interface operations {
     BenefitsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -7172,7 +7382,12 @@ export interface operations {
     BenefitsController_activate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -7524,7 +7739,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -7812,7 +8031,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -7915,7 +8138,12 @@ export interface operations {
                 cursor?: string;
                 status?: components["schemas"]["ProductStatus"];
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -8026,6 +8254,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -8120,6 +8376,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -8226,6 +8486,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description 'true' when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -8448,7 +8738,12 @@ export interface operations {
     ProductsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The product */
                 id: number;
@@ -8801,7 +9096,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -9062,7 +9361,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -9271,7 +9574,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -9419,6 +9726,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -9784,7 +10095,12 @@ export interface operations {
     PricesController_deactivate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The product */
                 id: number;
@@ -10032,7 +10348,12 @@ export interface operations {
                 cursor?: string;
                 status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -10143,6 +10464,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -10237,6 +10586,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -10603,7 +10956,12 @@ export interface operations {
     PaymentsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -10837,7 +11195,12 @@ export interface operations {
     PaymentsController_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -11110,7 +11473,12 @@ export interface operations {
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The customerReference the app uses */
                 externalId: string;
@@ -11474,6 +11842,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -11782,7 +12178,12 @@ export interface operations {
     EntitlementsController_list: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The customerReference the app uses */
                 externalId: string;
@@ -12032,7 +12433,12 @@ export interface operations {
                 /** @description Spring-style sort: field[,asc|desc], field one of createdAt, nextBillingDate, id (takes precedence over sortBy/order) */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -12147,6 +12553,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -12240,7 +12674,12 @@ export interface operations {
     SubscriptionsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The subscription */
                 id: number;
@@ -12475,7 +12914,12 @@ export interface operations {
     SubscriptionsController_pause: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The subscription */
                 id: number;
@@ -12738,7 +13182,12 @@ export interface operations {
     SubscriptionsController_resume: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The subscription */
                 id: number;
@@ -13001,7 +13450,12 @@ export interface operations {
     SubscriptionsController_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The subscription */
                 id: number;
@@ -13460,6 +13914,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -13523,7 +14005,12 @@ export interface operations {
     RefundsController_ofPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The payment */
                 id: number;
@@ -13759,6 +14246,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -14128,7 +14619,12 @@ export interface operations {
     RefundsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The refund */
                 id: number;
@@ -14492,6 +14988,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -14669,7 +15193,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -14902,7 +15430,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -15135,7 +15667,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -15374,6 +15910,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -15559,7 +16123,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -15827,6 +16395,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -16014,7 +16610,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -16218,7 +16818,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -16432,7 +17036,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -16538,7 +17146,12 @@ export interface operations {
                 /** @description Only this subscription's invoices (its first and its renewals) */
                 subscriptionId?: number;
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -16649,6 +17262,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -16743,6 +17384,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -16849,6 +17494,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description 'true' when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -17071,7 +17746,12 @@ export interface operations {
     InvoicesController_getTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -17182,6 +17862,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -17275,7 +17983,12 @@ export interface operations {
     InvoicesController_putTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -17377,6 +18090,34 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -17539,7 +18280,12 @@ export interface operations {
     InvoicesController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -17773,7 +18519,12 @@ export interface operations {
     InvoicesController_void: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -18168,6 +18919,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -18232,6 +19011,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -18594,7 +19377,12 @@ export interface operations {
     TestHelpersController_settle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The payment */
                 id: number;
@@ -18917,7 +19705,12 @@ export interface operations {
     TestHelpersController_expire: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The payment */
                 id: number;
@@ -19180,7 +19973,12 @@ export interface operations {
     TestHelpersController_advance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 /** @description The subscription */
                 id: number;
@@ -19454,7 +20252,12 @@ export interface operations {
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -19565,6 +20368,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RATE_LIMITED, with Retry-After */
             429: {
                 headers: {
@@ -19659,6 +20490,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
                 /** @description Up to 255 characters, scoped to app and mode, kept 24 h. A retry with the same key and body replays the first response (Idempotent-Replayed: true); a different body is 422 IDEMPOTENCY_KEY_REUSED; while the first is running, 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
@@ -19765,6 +20600,36 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description 'true' when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -19991,7 +20856,12 @@ export interface operations {
     WebhookEndpointsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -20225,7 +21095,12 @@ export interface operations {
     WebhookEndpointsController_remove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -20459,7 +21334,12 @@ export interface operations {
     WebhookEndpointsController_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -20753,7 +21633,12 @@ export interface operations {
     WebhookEndpointsController_rotateSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -21000,7 +21885,12 @@ export interface operations {
                 status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE";
                 eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated";
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
             };
@@ -21234,7 +22124,12 @@ export interface operations {
     WebhookEndpointsController_delivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
                 deliveryId: number;
@@ -21469,7 +22364,12 @@ export interface operations {
     WebhookEndpointsController_resend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path: {
                 id: number;
                 deliveryId: number;
@@ -21744,7 +22644,12 @@ export interface operations {
                 cursor?: string;
                 type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated";
             };
-            header?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
             path?: never;
             cookie?: never;
         };
@@ -21842,6 +22747,34 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Permission denied",
                      *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {
@@ -22075,6 +23008,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -22251,7 +23212,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -22455,7 +23420,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -22728,6 +23697,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -22904,7 +23901,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -23166,7 +24167,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -23377,7 +24382,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -23592,7 +24601,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
             404: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
