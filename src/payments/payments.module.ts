@@ -6,6 +6,7 @@ import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { GatewaysModule } from '../gateways';
 import { IdempotencyModule } from '../idempotency';
+import { DailyCollectionsController } from './daily-collections.controller';
 import { GatewayCallbacksController } from './gateway-callbacks.controller';
 import { Payment } from './payment.entity';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
@@ -31,6 +32,7 @@ import { PaymentsService } from './payments.service';
   ],
   controllers: [
     PaymentsController,
+    DailyCollectionsController,
     CustomerPaymentsController,
     AdminPaymentsController,
     GatewayCallbacksController,

@@ -111,6 +111,27 @@ export class PaymentsRepository {
     });
   }
 
+  /**
+   * Per Asia/Dhaka day in [from, to): the captured amount and count of the
+   * partition's payments that succeeded that day (days without any are absent).
+   */
+  async dailyCollections(
+    scope: TenantScope,
+    from: Date,
+    to: Date,
+  ): Promise<{ date: string; collectedMinor: number; payments: number }[]> {
+    const rows = await sql(this.txHost.tx).rows<{ date: string; total: string; n: number }>(
+      `SELECT to_char(succeeded_at AT TIME ZONE 'Asia/Dhaka', 'YYYY-MM-DD') AS date,
+              sum(amount_minor)::bigint AS total, count(*)::int AS n
+         FROM payments
+        WHERE status = 'SUCCEEDED' AND succeeded_at >= $3 AND succeeded_at < $4
+          AND app_id = $1 AND mode = $2
+        GROUP BY 1`,
+      [scope.appId, scope.mode, from, to],
+    );
+    return rows.map((r) => ({ date: r.date, collectedMinor: Number(r.total), payments: r.n }));
+  }
+
   adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
     const qb = this.repo.createQueryBuilder('p');
     if (filter.applicationId) qb.andWhere('p.app_id = :appId', { appId: filter.applicationId });

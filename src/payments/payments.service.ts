@@ -3,6 +3,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 
 import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
+import { addDays, dhakaDate, startOfDhakaDay } from '../common/clock/dhaka-calendar';
 import { randomToken } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -64,6 +65,31 @@ export class PaymentsService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Taka collected per Asia/Dhaka day over the last `days` days, today
+   * included, oldest first; a day without a capture is there with 0.
+   */
+  async dailyCollections(
+    scope: TenantScope,
+    days: number,
+  ): Promise<{ date: string; collectedMinor: number; payments: number }[]> {
+    const today = dhakaDate(this.clock.nowMs());
+    const first = addDays(today, -(days - 1));
+    const found = new Map(
+      (
+        await this.payments.dailyCollections(
+          scope,
+          new Date(startOfDhakaDay(first)),
+          new Date(startOfDhakaDay(addDays(today, 1))),
+        )
+      ).map((d) => [d.date, d]),
+    );
+    return Array.from({ length: days }, (_, i) => {
+      const date = addDays(first, i);
+      return found.get(date) ?? { date, collectedMinor: 0, payments: 0 };
+    });
+  }
 
   /** Whether the app can take a payment of this mode now (a gateway it can use serves the mode). */
   canCollect(scope: TenantScope): Promise<boolean> {
