@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 
 import { IDEMPOTENT_OPERATIONS } from './generated/operations';
@@ -41,7 +39,7 @@ function build(options: ClientOptions, headers: Record<string, string>): JomaCli
     headers,
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retry),
   });
-  client.use(idempotencyKeys(options.idempotencyKey ?? randomUUID));
+  client.use(idempotencyKeys(options.idempotencyKey ?? (() => globalThis.crypto.randomUUID())));
   return client;
 }
 
@@ -52,9 +50,20 @@ export function createJomaClient(
   return build(options, { 'X-Api-Key': options.apiKey, 'X-Api-Secret': options.apiSecret });
 }
 
-/** An admin's client: a bearer token from POST /api/v1/auth/login. */
-export function createJomaAdminClient(options: ClientOptions & { token: string }): JomaClient {
-  return build(options, { Authorization: `Bearer ${options.token}` });
+/**
+ * An admin's client: a bearer token from POST /api/v1/auth/login. With
+ * `actingOn`, the app routes act on that app and mode (X-App-Id and X-Mode,
+ * decisions section 15), within the admin's permissions and apps.
+ */
+export function createJomaAdminClient(
+  options: ClientOptions & { token: string; actingOn?: { appId: number; mode: 'TEST' | 'LIVE' } },
+): JomaClient {
+  const headers: Record<string, string> = { Authorization: `Bearer ${options.token}` };
+  if (options.actingOn) {
+    headers['X-App-Id'] = String(options.actingOn.appId);
+    headers['X-Mode'] = options.actingOn.mode;
+  }
+  return build(options, headers);
 }
 
 /** A client with no credentials (login, health). */
