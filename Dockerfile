@@ -21,6 +21,11 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npx nest build
+# The dashboard (decisions section 15): esbuild bundles it with the typed client.
+COPY dashboard ./dashboard
+COPY clients/typescript/src ./clients/typescript/src
+COPY scripts/build-dashboard.mjs ./scripts/
+RUN node scripts/build-dashboard.mjs --force
 
 # --- deps: production node_modules only ------------------------------------
 # The rebuild runs the one approved install script (embedded PostgreSQL's
@@ -39,6 +44,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/dashboard/dist ./dashboard/dist
 COPY --chown=node:node package.json ./
 # DATA_DIR (./.data) is only used without DATABASE_URL (embedded PostgreSQL and
 # its generated secrets); mount a volume here if you run the image that way.

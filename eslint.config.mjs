@@ -27,11 +27,13 @@ export default defineConfig(
     // Generated from the OpenAPI document (npm run sdk:generate).
     'clients/typescript/src/generated/',
     'clients/typescript/dist/',
+    // The dashboard's build (scripts/build-dashboard.mjs).
+    'dashboard/dist/',
   ]),
   tseslint.configs.recommended,
   prettier,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     // One import order everywhere, fixed by `eslint --fix`: side-effect imports
     // (reflect-metadata) first, then packages (node: built-ins among them),

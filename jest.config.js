@@ -45,6 +45,7 @@ module.exports = {
         '<rootDir>/test/unit/**/*.spec.ts',
         '<rootDir>/clients/typescript/test/**/*.spec.ts',
       ],
+      // (test/unit/dashboard-*.spec.ts cover the dashboard's own helpers.)
       transform,
       transformIgnorePatterns,
     },

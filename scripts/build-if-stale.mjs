@@ -1,8 +1,13 @@
-// `npm start` runs this first: it compiles (nest build) only when dist/ is
-// missing or older than a source it is built from, so a second start is fast.
+// `npm start` runs this first: it builds the dashboard and compiles (nest
+// build) only when their output is missing or older than a source it is
+// built from, so a second start is fast.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+// The dashboard (decisions section 15) first: its own build, skipped when nothing changed.
+const { buildDashboard } = await import('./build-dashboard.mjs');
+await buildDashboard({ root: process.cwd() });
 
 const stamp = join('dist', '.build-stamp');
 const inputs = [

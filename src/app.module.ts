@@ -16,6 +16,7 @@ import { AllExceptionsFilter } from './common/http/exception.filter';
 import { loggerParams, PendingLogLines } from './common/http/logging';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { DashboardModule } from './dashboard';
 import { DatabaseModule } from './database/database.module';
 import { EntitlementsModule } from './entitlements';
 import { EventsModule } from './events/events.module';
@@ -74,6 +75,7 @@ export class AppModule {
         TestHelpersModule,
         WebhooksModule,
         RetentionModule,
+        DashboardModule,
       ],
       providers: [
         IdempotencyInterceptor,

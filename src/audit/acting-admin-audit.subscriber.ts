@@ -27,10 +27,12 @@ export class ActingAdminAuditSubscriber {
     // Facts apps are not told about are internal steps of a change its service audits.
     const entry = fact.outbox();
     if (!entry) return;
-    const id = entry.data.id;
+    const targetType = entry.type.split('.')[0];
+    // The event's own object: `invoice_id` of an invoice.* event, and so on.
+    const id = entry.data[`${targetType}_id`] ?? entry.data.id;
     await this.audit.record({
       action: entry.type,
-      targetType: entry.type.split('.')[0],
+      targetType,
       targetId: typeof id === 'number' || typeof id === 'string' ? id : null,
       after: { applicationId: fact.scope.appId, mode: fact.scope.mode },
     });

@@ -22,6 +22,7 @@ export interface AdminPaymentFilter {
   status?: string;
   excess?: 'true' | 'false';
   risk?: 'NORMAL' | 'HIGH';
+  gateway?: string;
   /** An app-scoped admin's apps (section 15). */
   appIds?: number[];
 }
@@ -141,11 +142,12 @@ export class PaymentsRepository {
     if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
     if (filter.excess === 'false') qb.andWhere('p.excess_minor = 0');
     if (filter.risk) qb.andWhere('p.risk_level = :risk', { risk: filter.risk });
+    if (filter.gateway) qb.andWhere('p.gateway = :gateway', { gateway: filter.gateway });
     const where = { appId: filter.applicationId, mode: filter.mode };
     return pageOf(qb, 'p', query, {
       partitioned: !!(where.appId && where.mode),
       total:
-        !filter.status && !filter.excess && !filter.risk && !filter.appIds
+        !filter.status && !filter.excess && !filter.risk && !filter.appIds && !filter.gateway
           ? () => countedRows(this.txHost.tx, 'payments', where)
           : undefined,
     });

@@ -66,9 +66,18 @@ export class RefundsRepository {
 
   page(
     query: PageQuery,
-    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode; appIds?: number[] },
+    filter: {
+      status?: RefundStatus;
+      applicationId?: number;
+      mode?: Mode;
+      appIds?: number[];
+      awaitingApproval?: 'true' | 'false';
+    },
   ): Promise<Page<Refund>> {
     const qb = this.refunds.repo.createQueryBuilder('r');
+    const awaiting = "r.status = 'PENDING' AND r.approvalRequired AND r.approvedAt IS NULL";
+    if (filter.awaitingApproval === 'true') qb.andWhere(awaiting);
+    if (filter.awaitingApproval === 'false') qb.andWhere(`NOT (${awaiting})`);
     if (filter.status) qb.andWhere('r.status = :status', { status: filter.status });
     if (filter.applicationId) qb.andWhere('r.appId = :appId', { appId: filter.applicationId });
     if (filter.appIds) qb.andWhere('r.appId = ANY(:appIds)', { appIds: filter.appIds });

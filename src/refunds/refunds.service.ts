@@ -198,7 +198,13 @@ export class RefundsService {
 
   adminList(
     query: PageQuery,
-    filter: { status?: RefundStatus; applicationId?: number; mode?: Mode; appIds?: number[] },
+    filter: {
+      status?: RefundStatus;
+      applicationId?: number;
+      mode?: Mode;
+      appIds?: number[];
+      awaitingApproval?: 'true' | 'false';
+    },
   ): Promise<Page<Refund>> {
     return this.refunds.page(query, filter);
   }

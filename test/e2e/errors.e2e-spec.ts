@@ -35,11 +35,20 @@ describe('errors: every failure is an envelope with the documented code', () => 
   afterAll(() => t.close());
 
   it('unknown route: 404 ROUTE_NOT_FOUND', async () => {
-    for (const res of [await t.http().get('/api/v1/no-such-thing'), await t.http().get('/')]) {
+    for (const res of [
+      await t.http().get('/api/v1/no-such-thing'),
+      await t.http().get('/no-such-page'),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expectErrorEnvelope(res.body, 'ROUTE_NOT_FOUND');
     }
+  });
+
+  it('GET / redirects to the dashboard (decisions section 15)', async () => {
+    const res = await t.http().get('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/dashboard/');
   });
 
   it('a known path with another method: 405 METHOD_NOT_ALLOWED with Allow', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,10 @@ import { createDatabase, databaseUrl, serverUrlOf, TEST_DB_PREFIX } from './test
 export default async function globalSetup(): Promise<void> {
   // Both database-backed projects (e2e, medium) name this setup; the first prepares for both.
   if (process.env.JOMA_TEST_TEMPLATE) return;
+  // The dashboard's files, as npm start builds them (skipped when nothing changed).
+  execFileSync(process.execPath, [join(__dirname, '..', '..', 'scripts', 'build-dashboard.mjs')], {
+    stdio: 'inherit',
+  });
   const given = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   let serverUrl: string;
   if (given) {

@@ -11,7 +11,7 @@ export interface FastifyReplyLike {
   statusCode: number;
   code(status: number): FastifyReplyLike;
   headers(values: Record<string, string>): FastifyReplyLike;
-  send(body?: string): unknown;
+  send(body?: string | Buffer): unknown;
 }
 
 export type HttpResponse = ServerResponse | FastifyReplyLike;
@@ -40,7 +40,7 @@ export function sendBody(
   res: HttpResponse,
   status: number,
   headers: Record<string, string>,
-  body = '',
+  body: string | Buffer = '',
 ): void {
   if (isFastifyReply(res)) {
     res.code(status).headers(headers).send(body);

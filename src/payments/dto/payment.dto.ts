@@ -224,4 +224,10 @@ export class AdminPaymentQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @OptionalField()
   @IsIn(RISK_LEVELS)
   risk?: RiskLevel;
+
+  @ApiPropertyOptional({ example: 'bkash', description: 'Only payments through this gateway' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(40)
+  gateway?: string;
 }

@@ -62,4 +62,13 @@ export class AdminRefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
   @IsOptional()
   @IsIn(['TEST', 'LIVE'])
   mode?: 'TEST' | 'LIVE';
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others.',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  awaitingApproval?: 'true' | 'false';
 }

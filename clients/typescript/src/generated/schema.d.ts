@@ -12009,6 +12009,8 @@ export interface operations {
                 excess?: "true" | "false";
                 /** @description HIGH: only captures the gateway flagged as high risk (SSLCommerz risk_level 1), to review before delivering */
                 risk?: "NORMAL" | "HIGH";
+                /** @description Only payments through this gateway */
+                gateway?: string;
             };
             header?: never;
             path?: never;
@@ -15151,6 +15153,8 @@ export interface operations {
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 applicationId?: number;
                 mode?: "TEST" | "LIVE";
+                /** @description true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others. */
+                awaitingApproval?: "true" | "false";
             };
             header?: never;
             path?: never;

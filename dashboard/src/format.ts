@@ -1,0 +1,73 @@
+import type { Lang } from './i18n';
+
+const BN_DIGITS = '০১২৩৪৫৬৭৮৯';
+
+/** Western digits as Bangla digits (for figures built by hand). */
+export function bnDigits(s: string): string {
+  return s.replace(/[0-9]/g, (d) => BN_DIGITS[Number(d)]);
+}
+
+/**
+ * Taka from integer poisha, exact at any size: lakh and crore grouping
+ * (12,34,567.89), Bangla digits in Bangla. Built from the integer, never
+ * through a float.
+ */
+export function taka(minor: number | null | undefined, lang: Lang): string {
+  if (minor === null || minor === undefined) return '—';
+  const negative = minor < 0;
+  const abs = BigInt(Math.abs(minor));
+  const whole = (abs / 100n).toString();
+  const frac = (abs % 100n).toString().padStart(2, '0');
+  const last3 = whole.slice(-3);
+  const rest = whole.slice(0, -3);
+  const grouped = rest ? `${rest.replace(/\B(?=(\d{2})+(?!\d))/g, ',')},${last3}` : last3;
+  const text = `${negative ? '-' : ''}৳${grouped}.${frac}`;
+  return lang === 'bn' ? bnDigits(text) : text;
+}
+
+/** Taka typed by a person ("1,250.50") as integer poisha, or null when it is not an amount. */
+export function parseTaka(input: string): number | null {
+  const western = input
+    .trim()
+    .replace(/[০-৯]/g, (d) => String(BN_DIGITS.indexOf(d)))
+    .replace(/[,৳\s]/g, '');
+  const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(western);
+  if (!m) return null;
+  return Number(m[1]) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
+}
+
+const DHAKA = 'Asia/Dhaka';
+
+/** A date and time in Asia/Dhaka. */
+export function dateTime(iso: string | null | undefined, lang: Lang): string {
+  if (!iso) return '—';
+  return new Intl.DateTimeFormat(lang === 'bn' ? 'bn-BD' : 'en-GB', {
+    timeZone: DHAKA,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(new Date(iso));
+}
+
+/** A calendar date ('2026-11-29', already a Dhaka date) as people read it. */
+export function date(day: string | null | undefined, lang: Lang): string {
+  if (!day) return '—';
+  return new Intl.DateTimeFormat(lang === 'bn' ? 'bn-BD' : 'en-GB', {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+  }).format(new Date(`${day.slice(0, 10)}T00:00:00Z`));
+}
+
+/** A whole number in the language's digits. */
+export function num(n: number, lang: Lang): string {
+  return new Intl.NumberFormat(lang === 'bn' ? 'bn-BD' : 'en-IN').format(n);
+}
+
+/** Today's date in Dhaka ('YYYY-MM-DD'). */
+export function dhakaToday(): string {
+  return new Date(Date.now() + 6 * 3600_000).toISOString().slice(0, 10);
+}

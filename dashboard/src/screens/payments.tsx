@@ -1,0 +1,228 @@
+import { useEffect, useState } from 'preact/hooks';
+
+import type { components } from '../../../clients/typescript/src/generated/schema';
+import { call } from '../api';
+import { useCtx } from '../context';
+import { dateTime, parseTaka, taka } from '../format';
+import {
+  ErrorNote,
+  Field,
+  Ok,
+  Pager,
+  Screen,
+  Select,
+  Status,
+  Table,
+  useAction,
+  useList,
+} from '../ui';
+
+type Payment = components['schemas']['PaymentDto'];
+type Refund = components['schemas']['RefundDto'];
+const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
+const GATEWAYS = ['sandbox', 'sslcommerz', 'bkash'];
+
+export function PaymentsScreen({ params }: { params: string[] }) {
+  return params[0] ? <PaymentDetail id={Number(params[0])} /> : <PaymentList />;
+}
+
+/** The admin search (status, gateway, excess, risk) kept to the picked app and mode. */
+function PaymentList() {
+  const { t, lang, admin, appId, mode, can } = useCtx();
+  const [f, setF] = useState({ status: '', gateway: '', excess: false, risk: false });
+  const [query, setQuery] = useState(f);
+  const list = useList<Payment>(
+    (cursor) =>
+      call<Payment[]>(
+        admin.GET('/api/v1/admin/payments', {
+          params: {
+            query: {
+              size: 20,
+              cursor,
+              applicationId: appId,
+              mode,
+              status: (query.status || undefined) as never,
+              gateway: query.gateway || undefined,
+              excess: query.excess ? 'true' : undefined,
+              risk: query.risk ? 'HIGH' : undefined,
+            },
+          },
+        }),
+      ),
+    [query, admin, appId, mode],
+  );
+  return (
+    <Screen title={t('Payments')} allowed={can('invoices:read')}>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(f);
+        }}
+      >
+        <Select
+          label={t('Status')}
+          value={f.status}
+          onChange={(e) => setF({ ...f, status: e.currentTarget.value })}
+          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+        />
+        <Select
+          label={t('Gateway')}
+          value={f.gateway}
+          onChange={(e) => setF({ ...f, gateway: e.currentTarget.value })}
+          options={[['', t('Any')], ...GATEWAYS.map((g) => [g, g] as [string, string])]}
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={f.excess}
+            onChange={(e) => setF({ ...f, excess: e.currentTarget.checked })}
+          />
+          {t('Excess only')}
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={f.risk}
+            onChange={(e) => setF({ ...f, risk: e.currentTarget.checked })}
+          />
+          {t('High risk only')}
+        </label>
+        <button type="submit">{t('Search')}</button>
+      </form>
+      <ErrorNote error={list.error} />
+      <Table
+        caption={t('Payments')}
+        rows={list.rows}
+        loading={list.loading}
+        columns={[
+          { label: t('Reference'), cell: (p) => <a href={`#/payments/${p.id}`}>{p.reference}</a> },
+          { label: t('Status'), cell: (p) => <Status value={p.status} /> },
+          { label: t('Gateway'), cell: (p) => p.gateway },
+          { label: t('Amount'), num: true, cell: (p) => taka(p.amountMinor, lang) },
+          { label: t('Created'), cell: (p) => dateTime(p.createdAt, lang) },
+        ]}
+      />
+      <Pager list={list as never} />
+    </Screen>
+  );
+}
+
+function PaymentDetail({ id }: { id: number }) {
+  const { t, lang, app, can } = useCtx();
+  const [payment, setPayment] = useState<Payment | null>(null);
+  const [refunds, setRefunds] = useState<Refund[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const action = useAction();
+  const load = async () => {
+    try {
+      setPayment(
+        (await call<Payment>(app.GET('/api/v1/payments/{id}', { params: { path: { id } } }))).data,
+      );
+      setRefunds(
+        (
+          await call<Refund[]>(
+            app.GET('/api/v1/payments/{id}/refunds', { params: { path: { id } } }),
+          )
+        ).data,
+      );
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, [id, app]);
+  const refundable = payment ? payment.amountMinor - payment.amountRefundedMinor : 0;
+  return (
+    <Screen title={`${t('Payments')} ${payment?.reference ?? ''}`}>
+      <p>
+        <a href="#/payments">{t('Back')}</a>
+      </p>
+      <ErrorNote error={error} />
+      {payment ? (
+        <>
+          <dl class="facts">
+            <dt>{t('Status')}</dt>
+            <dd>
+              <Status value={payment.status} />
+            </dd>
+            <dt>{t('Amount')}</dt>
+            <dd>{taka(payment.amountMinor, lang)}</dd>
+            <dt>{t('Refunds')}</dt>
+            <dd>{taka(payment.amountRefundedMinor, lang)}</dd>
+            <dt>{t('Gateway')}</dt>
+            <dd>
+              {payment.gateway}
+              {payment.paymentMethodLabel ? ` · ${payment.paymentMethodLabel}` : ''}
+            </dd>
+            <dt>{t('Invoices')}</dt>
+            <dd>
+              {payment.invoiceId ? (
+                <a href={`#/invoices/${payment.invoiceId}`}>{payment.invoiceId}</a>
+              ) : (
+                '—'
+              )}
+            </dd>
+            <dt>{t('Created')}</dt>
+            <dd>{dateTime(payment.createdAt, lang)}</dd>
+          </dl>
+          <Table
+            caption={t('Refunds')}
+            rows={refunds}
+            columns={[
+              { label: '#', cell: (r) => r.id },
+              { label: t('Status'), cell: (r) => <Status value={r.status} /> },
+              { label: t('Amount'), num: true, cell: (r) => taka(r.amountMinor, lang) },
+              { label: t('Reason'), cell: (r) => r.reason ?? '' },
+              { label: t('Created'), cell: (r) => dateTime(r.createdAt, lang) },
+            ]}
+          />
+          {can('invoices:write') && payment.status === 'SUCCEEDED' && refundable > 0 ? (
+            <form
+              class="form"
+              aria-label={t('Refund')}
+              onSubmit={(e) => {
+                e.preventDefault();
+                void action.run(async () => {
+                  const minor = amount.trim() ? parseTaka(amount) : undefined;
+                  if (minor === null) throw new Error(`${t('Refund amount (taka)')}: 100.00`);
+                  await call(
+                    app.POST('/api/v1/payments/{id}/refunds', {
+                      params: { path: { id } },
+                      body: { amountMinor: minor, reason: reason || undefined },
+                    }),
+                  );
+                  setAmount('');
+                  await load();
+                }, t('Done'));
+              }}
+            >
+              <h2>{t('Refund')}</h2>
+              <Field
+                label={t('Refund amount (taka)')}
+                inputMode="decimal"
+                placeholder={taka(refundable, lang)}
+                value={amount}
+                onInput={(e) => setAmount(e.currentTarget.value)}
+              />
+              <Field
+                label={t('Reason')}
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+              />
+              <ErrorNote error={action.error} />
+              <Ok text={action.done} />
+              <button type="submit" class="primary" disabled={action.busy}>
+                {t('Refund')}
+              </button>
+            </form>
+          ) : null}
+        </>
+      ) : null}
+    </Screen>
+  );
+}

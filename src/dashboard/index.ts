@@ -1,0 +1,2 @@
+/** The dashboard feature's public door. */
+export { DashboardModule } from './dashboard.module';
