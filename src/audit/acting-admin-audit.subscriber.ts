@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
 
-import { DomainEvent, HandlerOrder, OnDomainEvent } from '../common/domain-events';
+import { DomainEvent, OnDomainEvent } from '../common/domain-events';
 import type { JomaRequest } from '../common/http/request-context';
 import { AuditService } from './audit.service';
 
@@ -20,7 +20,7 @@ export class ActingAdminAuditSubscriber {
     private readonly cls: ClsService,
   ) {}
 
-  @OnDomainEvent(DomainEvent, { order: HandlerOrder.OUTBOX })
+  @OnDomainEvent(DomainEvent)
   async record(fact: DomainEvent): Promise<void> {
     const req = this.cls.isActive() ? this.cls.get<JomaRequest | undefined>(CLS_REQ) : undefined;
     if (!req?.user || !req.principalApp) return;

@@ -1,4 +1,8 @@
-/** The closed catalogue of 22 event types: nothing outside it is ever recorded or delivered. */
+/**
+ * The closed catalogue of 23 event types: nothing outside it is ever
+ * recorded or delivered. `webhook_endpoint.test` goes only to the endpoint
+ * it names (POST /webhook-endpoints/{id}/test), whatever the subscriptions.
+ */
 export const EVENT_TYPES = [
   'payment.succeeded',
   'payment.failed',
@@ -22,7 +26,11 @@ export const EVENT_TYPES = [
   'subscription.paused',
   'subscription.resumed',
   'subscription.entitlements_updated',
+  'webhook_endpoint.test',
 ] as const;
+
+/** The event a "send test event" records: delivered to its `endpoint_id` alone. */
+export const TEST_EVENT = 'webhook_endpoint.test';
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -32,7 +40,7 @@ export function isEventType(value: string): value is EventType {
 
 /** `data.status` of a type: the part after the first dot (none for entitlements). */
 export function statusOfType(type: EventType): string | undefined {
-  if (type === 'subscription.entitlements_updated') return undefined;
+  if (type === 'subscription.entitlements_updated' || type === TEST_EVENT) return undefined;
   return type.slice(type.indexOf('.') + 1);
 }
 

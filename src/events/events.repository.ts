@@ -21,11 +21,13 @@ export class EventsRepository {
   }
 
   /** Writes one event in the caller's transaction (it commits, or rolls back, with the change). */
-  async insert(fields: Omit<EventRecord, 'id'>): Promise<void> {
-    await sql(this.txHost.tx).rows(
-      'INSERT INTO events (app_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',
+  /** The new event's id. */
+  async insert(fields: Omit<EventRecord, 'id'>): Promise<number> {
+    const [row] = await sql(this.txHost.tx).rows<{ id: string }>(
+      'INSERT INTO events (app_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
       [fields.appId, fields.mode, fields.type, JSON.stringify(fields.data), fields.createdAt],
     );
+    return Number(row.id);
   }
 
   page(

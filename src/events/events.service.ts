@@ -31,14 +31,14 @@ export class EventsService {
     scope: TenantScope,
     type: EventType | string,
     data: Record<string, unknown>,
-  ): Promise<void> {
+  ): Promise<number> {
     if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalogue`);
     if (!this.txHost.isTransactionActive()) {
       throw new Error('EventsService.record must run inside the transaction of the state change');
     }
     const status = statusOfType(type);
     const payload = status === undefined ? data : { ...data, status };
-    await this.events.insert({
+    return this.events.insert({
       appId: scope.appId,
       mode: scope.mode,
       type,

@@ -77,6 +77,7 @@ describe('cli: admin:create', () => {
         name: 'Ops',
         superAdmin: false,
         permissions: ['apps:read', 'users:read'],
+        appIds: null,
       });
       expect((await t.http().get('/api/v1/admin/users').set(bearer(token))).status).toBe(200);
       expect(

@@ -249,6 +249,11 @@ describe('the dashboard in a browser (Chromium)', () => {
     await page.getByRole('button', { name: 'Re-send' }).click();
     await receiver.waitFor(2);
     expect(receiver.received[1].id).toBe(receiver.received[0].id);
+    // Send test event: one webhook_endpoint.test to this endpoint.
+    await nav(page, 'Webhooks');
+    await page.getByRole('button', { name: `Send test event ${receiver.url('/joma')}` }).click();
+    const [, , test] = await receiver.waitFor(3);
+    expect(test.headers['x-webhook-event']).toBe('webhook_endpoint.test');
 
     // A settlement file for the day's capture, then the day reconciled.
     const paid = await t.http().get(`/api/v1/payments?status=SUCCEEDED`).set(asApp(app.TEST));

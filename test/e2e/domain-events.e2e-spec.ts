@@ -72,6 +72,8 @@ describe('domain events: subscribers run inside the transaction of the change', 
   it('runs subscribers in order: features that settle first, the outbox last', () => {
     const order = t.app.get(DomainEventBus).subscribersOf(PaymentSucceeded);
     expect([...order].sort()).toEqual([
+      // Audits the facts an admin causes through the app routes (decisions section 15).
+      'ActingAdminAuditSubscriber.record',
       'ExcessRefundSubscriber.onCapture',
       'InvoiceSettlementSubscriber.onPaymentSucceeded',
       'LedgerLikeSubscriber.onCapture',
@@ -84,6 +86,7 @@ describe('domain events: subscribers run inside the transaction of the change', 
     expect(order.at(-2)).toBe('ExcessRefundSubscriber.onCapture');
     const onPaid = t.app.get(DomainEventBus).subscribersOf(InvoicePaid);
     expect([...onPaid].sort()).toEqual([
+      'ActingAdminAuditSubscriber.record',
       'OneTimeGrantsSubscriber.onInvoicePaid',
       'OutboxSubscriber.record',
       'SubscriptionBillingSubscriber.onInvoicePaid',

@@ -70,6 +70,12 @@ function EndpointList() {
       );
       await list.reload();
     }, t('Saved'));
+  const test = (ep: Endpoint) =>
+    action.run(
+      () =>
+        call(app.POST('/api/v1/webhook-endpoints/{id}/test', { params: { path: { id: ep.id } } })),
+      t('Done'),
+    );
   const rotate = (ep: Endpoint) =>
     action.run(async () => {
       const res = await call<{ secret: string }>(
@@ -112,6 +118,14 @@ function EndpointList() {
                   aria-label={`${t('Rotate secret')} ${ep.url}`}
                 >
                   {t('Rotate secret')}
+                </button>
+                <button
+                  type="button"
+                  disabled={action.busy || !ep.enabled}
+                  onClick={() => test(ep)}
+                  aria-label={`${t('Send test event')} ${ep.url}`}
+                >
+                  {t('Send test event')}
                 </button>
               </span>
             ),

@@ -17,6 +17,7 @@ import { Page } from '../../common/http/envelope';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe';
 import type { AppPrincipal } from '../../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../../common/http/swagger';
+import { TEST_EVENT } from '../../events/event-catalogue';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { WebhookDeliveriesService } from '../delivery/webhook-deliveries.service';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
@@ -29,6 +30,7 @@ import {
 import {
   CreateWebhookEndpointDto,
   DeletedWebhookEndpointDto,
+  TestEventSentDto,
   UpdateWebhookEndpointDto,
   WebhookEndpointDto,
   WebhookEndpointListQuery,
@@ -130,6 +132,23 @@ export class WebhookEndpointsController {
   ): Promise<WebhookEndpointWithSecretDto> {
     const { endpoint, secret } = await this.endpoints.rotateSecret(app, id);
     return { ...toEndpointDto(endpoint), secret };
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Send a test event to this endpoint',
+    description:
+      'Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled.',
+  })
+  @ApiEnvelope(TestEventSentDto)
+  @ApiErrors(404, 409)
+  async sendTest(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+  ): Promise<TestEventSentDto> {
+    const eventId = await this.endpoints.sendTestEvent(app, id);
+    return { endpointId: id, eventId, type: TEST_EVENT };
   }
 
   @Get(':id/deliveries')

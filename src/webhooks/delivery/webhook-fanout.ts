@@ -5,6 +5,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { Clock } from '../../common/clock/clock';
 import type { TenantScope } from '../../database/tenant';
 import { EventRecord, EventsService } from '../../events';
+import { TEST_EVENT } from '../../events/event-catalogue';
 import { subscribes } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { DeliveryError } from './delivery-status';
@@ -54,7 +55,11 @@ export class WebhookFanout {
       for (const event of events) {
         const targets = endpoints.filter(
           (e) =>
-            e.appId === event.appId && e.mode === event.mode && subscribes(e.events, event.type),
+            e.appId === event.appId &&
+            e.mode === event.mode &&
+            (event.type === TEST_EVENT
+              ? e.id === Number(event.data.endpoint_id)
+              : subscribes(e.events, event.type)),
         );
         if (targets.length === 0) plan.push({ event, endpointId: null });
         for (const t of targets) plan.push({ event, endpointId: t.id });

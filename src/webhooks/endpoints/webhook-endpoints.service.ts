@@ -11,6 +11,8 @@ import type { PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
 import type { TenantScope } from '../../database/tenant';
+import { EventsService } from '../../events';
+import { TEST_EVENT } from '../../events/event-catalogue';
 import { checkEndpointUrl } from '../security/url-policy';
 import { newEndpointSecret, openSecret, sealSecret } from './endpoint-secret';
 import { ALL_EVENTS, WebhookEndpoint } from './webhook-endpoint.entity';
@@ -47,6 +49,7 @@ export class WebhookEndpointsService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
   ) {}
 
   async create(scope: TenantScope, input: EndpointInput): Promise<EndpointWithSecret> {
@@ -153,6 +156,25 @@ export class WebhookEndpointsService {
     await this.endpoints.update(endpoint.id, { deletedAt: now, enabled: false, updatedAt: now });
     await this.bus.publish(new WebhookEndpointDeleted(scope, endpoint.id, now));
     await this.audited('webhook_endpoint.deleted', scope, id);
+  }
+
+  /**
+   * Records a `webhook_endpoint.test` event for this endpoint alone (the
+   * fan-out sends it to no other endpoint, whatever they subscribe to); it
+   * is then delivered, signed and retried like any event. A disabled
+   * endpoint is 409: enable it first. Returns the event's id.
+   */
+  @Transactional()
+  async sendTestEvent(scope: TenantScope, id: number): Promise<number> {
+    const endpoint = await this.lock(scope, id);
+    if (!endpoint.enabled)
+      throw AppError.invalidState('This endpoint is disabled: enable it first');
+    const eventId = await this.events.record(scope, TEST_EVENT, {
+      endpoint_id: endpoint.id,
+      message: 'A test event from Joma: your endpoint receives and verifies webhooks.',
+    });
+    await this.audited('webhook_endpoint.test_sent', scope, id, { eventId });
+    return eventId;
   }
 
   /** A new secret, effective at once: the old one stops verifying now (no grace period). */

@@ -1188,6 +1188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to this endpoint
+         * @description Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled.
+         */
+        post: operations["WebhookEndpointsController_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -2401,7 +2421,7 @@ export interface components {
              *       "payment.expired"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test")[];
             /** @example Order fulfilment */
             description?: string;
             /**
@@ -2433,7 +2453,7 @@ export interface components {
             /** @description Same rules as at creation */
             url?: string;
             /** @description ["*"] for every catalogued type, including types added later; or an explicit list of types, which never grows on its own */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test")[];
             /** @description An empty string clears it */
             description?: string;
             enabled?: boolean;
@@ -2442,6 +2462,14 @@ export interface components {
             id: number;
             /** @example true */
             deleted: boolean;
+        };
+        TestEventSentDto: {
+            /** @description The endpoint the event goes to */
+            endpointId: number;
+            /** @description The recorded event (GET /events shows it) */
+            eventId: number;
+            /** @example webhook_endpoint.test */
+            type: string;
         };
         WebhookDeliveryDto: {
             /** @description The envelope id and X-Webhook-Id of every attempt and re-send */
@@ -22152,6 +22180,273 @@ export interface operations {
             };
         };
     };
+    WebhookEndpointsController_sendTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestEventSentDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description INVALID_STATE, DUPLICATE_RESOURCE or IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice is PAID; only an ISSUED invoice can be voided",
+                     *         "errorCode": "INVALID_STATE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     WebhookEndpointsController_deliveriesOf: {
         parameters: {
             query?: {
@@ -22166,7 +22461,7 @@ export interface operations {
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
                 status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE";
-                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated";
+                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
@@ -22925,7 +23220,7 @@ export interface operations {
                 paginate?: boolean;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
-                type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated";
+                type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
@@ -23175,7 +23470,7 @@ export interface operations {
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
                 cursor?: string;
                 status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE";
-                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated";
+                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
                 applicationId?: number;
                 mode?: "TEST" | "LIVE";
                 endpointId?: number;

@@ -124,6 +124,14 @@ export class WebhookEndpointWithSecretDto extends WebhookEndpointDto {
   secret: string;
 }
 
+export class TestEventSentDto {
+  @ApiProperty({ type: 'integer', description: 'The endpoint the event goes to' })
+  endpointId: number;
+  @ApiProperty({ type: 'integer', description: 'The recorded event (GET /events shows it)' })
+  eventId: number;
+  @ApiProperty({ example: 'webhook_endpoint.test' }) type: string;
+}
+
 export class DeletedWebhookEndpointDto {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty({ example: true }) deleted: boolean;
