@@ -28,6 +28,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { LedgerModule } from './ledger';
+import { NotificationsModule } from './notifications';
 import { PaymentsModule } from './payments/payments.module';
 import { PurchasesModule } from './purchases/purchases.module';
 import { ReconciliationModule } from './reconciliation';
@@ -75,6 +76,7 @@ export class AppModule {
         TestHelpersModule,
         WebhooksModule,
         RetentionModule,
+        NotificationsModule,
         DashboardModule,
       ],
       providers: [

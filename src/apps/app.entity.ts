@@ -14,6 +14,8 @@ export class App {
   @BigIntColumn() refundApprovalThresholdMinor: number;
   @Column({ type: 'boolean' }) receiptsEnabled: boolean;
   @Column({ type: 'boolean' }) dunningEnabled: boolean;
+  /** The language of messages to payers whose invoice names none (decisions 16). */
+  @Column({ type: 'text', default: 'bn' }) defaultLanguage: 'bn' | 'en';
   @BigIntColumn() minAmountMinor: number;
   @BigIntColumn() maxAmountMinor: number;
   @Column({ type: 'integer' }) paymentExpiryMinutes: number;

@@ -11,6 +11,7 @@ export function toAppSettingsDto(a: App): AppSettingsDto {
     refundApprovalThresholdMinor: a.refundApprovalThresholdMinor,
     receiptsEnabled: a.receiptsEnabled,
     dunningEnabled: a.dunningEnabled,
+    defaultLanguage: a.defaultLanguage,
     minAmountMinor: a.minAmountMinor,
     maxAmountMinor: a.maxAmountMinor,
     paymentExpiryMinutes: a.paymentExpiryMinutes,

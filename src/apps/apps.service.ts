@@ -46,6 +46,7 @@ export class AppsService {
       refundApprovalThresholdMinor: b.refundApprovalThresholdMinor.default,
       receiptsEnabled: true,
       dunningEnabled: true,
+      defaultLanguage: 'bn',
       minAmountMinor: b.minAmountMinor.default,
       maxAmountMinor: b.maxAmountMinor.default,
       paymentExpiryMinutes: b.paymentExpiryMinutes.default,

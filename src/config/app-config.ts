@@ -65,6 +65,13 @@ export class AppConfig {
   readonly callbackDeadlineMs: number;
   /** Webhook request deadline (connect + response); 10 s, shorter in tests. */
   readonly webhookTimeoutMs: number;
+  /** Customer email through SMTP (decisions 16); undefined: no email channel. */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  /** SSL Wireless SMS API base (decisions 16). */
+  readonly sslwirelessSmsUrl: string;
+  /** How often the notification worker looks for messages to send. */
+  readonly notificationPollIntervalMs: number;
   /** How often webhook workers poll when no NOTIFY wakes them. */
   readonly webhookPollIntervalMs: number;
   readonly logLevel: string;
@@ -117,6 +124,10 @@ export class AppConfig {
     gatewaySimulators?: boolean;
     webhookTimeoutMs?: number;
     webhookPollIntervalMs?: number;
+    smtpUrl?: string;
+    mailFrom?: string;
+    sslwirelessSmsUrl?: string;
+    notificationPollIntervalMs?: number;
     logLevel?: string;
     rateLimitPerSecond?: number;
     publicRateLimitPerSecond?: number;
@@ -166,6 +177,12 @@ export class AppConfig {
     this.callbackDeadlineMs = values.callbackDeadlineMs ?? 45_000;
     this.webhookTimeoutMs = values.webhookTimeoutMs ?? 10_000;
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
+    this.smtpUrl = values.smtpUrl;
+    this.mailFrom = values.mailFrom ?? 'Joma <no-reply@localhost>';
+    this.sslwirelessSmsUrl = (
+      values.sslwirelessSmsUrl ?? 'https://smsplus.sslwireless.com'
+    ).replace(/\/+$/, '');
+    this.notificationPollIntervalMs = values.notificationPollIntervalMs ?? 5_000;
     this.logLevel = values.logLevel ?? 'info';
     this.rateLimitPerSecond = values.rateLimitPerSecond ?? 100;
     this.publicRateLimitPerSecond = values.publicRateLimitPerSecond ?? 20;
@@ -229,6 +246,9 @@ export class AppConfig {
       bkashLiveUrl: env.BKASH_LIVE_URL,
       gatewaySimulators: simulatorsAllowed(env.GATEWAY_SIMULATORS),
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
+      smtpUrl: env.SMTP_URL,
+      mailFrom: env.MAIL_FROM,
+      sslwirelessSmsUrl: env.SSLWIRELESS_SMS_URL,
       callbackDeadlineMs: env.CALLBACK_DEADLINE_MS,
       logLevel: env.LOG_LEVEL,
       rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,

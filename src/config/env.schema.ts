@@ -238,6 +238,25 @@ export class EnvSchema {
   @Max(120_000)
   GATEWAY_TIMEOUT_MS: number = 30_000;
 
+  /** Customer email (decisions 16): smtp(s)://[user:pass@]host[:port]; unset = no email channel. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^(?:[^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+>?$/, {
+    message: 'must be an address, e.g. Joma <billing@example.com>',
+  })
+  MAIL_FROM: string = 'Joma <no-reply@localhost>';
+
+  /** SSL Wireless SMS API (v3) base; the per-app api_token and sid are set through the admin API. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  SSLWIRELESS_SMS_URL: string = 'https://smsplus.sslwireless.com';
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -1,4 +1,8 @@
 /** The customers feature's public door. */
 export { CustomersModule } from './customers.module';
 export { type Customer, CustomersService } from './customers.service';
-export { CUSTOMER_REFERENCE, CustomerFieldsDto } from './dto/customer-fields.dto';
+export {
+  CUSTOMER_REFERENCE,
+  CustomerFieldsDto,
+  CustomerMessagingFieldsDto,
+} from './dto/customer-fields.dto';

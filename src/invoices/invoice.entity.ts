@@ -35,6 +35,10 @@ export class Invoice {
   @Column({ type: 'text' }) payToken: string;
   @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, unknown> | null;
   @Column({ type: 'timestamptz', nullable: true }) voidedAt: Date | null;
+  /** The payer's language for messages (decisions 16); null: the app's defaultLanguage. */
+  @Column({ type: 'text', nullable: true }) customerLanguage: 'bn' | 'en' | null;
+  /** Send the invoice with its pay link to the payer when issued. */
+  @Column({ type: 'boolean', default: false }) notifyCustomer: boolean;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;
 }

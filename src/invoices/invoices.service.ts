@@ -106,6 +106,8 @@ export class InvoicesService {
       payToken: randomToken(24),
       metadata: input.metadata ?? null,
       voidedAt: null,
+      customerLanguage: input.customerLanguage ?? null,
+      notifyCustomer: input.notifyCustomer ?? false,
     });
     const lines = await this.invoices.insertLines(
       input.lineItems.map((l, i) => ({

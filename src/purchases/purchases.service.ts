@@ -50,6 +50,8 @@ export class PurchasesService {
         customerName: input.customerName,
         customerEmail: input.customerEmail,
         customerPhone: input.customerPhone,
+        customerLanguage: input.customerLanguage,
+        notifyCustomer: input.notifyCustomer,
         lineItems: [{ description: product.name, qty: 1, unitAmountMinor: price.amountMinor }],
         currency: price.currency,
       },

@@ -94,3 +94,23 @@ export class SubscriptionEntitlementsUpdated extends DomainEvent {
     };
   }
 }
+
+/**
+ * A dunning reminder is due for a subscription's overdue open invoice (the
+ * `n`th of 1, 3 and 7 days overdue): the notifications feature writes to the
+ * payer if the app's dunningEnabled (decisions 16). Apps are not told.
+ */
+export class DunningReminderDue extends DomainEvent {
+  constructor(
+    scope: TenantScope,
+    readonly subscription: Readonly<Subscription>,
+    readonly invoiceId: number,
+    readonly reminder: number,
+  ) {
+    super(scope);
+  }
+
+  outbox(): null {
+    return null;
+  }
+}

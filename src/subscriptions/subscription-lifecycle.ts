@@ -11,6 +11,7 @@ import type { Payment } from '../payments';
 import { addDays, DAY_MS, dhakaDate, periodBoundary, startOfDhakaDay } from './billing-calendar';
 import type { Subscription } from './subscription.entity';
 import {
+  DunningReminderDue,
   SubscriptionEntitlementsUpdated,
   SubscriptionFact,
   SubscriptionFactType,
@@ -26,9 +27,16 @@ export const FIRST_INVOICE_DUE_DAYS = 7;
 export const DUNNING_DAYS = 14;
 /** `subscription.trial_will_end` fires this long before the trial ends. */
 export const TRIAL_WARNING_DAYS = 3;
+/** Dunning reminders: this many days after the open invoice became overdue (decisions 16). */
+export const DUNNING_REMINDER_DAYS = [1, 3, 7] as const;
 
 export type MomentKind =
-  'trial_will_end' | 'trial_end' | 'invoice_overdue' | 'period_end' | 'dunning_exhausted';
+  | 'trial_will_end'
+  | 'trial_end'
+  | 'invoice_overdue'
+  | 'period_end'
+  | 'dunning_exhausted'
+  | 'dunning_reminder';
 
 export interface Moment {
   kind: MomentKind;
@@ -81,11 +89,13 @@ export class SubscriptionLifecycle {
         break;
       }
       case 'INCOMPLETE':
-        if (sub.openInvoiceDueDate)
+        if (sub.openInvoiceDueDate) {
           candidates.push({
             kind: 'dunning_exhausted',
             at: overdueAt(sub.openInvoiceDueDate) + DUNNING_DAYS * DAY_MS,
           });
+          this.pushReminder(candidates, sub, overdueAt(sub.openInvoiceDueDate));
+        }
         break;
       case 'ACTIVE':
         if (sub.openInvoiceId !== null && sub.openInvoiceDueDate)
@@ -95,11 +105,13 @@ export class SubscriptionLifecycle {
           candidates.push({ kind: 'period_end', at: startOfDhakaDay(sub.nextBillingDate) });
         break;
       case 'PAST_DUE':
-        if (sub.pastDueSince)
+        if (sub.pastDueSince) {
           candidates.push({
             kind: 'dunning_exhausted',
             at: sub.pastDueSince.getTime() + DUNNING_DAYS * DAY_MS,
           });
+          this.pushReminder(candidates, sub, sub.pastDueSince.getTime());
+        }
         if (sub.cancelAtPeriodEnd && sub.nextBillingDate)
           candidates.push({ kind: 'period_end', at: startOfDhakaDay(sub.nextBillingDate) });
         break;
@@ -108,6 +120,13 @@ export class SubscriptionLifecycle {
     }
     if (candidates.length === 0) return null;
     return candidates.reduce((a, b) => (b.at < a.at ? b : a));
+  }
+
+  /** The next dunning reminder of the open invoice, overdue since `overdueSince` (epoch ms). */
+  private pushReminder(candidates: Moment[], sub: Subscription, overdueSince: number): void {
+    const days = DUNNING_REMINDER_DAYS[sub.dunningRemindersSent];
+    if (sub.openInvoiceId !== null && days !== undefined)
+      candidates.push({ kind: 'dunning_reminder', at: overdueSince + days * DAY_MS });
   }
 
   /**
@@ -161,6 +180,13 @@ export class SubscriptionLifecycle {
         return [];
       case 'dunning_exhausted':
         return this.cancel(scope, sub, 'dunning_exhausted', at);
+      case 'dunning_reminder':
+        // A fact for the notifications (decisions 16); the status does not change.
+        sub.dunningRemindersSent += 1;
+        await this.bus.publish(
+          new DunningReminderDue(scope, sub, sub.openInvoiceId!, sub.dunningRemindersSent),
+        );
+        return [];
       case 'period_end':
         if (sub.cancelAtPeriodEnd) return this.cancel(scope, sub, 'period_end_cancel', at);
         await this.renew(scope, sub);
@@ -205,11 +231,14 @@ export class SubscriptionLifecycle {
         ],
         currency: sub.currency,
         dueDate,
+        customerLanguage: sub.customerLanguage ?? undefined,
+        notifyCustomer: sub.notifyCustomer,
       },
       { priceId: sub.priceId, subscriptionId: sub.id },
     );
     sub.openInvoiceId = view.invoice.id;
     sub.openInvoiceDueDate = view.invoice.dueDate;
+    sub.dunningRemindersSent = 0;
     return view;
   }
 

@@ -43,6 +43,11 @@ export class Subscription {
   @BigIntColumn({ nullable: true }) openInvoiceId: number | null;
   @Column({ type: 'date', nullable: true }) openInvoiceDueDate: string | null;
   @Column({ type: 'timestamptz', nullable: true }) pastDueSince: Date | null;
+  /** Dunning reminders sent for the open invoice (1, 3 and 7 days overdue; decisions 16). */
+  @Column({ type: 'integer', default: 0 }) dunningRemindersSent: number;
+  /** From the purchase: every renewal invoice carries them. */
+  @Column({ type: 'text', nullable: true }) customerLanguage: 'bn' | 'en' | null;
+  @Column({ type: 'boolean', default: false }) notifyCustomer: boolean;
   @Column({ type: 'boolean' }) cancelAtPeriodEnd: boolean;
   @Column({ type: 'timestamptz', nullable: true }) canceledAt: Date | null;
   /** How far this subscription's own clock runs ahead of the wall clock (TEST: the advance helper). */

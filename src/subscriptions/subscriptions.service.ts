@@ -8,7 +8,7 @@ import { AppError } from '../common/errors/app-error';
 import { Page } from '../common/http/envelope';
 import { DEFAULT_PAGE_SIZE, type PageQuery, paginationMeta } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
-import { type CustomerFieldsDto, CustomersService } from '../customers';
+import { type CustomerMessagingFieldsDto, CustomersService } from '../customers';
 import type { TenantScope } from '../database/tenant';
 import { retryOnConflict } from '../database/transaction';
 import { InvoicesService, type InvoiceView } from '../invoices';
@@ -61,7 +61,7 @@ export class SubscriptionsService {
     scope: TenantScope,
     price: Price,
     product: Product,
-    who: CustomerFieldsDto,
+    who: CustomerMessagingFieldsDto,
   ): Promise<{ subscription: Subscription; invoice: InvoiceView }> {
     const customer = await this.customers.findOrCreate(scope, who.customerReference, {
       name: who.customerName,
@@ -97,6 +97,9 @@ export class SubscriptionsService {
       canceledAt: null,
       clockOffsetMs: 0,
       nextActionAt: null,
+      dunningRemindersSent: 0,
+      customerLanguage: who.customerLanguage ?? null,
+      notifyCustomer: who.notifyCustomer ?? false,
     });
     const invoice = await this.lifecycle.issueInvoice(
       scope,

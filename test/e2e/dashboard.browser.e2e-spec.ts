@@ -301,49 +301,53 @@ describe('the dashboard in a browser (Chromium)', () => {
     expect(problems).toEqual([]);
   });
 
-  it.each([360, 1280])(
-    'at %i px no screen scrolls sideways, in English and Bangla',
-    async (width) => {
-      for (const locale of ['en-US', 'bn-BD']) {
-        const { page, problems, context } = await openDashboard(width, locale);
-        await page.goto(`${t.baseUrl}/dashboard/`);
-        if (locale === 'bn-BD') {
-          // The browser's language decides until the user picks one.
-          await expect(page.getByRole('button', { name: 'সাইন ইন' }).isVisible()).resolves.toBe(
-            true,
-          );
-          await page.getByRole('button', { name: 'English' }).click();
-        }
-        await signIn(page);
-        if (locale === 'bn-BD') await page.getByRole('button', { name: 'বাংলা' }).click();
-        const links = await page.getByRole('navigation').getByRole('link').all();
-        expect(links.length).toBeGreaterThanOrEqual(SCREENS.length);
-        for (let i = 0; i < SCREENS.length; i++) {
-          await page.getByRole('navigation').getByRole('link').nth(i).click();
-          await page.waitForLoadState('networkidle');
-          const overflow = await page.evaluate(
-            'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-          );
-          expect(`${SCREENS[i]} ${locale} ${width}px overflow ${overflow}`).toBe(
-            `${SCREENS[i]} ${locale} ${width}px overflow 0`,
-          );
-          await audit(page, `${SCREENS[i]} ${locale} ${width}px`);
-          if (SHOTS) {
-            mkdirSync(SHOTS, { recursive: true });
-            await page.screenshot({
-              path: join(
-                SHOTS,
-                `dashboard-${SCREENS[i].toLowerCase()}-${locale.slice(0, 2)}-${width}.png`,
-              ),
-              fullPage: true,
-            });
-          }
-        }
-        expect(problems).toEqual([]);
-        await context.close();
+  // 1280 px in English is the merchant story's; here 360 px in both languages and 1280 px in Bangla
+  // (DASHBOARD_SCREENSHOTS: both languages at both widths).
+  it.each([
+    [360, ['en-US', 'bn-BD']],
+    [1280, SHOTS ? ['en-US', 'bn-BD'] : ['bn-BD']],
+  ])('at %i px no screen scrolls sideways (%j)', async (width, locales) => {
+    for (const locale of locales) {
+      const { page, problems, context } = await openDashboard(width, locale);
+      await page.goto(`${t.baseUrl}/dashboard/`);
+      if (locale === 'bn-BD') {
+        // The browser's language decides until the user picks one.
+        await expect(page.getByRole('button', { name: 'সাইন ইন' }).isVisible()).resolves.toBe(true);
+        await page.getByRole('button', { name: 'English' }).click();
       }
-    },
-  );
+      await signIn(page);
+      if (locale === 'bn-BD') await page.getByRole('button', { name: 'বাংলা' }).click();
+      const links = await page.getByRole('navigation').getByRole('link').all();
+      expect(links.length).toBeGreaterThanOrEqual(SCREENS.length);
+      for (let i = 0; i < SCREENS.length; i++) {
+        const link = page.getByRole('navigation').getByRole('link').nth(i);
+        const name = (await link.innerText()).trim();
+        await link.click();
+        // The screen is drawn and its lists have loaded.
+        await page.locator('main h1', { hasText: name }).waitFor();
+        await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+        const overflow = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(`${SCREENS[i]} ${locale} ${width}px overflow ${overflow}`).toBe(
+          `${SCREENS[i]} ${locale} ${width}px overflow 0`,
+        );
+        await audit(page, `${SCREENS[i]} ${locale} ${width}px`);
+        if (SHOTS) {
+          mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({
+            path: join(
+              SHOTS,
+              `dashboard-${SCREENS[i].toLowerCase()}-${locale.slice(0, 2)}-${width}.png`,
+            ),
+            fullPage: true,
+          });
+        }
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
 
   it('the first load, to the sign-in form, is at most 250 KB of JavaScript and CSS, compressed', async () => {
     const { page, context } = await openDashboard();

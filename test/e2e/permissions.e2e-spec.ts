@@ -307,6 +307,17 @@ describe('admin permissions, route by route', () => {
           .send({ credentials: { storeId: 'store', storePassword: 'secret' } }),
     },
     {
+      route: 'PATCH /api/v1/admin/apps/{id}/sms/sslwireless',
+      permission: 'apps:write',
+      success: 200,
+      call: (auth) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/apps/${targets.appId}/sms/sslwireless?mode=LIVE`)
+          .set(auth)
+          .send({ apiToken: 'token', sid: 'SENDER' }),
+    },
+    {
       route: 'GET /api/v1/admin/apps/{id}/gateways',
       permission: 'apps:read',
       success: 200,

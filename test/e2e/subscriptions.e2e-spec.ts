@@ -266,6 +266,8 @@ describe('subscriptions and entitlements', () => {
     // A 2-day trial is warned at once.
     expect((await subEvents(id)).map((e) => e.type)).toContain('subscription.trial_will_end');
     expect((await advance(id)).body.data.status).toBe('PAST_DUE');
+    // The dunning reminders 1, 3 and 7 days overdue are stops of their own (decisions 16).
+    for (let i = 0; i < 3; i++) expect((await advance(id)).body.data.status).toBe('PAST_DUE');
     const canceled = (await advance(id)).body.data;
     expect(canceled).toMatchObject({ status: 'CANCELED', openInvoiceId: null });
     expect(canceled.canceledAt).toEqual(expect.any(String));
@@ -286,6 +288,9 @@ describe('subscriptions and entitlements', () => {
   it('INCOMPLETE unpaid 14 days after its due date is CANCELED', async () => {
     const { price } = await plan();
     const bought = await buy(price.id, 'sub-d');
+    // Three dunning reminders first (1, 3 and 7 days overdue), then the cancellation.
+    for (let i = 0; i < 3; i++)
+      expect((await advance(bought.subscriptionId)).body.data.status).toBe('INCOMPLETE');
     const res = (await advance(bought.subscriptionId)).body.data;
     expect(res.status).toBe('CANCELED');
   });

@@ -55,6 +55,11 @@ export class AppSettingsDto {
   @ApiProperty({ type: 'integer', format: 'int64' }) refundApprovalThresholdMinor: number;
   @ApiProperty() receiptsEnabled: boolean;
   @ApiProperty() dunningEnabled: boolean;
+  @ApiProperty({
+    enum: ['bn', 'en'],
+    description: 'The language of messages to payers whose invoice names no customerLanguage',
+  })
+  defaultLanguage: 'bn' | 'en';
   @ApiProperty({ type: 'integer', format: 'int64' }) minAmountMinor: number;
   @ApiProperty({ type: 'integer', format: 'int64' }) maxAmountMinor: number;
   @ApiProperty({ type: 'integer' }) paymentExpiryMinutes: number;
@@ -113,6 +118,10 @@ export class UpdateAppSettingsDto {
   refundApprovalThresholdMinor?: number;
   @ApiPropertyOptional({ default: true }) @OptionalField() @IsBoolean() receiptsEnabled?: boolean;
   @ApiPropertyOptional({ default: true }) @OptionalField() @IsBoolean() dunningEnabled?: boolean;
+  @ApiPropertyOptional({ enum: ['bn', 'en'], default: 'bn' })
+  @OptionalField()
+  @IsIn(['bn', 'en'])
+  defaultLanguage?: 'bn' | 'en';
   @ApiPropertyOptional({
     type: 'integer',
     minimum: b.minAmountMinor.min,

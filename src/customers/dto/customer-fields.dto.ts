@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 
 import { OptionalField } from '../../common/http/validation';
 import { normalizePhone, PHONE_FORMS } from '../phone';
@@ -55,4 +55,24 @@ export class CustomerFieldsDto {
   )
   @Matches(/^\+[1-9]\d{7,14}$/, { message: `customerPhone must be ${PHONE_FORMS}` })
   customerPhone?: string;
+}
+
+/** The customer fields of invoices and purchases, with how the payer hears from the service (decisions 16). */
+export class CustomerMessagingFieldsDto extends CustomerFieldsDto {
+  @ApiPropertyOptional({
+    enum: ['bn', 'en'],
+    description: "The language of messages to the payer; default the app's defaultLanguage",
+  })
+  @OptionalField()
+  @IsIn(['bn', 'en'])
+  customerLanguage?: 'bn' | 'en';
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      "Send the invoice with its pay link to the payer's email and phone when it is issued (on a purchase: its subscription's renewal invoices too)",
+  })
+  @OptionalField()
+  @IsBoolean()
+  notifyCustomer?: boolean;
 }

@@ -20,7 +20,7 @@ import {
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
-import { CustomerFieldsDto } from '../../customers';
+import { CustomerMessagingFieldsDto } from '../../customers';
 import { PaymentDto } from '../../payments';
 import { INVOICE_STATUSES } from '../invoice-state';
 
@@ -54,7 +54,7 @@ export class LineItemInput {
   @MinorAmount() unitAmountMinor: number;
 }
 
-export class CreateInvoiceDto extends CustomerFieldsDto {
+export class CreateInvoiceDto extends CustomerMessagingFieldsDto {
   @ApiProperty({ type: [LineItemInput], minItems: 1, maxItems: 100 })
   @IsArray()
   @ArrayMinSize(1)

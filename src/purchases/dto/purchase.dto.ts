@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Min } from 'class-validator';
 
-import { CustomerFieldsDto } from '../../customers';
+import { CustomerMessagingFieldsDto } from '../../customers';
 import { INVOICE_STATUSES } from '../../invoices';
 
-export class CreatePurchaseDto extends CustomerFieldsDto {
+export class CreatePurchaseDto extends CustomerMessagingFieldsDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) priceId: number;
 }
 

@@ -1367,6 +1367,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages to payers in the key's mode, newest first (filters kind, status, invoiceId)
+         * @description Receipts, dunning reminders, invoices with their pay link and trial-ending notices, one per channel (EMAIL, SMS). In TEST every message is CAPTURED: rendered exactly as the payer would get it, never sent.
+         */
+        get: operations["NotificationsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One message to a payer */
+        get: operations["NotificationsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/apps/{id}/sms/sslwireless": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set an app's SSL Wireless SMS credentials for one mode
+         * @description apiToken and sid are sealed with ENCRYPTION_KEY, never returned or logged (audited as sms_credentials.set). Without them, LIVE SMS messages are SKIPPED.
+         */
+        patch: operations["SmsCredentialsController_set"];
+        trace?: never;
+    };
     "/api/v1/admin/apps/{id}/gateways": {
         parameters: {
             query?: never;
@@ -1575,6 +1632,11 @@ export interface components {
             refundApprovalThresholdMinor: number;
             receiptsEnabled: boolean;
             dunningEnabled: boolean;
+            /**
+             * @description The language of messages to payers whose invoice names no customerLanguage
+             * @enum {string}
+             */
+            defaultLanguage: "bn" | "en";
             /** Format: int64 */
             minAmountMinor: number;
             /** Format: int64 */
@@ -1606,6 +1668,11 @@ export interface components {
             refundApprovalThresholdMinor: number;
             receiptsEnabled: boolean;
             dunningEnabled: boolean;
+            /**
+             * @description The language of messages to payers whose invoice names no customerLanguage
+             * @enum {string}
+             */
+            defaultLanguage: "bn" | "en";
             /** Format: int64 */
             minAmountMinor: number;
             /** Format: int64 */
@@ -1637,6 +1704,11 @@ export interface components {
             refundApprovalThresholdMinor: number;
             receiptsEnabled: boolean;
             dunningEnabled: boolean;
+            /**
+             * @description The language of messages to payers whose invoice names no customerLanguage
+             * @enum {string}
+             */
+            defaultLanguage: "bn" | "en";
             /** Format: int64 */
             minAmountMinor: number;
             /** Format: int64 */
@@ -1670,6 +1742,11 @@ export interface components {
             receiptsEnabled?: boolean;
             /** @default true */
             dunningEnabled?: boolean;
+            /**
+             * @default bn
+             * @enum {string}
+             */
+            defaultLanguage?: "bn" | "en";
             /** @default 1000 */
             minAmountMinor?: number;
             /** @default 50000000 */
@@ -2175,6 +2252,16 @@ export interface components {
              * @example 01711111111
              */
             customerPhone?: string;
+            /**
+             * @description The language of messages to the payer; default the app's defaultLanguage
+             * @enum {string}
+             */
+            customerLanguage?: "bn" | "en";
+            /**
+             * @description Send the invoice with its pay link to the payer's email and phone when it is issued (on a purchase: its subscription's renewal invoices too)
+             * @default false
+             */
+            notifyCustomer?: boolean;
             lineItems: components["schemas"]["LineItemInput"][];
             /**
              * @description Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY
@@ -2378,6 +2465,16 @@ export interface components {
              * @example 01711111111
              */
             customerPhone?: string;
+            /**
+             * @description The language of messages to the payer; default the app's defaultLanguage
+             * @enum {string}
+             */
+            customerLanguage?: "bn" | "en";
+            /**
+             * @description Send the invoice with its pay link to the payer's email and phone when it is issued (on a purchase: its subscription's renewal invoices too)
+             * @default false
+             */
+            notifyCustomer?: boolean;
             priceId: number;
         };
         SettleDto: {
@@ -2585,6 +2682,51 @@ export interface components {
             endpointId: number;
             /** @description Parked deliveries queued again */
             resent: number;
+        };
+        NotificationDto: {
+            id: number;
+            /** @enum {string} */
+            channel: "EMAIL" | "SMS";
+            /** @enum {string} */
+            kind: "RECEIPT" | "DUNNING_REMINDER" | "INVOICE" | "TRIAL_ENDING";
+            /** @description The email address or phone number (masked in LIVE: r***@example.com, 8801*****678) */
+            to: string;
+            /**
+             * @description QUEUED (waiting for its first try or a retry), SENT, FAILED, SKIPPED (LIVE with the channel not configured, or a number that is not Bangladeshi: see lastError), CAPTURED (TEST: rendered and kept, never sent)
+             * @enum {string}
+             */
+            status: "QUEUED" | "SENT" | "FAILED" | "SKIPPED" | "CAPTURED";
+            invoiceId: number | null;
+            paymentId: number | null;
+            subscriptionId: number | null;
+            /** @enum {string} */
+            language: "bn" | "en";
+            /** @description The email subject (null for SMS) */
+            subject: string | null;
+            /** @description The plain text of the email, or the SMS */
+            text: string;
+            /** @description Every try, refused ones included */
+            attempts: number;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            sentAt: string | null;
+        };
+        SmsSetupDto: {
+            applicationId: number;
+            /** @enum {string} */
+            mode: "TEST" | "LIVE";
+            /** @example sslwireless */
+            provider: string;
+            /** @example true */
+            configured: boolean;
+        };
+        SslWirelessCredentialsDto: {
+            /** @description SSL Wireless's api_token (sealed at rest, never returned) */
+            apiToken: string;
+            /** @description SSL Wireless's sid (the sender id / masking name) */
+            sid: string;
         };
         GatewayStatusDto: {
             /** @enum {string} */
@@ -24556,6 +24698,774 @@ export interface operations {
                      *         "success": false,
                      *         "message": "Too many requests",
                      *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    NotificationsController_list: {
+        parameters: {
+            query?: {
+                /** @description 0-based page number */
+                page?: number;
+                size?: number;
+                /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
+                sortBy?: "createdAt" | "id";
+                order?: "asc" | "desc";
+                /** @description false returns every match, up to 1000 */
+                paginate?: boolean;
+                /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
+                cursor?: string;
+                kind?: "RECEIPT" | "DUNNING_REMINDER" | "INVOICE" | "TRIAL_ENDING";
+                status?: "QUEUED" | "SENT" | "FAILED" | "SKIPPED" | "CAPTURED";
+                invoiceId?: number;
+            };
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationDto"][];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /**
+             * @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             *
+             *     VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    NotificationsController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND (also for records of another app or mode) */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Too many requests",
+                     *         "errorCode": "RATE_LIMITED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Internal error. Correlation id: 3f1c2b9e-8d7a-4c7e-9a51-2b6f0d4e8a10",
+                     *         "errorCode": "INTERNAL_ERROR",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is saturated (no connection in time, or a statement over its timeout); nothing was changed; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "The sandbox gateway could not open a checkout; payment 42 is FAILED. Try again.",
+                     *         "errorCode": "SERVICE_UNAVAILABLE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SmsCredentialsController_set: {
+        parameters: {
+            query: {
+                mode: "TEST" | "LIVE";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SslWirelessCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SmsSetupDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            /**
+             * @description VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             *
+             *     VALIDATION_FAILED, MALFORMED_JSON or a more specific 400 code
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Validation failed",
+                     *         "errorCode": "VALIDATION_FAILED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z",
+                     *         "details": [
+                     *           {
+                     *             "field": "amountMinor",
+                     *             "message": "amountMinor must be an integer number of minor units"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no credential) or INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Authentication required",
+                     *         "errorCode": "AUTHENTICATION_REQUIRED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED, APP_SUSPENDED or TEST_MODE_ONLY */
+            403: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Permission denied",
+                     *         "errorCode": "PERMISSION_DENIED",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (body over 1 MiB) */
+            413: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Request body exceeds 1048576 bytes",
+                     *         "errorCode": "PAYLOAD_TOO_LARGE",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE (the body is not application/json) */
+            415: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Request bodies must be JSON: send Content-Type: application/json (got \"application/x-www-form-urlencoded\")",
+                     *         "errorCode": "UNSUPPORTED_MEDIA_TYPE",
                      *         "timestamp": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "pagination": {

@@ -1,0 +1,372 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { TransactionHost } from '@nestjs-cls/transactional';
+
+import { AppConfig } from '../../src/config/app-config';
+import { NotificationWorker } from '../../src/notifications';
+import { EmailChannel } from '../../src/notifications/channels/email-channel';
+import { SslWirelessSms } from '../../src/notifications/channels/sslwireless-sms';
+import { NotificationMetrics } from '../../src/notifications/notification-metrics';
+import { NotificationsRepository } from '../../src/notifications/notifications.repository';
+import { SmsCredentialsService } from '../../src/notifications/sms-credentials.service';
+import { createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
+import { asApp, bearer, createApp, type CreatedApp, superAdminToken } from '../support/factories';
+import { withWriteRefused } from '../support/faults';
+import { createInvoice, createPayment, settle } from '../support/payments';
+import { SmtpSink } from '../support/smtp-sink';
+import { SslWirelessFake } from '../support/sslwireless-fake';
+import { createTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Customer notifications (decisions section 16) against a real SMTP server
+ * (nodemailer's smtp-server, on loopback) and a stand-in for SSL Wireless's
+ * SMS API: receipts, invoices with their pay link, dunning reminders and
+ * trial-ending notices; TEST captures, LIVE sends; retries; no message twice.
+ */
+describe('customer notifications', () => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  let sms: SslWirelessFake;
+  let root: string;
+
+  const worker = () => t.app.get(NotificationWorker);
+  const notifications = (creds: CreatedApp['TEST'], query = '') =>
+    t.http().get(`/api/v1/notifications${query}`).set(asApp(creds));
+  const contact = {
+    customerName: 'Rahim Uddin',
+    customerEmail: 'rahim@example.com',
+    customerPhone: '01711111111',
+  };
+  async function withSms(app: CreatedApp, mode: 'TEST' | 'LIVE' = 'LIVE') {
+    const res = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/sms/sslwireless?mode=${mode}`)
+      .set(bearer(root))
+      .send({ apiToken: sms.apiToken, sid: sms.sid });
+    expect(res.status).toBe(200);
+  }
+  async function settings(app: CreatedApp, body: Record<string, unknown>) {
+    const res = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(root))
+      .send(body);
+    expect(res.status).toBe(200);
+  }
+  async function pay(app: CreatedApp, invoice: Record<string, any>) {
+    const p = await createPayment(t, app.TEST, {
+      amountMinor: invoice.totalMinor,
+      invoiceId: invoice.id,
+      customerReference: invoice.customerReference,
+    });
+    expect((await settle(t, app.TEST, p.id)).status).toBe(200);
+    return p;
+  }
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    sms = await new SslWirelessFake().start();
+    t = await createTestApp({
+      config: {
+        smtpUrl: smtp.url,
+        mailFrom: 'Padma Traders <billing@padma.example>',
+        sslwirelessSmsUrl: sms.baseUrl,
+      },
+    });
+    root = await superAdminToken(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+    await sms.close();
+  });
+  afterEach(() => t.clock.reset());
+
+  it('TEST: a capture on an invoice is captured as a receipt per channel, and nothing is sent', async () => {
+    const app = await createApp(t, 'Padma Traders');
+    await withSms(app, 'TEST');
+    const invoice = await createInvoice(t, app.TEST, {
+      ...contact,
+      customerReference: 'rahim',
+      customerLanguage: 'en',
+      lineItems: [{ description: 'Annual plan', qty: 1, unitAmountMinor: 12_500_000 }],
+    });
+    const payment = await pay(app, invoice);
+    const list = await notifications(app.TEST);
+    expect(list.status).toBe(200);
+    const receipts = list.body.data;
+    expect(receipts.map((n: { channel: string }) => n.channel).sort()).toEqual(['EMAIL', 'SMS']);
+    for (const n of receipts) {
+      expect(n).toMatchObject({
+        kind: 'RECEIPT',
+        status: 'CAPTURED',
+        invoiceId: invoice.id,
+        paymentId: payment.id,
+        language: 'en',
+      });
+      expect(n.text).toContain('৳1,25,000.00');
+      expect(n.text).toContain(`${invoice.payableUrl}/receipt`);
+      expect(n.text).toContain(invoice.number);
+    }
+    const email = receipts.find((n: { channel: string }) => n.channel === 'EMAIL');
+    expect(email.to).toBe('rahim@example.com');
+    expect(email.subject).toBe(`Receipt for invoice ${invoice.number} from Padma Traders`);
+    expect(receipts.find((n: { channel: string }) => n.channel === 'SMS').to).toBe('8801711111111');
+    await worker().tick();
+    expect(smtp.received).toHaveLength(0);
+    expect(sms.sent).toHaveLength(0);
+    const one = await t.http().get(`/api/v1/notifications/${email.id}`).set(asApp(app.TEST));
+    expect(one.body.data).toEqual(email);
+    expect(
+      (await t.http().get(`/api/v1/notifications/${email.id}`).set(asApp(app.LIVE))).status,
+    ).toBe(404);
+  });
+
+  it('LIVE: an invoice with notifyCustomer reaches the SMTP server and the SMS API, in Bangla', async () => {
+    const app = await createApp(t, 'Padma Traders');
+    await withSms(app);
+    const res = await t
+      .http()
+      .post('/api/v1/invoices')
+      .set(asApp(app.LIVE))
+      .send({
+        ...contact,
+        customerReference: 'rahim-live',
+        customerLanguage: 'bn',
+        notifyCustomer: true,
+        dueDate: '2030-12-06',
+        lineItems: [{ description: 'Annual plan', qty: 1, unitAmountMinor: 12_500_000 }],
+      });
+    expect(res.status).toBe(201);
+    const invoice = res.body.data;
+    const queued = (await notifications(app.LIVE)).body.data;
+    expect(queued.map((n: { status: string }) => n.status)).toEqual(['QUEUED', 'QUEUED']);
+    // LIVE contacts are masked in the API.
+    expect(queued.map((n: { to: string }) => n.to).sort()).toEqual([
+      '8801******111',
+      'r***@example.com',
+    ]);
+
+    const tick = await worker().tick();
+    expect(tick).toMatchObject({ sent: 2, retrying: 0, failed: 0 });
+    expect(smtp.received).toHaveLength(1);
+    const mail = smtp.received[0];
+    expect(mail.to).toEqual(['rahim@example.com']);
+    expect(mail.parsed.from?.text).toBe('"Padma Traders" <billing@padma.example>');
+    expect(mail.parsed.subject).toBe(`Padma Traders: ইনভয়েস ${invoice.number}, ৳১,২৫,০০০.০০`);
+    expect(mail.parsed.text).toContain('৳১,২৫,০০০.০০');
+    expect(mail.parsed.text).toContain('৬ ডিসে ২০৩০');
+    expect(mail.parsed.text).toContain(invoice.payableUrl);
+    expect(mail.parsed.html).toContain(`href="${invoice.payableUrl}"`);
+    // No tracking: the only link is the pay link, no image but the logo.
+    expect(
+      String(mail.parsed.html)
+        .match(/https?:\/\/[^"'\s<]+/g)
+        ?.every((u) => u === invoice.payableUrl),
+    ).toBe(true);
+
+    expect(sms.sent).toHaveLength(1);
+    expect(sms.sent[0]).toMatchObject({ msisdn: '8801711111111', sid: sms.sid });
+    expect(sms.sent[0].sms).toBe(
+      `Padma Traders: ইনভয়েস ${invoice.number}, ৳১,২৫,০০০.০০, শেষ তারিখ ৬ ডিসে ২০৩০। পরিশোধ: ${invoice.payableUrl}`,
+    );
+    const sent = (await notifications(app.LIVE)).body.data;
+    expect(sent.map((n: { status: string; attempts: number }) => [n.status, n.attempts])).toEqual([
+      ['SENT', 1],
+      ['SENT', 1],
+    ]);
+    // A second tick sends nothing again.
+    await worker().tick();
+    expect(smtp.received).toHaveLength(1);
+    expect(sms.sent).toHaveLength(1);
+  });
+
+  it('LIVE: an SMTP 4xx and an SMS 503 are tried again a minute later; a 5xx is FAILED', async () => {
+    const app = await createApp(t);
+    await withSms(app);
+    smtp.refuseNext(1, 451);
+    sms.failNext(1);
+    const before = { mail: smtp.received.length, sms: sms.sent.length };
+    await createInvoice(t, app.LIVE, {
+      ...contact,
+      customerReference: 'retry',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ sent: 0, retrying: 2 });
+    let rows = (await notifications(app.LIVE)).body.data;
+    for (const n of rows) {
+      expect(n).toMatchObject({ status: 'QUEUED', attempts: 1 });
+      expect(n.lastError).toMatch(/SMTP 451|HTTP 503/);
+    }
+    // Not before its time.
+    expect(await worker().tick()).toMatchObject({ sent: 0, retrying: 0 });
+    t.clock.advance(61_000);
+    expect(await worker().tick()).toMatchObject({ sent: 2 });
+    rows = (await notifications(app.LIVE)).body.data;
+    expect(rows.map((n: { status: string; attempts: number }) => [n.status, n.attempts])).toEqual([
+      ['SENT', 2],
+      ['SENT', 2],
+    ]);
+    expect(smtp.received.length - before.mail).toBe(1);
+    expect(sms.sent.length - before.sms).toBe(1);
+
+    smtp.refuseNext(1, 550);
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'nouser',
+      customerEmail: 'nobody@example.com',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ failed: 1 });
+    const failed = (await notifications(app.LIVE, '?status=FAILED')).body.data;
+    expect(failed).toHaveLength(1);
+    expect(failed[0].lastError).toContain('SMTP 550');
+  });
+
+  it('a crash between sending and recording never sends the message twice', async () => {
+    const app = await createApp(t);
+    const before = smtp.received.length;
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'crash',
+      customerEmail: 'crash@example.com',
+      notifyCustomer: true,
+    });
+    // The send goes out, then recording its outcome fails (as if the process died there).
+    await withWriteRefused(t.db, 'notifications', 'status', () => worker().tick());
+    expect(smtp.received.length - before).toBe(1);
+    const [row] = (await notifications(app.LIVE)).body.data;
+    expect(row).toMatchObject({ status: 'QUEUED', attempts: 1 });
+    // Its claim runs out: the outcome is unknown, so it is FAILED, never sent again.
+    await worker().tick();
+    t.clock.advance(61_000);
+    await worker().tick();
+    t.clock.advance(3 * 3600_000);
+    await worker().tick();
+    expect(smtp.received.length - before).toBe(1);
+    const [after] = (await notifications(app.LIVE)).body.data;
+    expect(after.status).toBe('FAILED');
+    expect(after.lastError).toContain('outcome is unknown');
+  });
+
+  it('two workers racing over the same queue send each message once', async () => {
+    const app = await createApp(t);
+    const before = smtp.received.length;
+    for (let i = 0; i < 6; i++)
+      await createInvoice(t, app.LIVE, {
+        customerReference: `race-${i}`,
+        customerEmail: `race${i}@example.com`,
+        notifyCustomer: true,
+      });
+    // A second worker, as on another replica: its own instance over the same database.
+    const other = new NotificationWorker(
+      t.app.get(NotificationsRepository),
+      t.app.get(TransactionHost),
+      t.app.get(EmailChannel),
+      t.app.get(SmsCredentialsService),
+      t.app.get(SslWirelessSms),
+      t.app.get(NotificationMetrics),
+      t.clock,
+      t.app.get(SchedulerRegistry),
+      t.app.get(AppConfig),
+    );
+    const ticks = await Promise.all([worker().tick(), other.tick()]);
+    expect(ticks.reduce((n, r) => n + (r?.sent ?? 0), 0)).toBe(6);
+    await worker().tick();
+    expect(smtp.received.length - before).toBe(6);
+    const recipients = smtp.received.slice(before).map((m) => m.to[0]);
+    expect(new Set(recipients).size).toBe(6);
+  });
+
+  it('LIVE without a channel: SKIPPED with the reason; a foreign number is never texted', async () => {
+    const app = await createApp(t);
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'abroad',
+      customerEmail: 'abroad@example.com',
+      customerPhone: '+447700900123',
+      notifyCustomer: true,
+    });
+    const rows = (await notifications(app.LIVE)).body.data;
+    const byChannel = Object.fromEntries(rows.map((n: { channel: string }) => [n.channel, n]));
+    expect(byChannel.SMS).toMatchObject({
+      status: 'SKIPPED',
+      lastError: 'Not a Bangladeshi mobile number',
+    });
+    expect(byChannel.EMAIL.status).toBe('QUEUED');
+    const app2 = await createApp(t);
+    await createInvoice(t, app2.LIVE, {
+      ...contact,
+      customerReference: 'nosms',
+      notifyCustomer: true,
+    });
+    const sms2 = (await notifications(app2.LIVE, '?kind=INVOICE')).body.data.find(
+      (n: { channel: string }) => n.channel === 'SMS',
+    );
+    expect(sms2).toMatchObject({ status: 'SKIPPED' });
+    expect(sms2.lastError).toContain('no sslwireless credentials');
+  });
+
+  it('receiptsEnabled false: a capture leaves no message; notifyCustomer false: no invoice message', async () => {
+    const app = await createApp(t);
+    await settings(app, { receiptsEnabled: false });
+    const invoice = await createInvoice(t, app.TEST, { ...contact, customerReference: 'quiet' });
+    await pay(app, invoice);
+    expect((await notifications(app.TEST)).body.data).toEqual([]);
+  });
+
+  describe('subscriptions', () => {
+    async function subscribe(app: CreatedApp, price: Record<string, unknown>) {
+      const product = await createProduct(t, app);
+      const p = await createPrice(t, app, product.id, price);
+      const res = await t
+        .http()
+        .post('/api/v1/purchases')
+        .set(asApp(app.TEST))
+        .send({ ...contact, customerReference: `sub-${Date.now()}`, priceId: p.id });
+      expect(res.status).toBe(201);
+      return res.body.data as { subscriptionId: number; invoiceId: number };
+    }
+    const advance = (app: CreatedApp, id: number) =>
+      t
+        .http()
+        .post(`/api/v1/test-helpers/subscriptions/${id}/advance`)
+        .set(asApp(app.TEST))
+        .send({});
+
+    it('an overdue subscription invoice gets reminders 1, 3 and 7 days overdue (dunningEnabled)', async () => {
+      const app = await createApp(t);
+      await settings(app, { defaultLanguage: 'en' });
+      const { subscriptionId, invoiceId } = await subscribe(app, MONTHLY);
+      for (let i = 0; i < 6; i++) await advance(app, subscriptionId);
+      const rows = (await notifications(app.TEST, '?kind=DUNNING_REMINDER')).body.data;
+      const emails = rows.filter((n: { channel: string }) => n.channel === 'EMAIL');
+      expect(emails).toHaveLength(3);
+      for (const n of emails) {
+        expect(n).toMatchObject({ status: 'CAPTURED', invoiceId, subscriptionId, language: 'en' });
+        expect(n.subject).toContain('is overdue');
+        expect(n.text).toContain('৳500.00');
+      }
+    });
+
+    it('dunningEnabled false: no reminder', async () => {
+      const app = await createApp(t);
+      await settings(app, { dunningEnabled: false });
+      const { subscriptionId } = await subscribe(app, MONTHLY);
+      for (let i = 0; i < 6; i++) await advance(app, subscriptionId);
+      expect((await notifications(app.TEST, '?kind=DUNNING_REMINDER')).body.data).toEqual([]);
+    });
+
+    it('a trial ending is announced with the first invoice and its pay link', async () => {
+      const app = await createApp(t);
+      const { subscriptionId, invoiceId } = await subscribe(app, { ...MONTHLY, trialDays: 14 });
+      await advance(app, subscriptionId);
+      const rows = (await notifications(app.TEST, '?kind=TRIAL_ENDING')).body.data;
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatchObject({
+        invoiceId,
+        subscriptionId,
+        language: 'bn',
+        status: 'CAPTURED',
+      });
+      const invoice = await t.http().get(`/api/v1/invoices/${invoiceId}`).set(asApp(app.TEST));
+      expect(rows[0].text).toContain(invoice.body.data.payableUrl);
+    });
+  });
+});

@@ -1,0 +1,93 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SentSms {
+  msisdn: string;
+  sms: string;
+  csmsId: string;
+  sid: string;
+}
+
+/**
+ * A local stand-in for SSL Wireless's SMS API v3 (POST /api/v3/send-sms with
+ * JSON api_token, sid, msisdn, sms, csms_id), answering as the real one
+ * does: SUCCESS with smsinfo, FAILED for a wrong token, a bad number or a
+ * repeated csms_id. `failNext(n)` answers the next n calls with HTTP 503.
+ */
+export class SslWirelessFake {
+  readonly sent: SentSms[] = [];
+  private server!: Server;
+  private failures = 0;
+
+  constructor(
+    readonly apiToken = 'ssl-token-123',
+    readonly sid = 'PADMABRAND',
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const reply = (status: number, json: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(json));
+        };
+        if (req.method !== 'POST' || req.url !== '/api/v3/send-sms')
+          return reply(404, { status: 'FAILED', status_code: 404, error_message: 'Not found' });
+        if (this.failures > 0) {
+          this.failures--;
+          return reply(503, {
+            status: 'FAILED',
+            status_code: 503,
+            error_message: 'Service unavailable',
+          });
+        }
+        const p = JSON.parse(body) as Record<string, string>;
+        if (p.api_token !== this.apiToken || p.sid !== this.sid)
+          return reply(200, { status: 'FAILED', status_code: 4001, error_message: 'Unauthorized' });
+        if (!/^8801[3-9]\d{8}$/.test(p.msisdn))
+          return reply(200, {
+            status: 'FAILED',
+            status_code: 4022,
+            error_message: 'Invalid MSISDN',
+          });
+        if (this.sent.some((s) => s.csmsId === p.csms_id))
+          return reply(200, {
+            status: 'FAILED',
+            status_code: 4025,
+            error_message: 'Duplicate CSMS ID',
+          });
+        this.sent.push({ msisdn: p.msisdn, sms: p.sms, csmsId: p.csms_id, sid: p.sid });
+        reply(200, {
+          status: 'SUCCESS',
+          status_code: 200,
+          error_message: '',
+          smsinfo: [
+            {
+              sms_status: 'SUCCESS',
+              status_message: 'Success',
+              msisdn: p.msisdn,
+              csms_id: p.csms_id,
+            },
+          ],
+        });
+      });
+    });
+    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
+    return this;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  failNext(count: number): void {
+    this.failures = count;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((ok) => this.server.close(() => ok()));
+  }
+}
