@@ -147,8 +147,6 @@ const BN: Record<string, string> = {
   When: 'কখন',
   'You do not have the permission for this screen.': 'এই পাতার অনুমতি আপনার নেই।',
   'Pick an app to begin.': 'শুরু করতে একটি অ্যাপ বেছে নিন।',
-  'Notifications are not built yet: they arrive with receipts and dunning reminders (issue 47).':
-    'নোটিফিকেশন এখনো তৈরি হয়নি: রসিদ ও রিমাইন্ডারের সাথে আসবে (ইস্যু ৪৭)।',
   'Amounts in taka; dates and times in Asia/Dhaka.': 'পরিমাণ টাকায়; তারিখ ও সময় ঢাকার।',
   Imported: 'ইমপোর্ট হয়েছে',
   Duplicates: 'ডুপ্লিকেট',
@@ -156,6 +154,10 @@ const BN: Record<string, string> = {
   'Refunds above the approval threshold wait here.': 'অনুমোদন সীমার বেশি রিফান্ড এখানে অপেক্ষা করে।',
   Close: 'বন্ধ',
   Pages: 'পাতা',
+  Kind: 'ধরন',
+  Channel: 'মাধ্যম',
+  To: 'প্রাপক',
+  'Message language': 'বার্তার ভাষা',
   Copy: 'কপি',
   Details: 'বিস্তারিত',
 };

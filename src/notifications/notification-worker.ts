@@ -9,7 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { EmailChannel } from './channels/email-channel';
 import { SendError } from './channels/send-error';
 import { SMS_PROVIDER, type SmsProvider } from './channels/sms-channel';
-import type { Notification } from './notification.entity';
+import { type Notification, NOTIFICATION_CHANNELS } from './notification.entity';
 import { NotificationMetrics } from './notification-metrics';
 import { NotificationsRepository } from './notifications.repository';
 import { SmsCredentialsService } from './sms-credentials.service';
@@ -79,10 +79,9 @@ export class NotificationWorker extends IntervalJob<NotificationTick> {
       }
       if (batch.length < BATCH) break;
     }
-    for (const { channel, n } of await this.txHost.withTransaction(() =>
-      this.repo.queuedByChannel(),
-    ))
-      this.metrics.queued.labels(channel).set(n);
+    const queued = await this.txHost.withTransaction(() => this.repo.queuedByChannel());
+    for (const channel of NOTIFICATION_CHANNELS)
+      this.metrics.queued.labels(channel).set(queued.find((q) => q.channel === channel)?.n ?? 0);
     return out;
   }
 

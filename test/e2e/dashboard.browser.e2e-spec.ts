@@ -156,6 +156,7 @@ describe('the dashboard in a browser (Chromium)', () => {
     const invoice = await createInvoice(t, app.TEST, {
       customerReference: 'rahim-01',
       customerName: 'Rahim Uddin',
+      customerEmail: 'rahim@example.com',
       lineItems: [{ description: 'Annual plan', qty: 1, unitAmountMinor: 12_500_000 }],
     });
     await nav(page, 'Invoices');
@@ -273,6 +274,16 @@ describe('the dashboard in a browser (Chromium)', () => {
     await page.getByRole('table', { name: 'Exceptions' }).waitFor();
     await expect(page.locator('.facts').innerText()).resolves.toMatch(/Matched\s+1/);
     await audit(page, 'reconciliation run');
+
+    // The payer's receipt, captured in TEST (decisions 16).
+    await nav(page, 'Notifications');
+    await page
+      .getByRole('table', { name: 'Notifications' })
+      .getByRole('row')
+      .filter({ hasText: 'RECEIPT' })
+      .filter({ hasText: 'CAPTURED' })
+      .waitFor();
+    await audit(page, 'notifications');
 
     for (const name of [
       'Overview',

@@ -1,6 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { TransactionHost } from '@nestjs-cls/transactional';
 
+import { Metrics } from '../../src/common/metrics/metrics';
 import { AppConfig } from '../../src/config/app-config';
 import { NotificationWorker } from '../../src/notifications';
 import { EmailChannel } from '../../src/notifications/channels/email-channel';
@@ -178,6 +179,11 @@ describe('customer notifications', () => {
     await worker().tick();
     expect(smtp.received).toHaveLength(1);
     expect(sms.sent).toHaveLength(1);
+    // Operators see it in the metrics: sent per channel, and nothing left queued.
+    const metrics = await t.app.get(Metrics).registry.metrics();
+    expect(metrics).toMatch(/joma_notifications_total\{channel="EMAIL",status="SENT"\} [1-9]/);
+    expect(metrics).toMatch(/joma_notifications_total\{channel="SMS",status="SENT"\} [1-9]/);
+    expect(metrics).toMatch(/joma_notifications_queued\{channel="EMAIL"\} 0/);
   });
 
   it('LIVE: an SMTP 4xx and an SMS 503 are tried again a minute later; a 5xx is FAILED', async () => {

@@ -1,16 +1,110 @@
-import { useCtx } from '../context';
-import { Screen } from '../ui';
+import { useState } from 'preact/hooks';
 
-/** Customer notifications (decisions section 16) are not built yet: the screen says so. */
+import type { components } from '../../../clients/typescript/src/generated/schema';
+import { call } from '../api';
+import { useCtx } from '../context';
+import { dateTime } from '../format';
+import { ErrorNote, Pager, Screen, Select, Status, Table, useList } from '../ui';
+
+type Notification = components['schemas']['NotificationDto'];
+const KINDS = ['RECEIPT', 'DUNNING_REMINDER', 'INVOICE', 'TRIAL_ENDING'] as const;
+const STATUSES = ['QUEUED', 'SENT', 'FAILED', 'SKIPPED', 'CAPTURED'] as const;
+
+/** What the payers of this app and mode were told (decisions section 16): receipts, invoices, reminders. */
 export function NotificationsScreen() {
-  const { t } = useCtx();
+  const { t, lang, app, can } = useCtx();
+  const [f, setF] = useState({ kind: '', status: '' });
+  const [query, setQuery] = useState(f);
+  const [open, setOpen] = useState<number | null>(null);
+  const list = useList<Notification>(
+    (cursor) =>
+      call<Notification[]>(
+        app.GET('/api/v1/notifications', {
+          params: {
+            query: {
+              size: 20,
+              cursor,
+              kind: (query.kind || undefined) as never,
+              status: (query.status || undefined) as never,
+            },
+          },
+        }),
+      ),
+    [query, app],
+  );
+  const shown = list.rows.find((n) => n.id === open);
   return (
-    <Screen title={t('Notifications')}>
-      <p>
-        {t(
-          'Notifications are not built yet: they arrive with receipts and dunning reminders (issue 47).',
-        )}
-      </p>
+    <Screen title={t('Notifications')} allowed={can('invoices:read')}>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(f);
+        }}
+      >
+        <Select
+          label={t('Kind')}
+          value={f.kind}
+          onChange={(e) => setF({ ...f, kind: e.currentTarget.value })}
+          options={[['', t('Any')], ...KINDS.map((k) => [k, k] as [string, string])]}
+        />
+        <Select
+          label={t('Status')}
+          value={f.status}
+          onChange={(e) => setF({ ...f, status: e.currentTarget.value })}
+          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+        />
+        <button type="submit">{t('Search')}</button>
+      </form>
+      <ErrorNote error={list.error} />
+      <Table
+        caption={t('Notifications')}
+        rows={list.rows}
+        loading={list.loading}
+        columns={[
+          { label: t('When'), cell: (n) => dateTime(n.createdAt, lang) },
+          { label: t('Kind'), cell: (n) => n.kind },
+          { label: t('Channel'), cell: (n) => n.channel },
+          { label: t('To'), cell: (n) => n.to },
+          { label: t('Status'), cell: (n) => <Status value={n.status} /> },
+          {
+            label: t('Invoices'),
+            cell: (n) =>
+              n.invoiceId ? <a href={`#/invoices/${n.invoiceId}`}>{n.invoiceId}</a> : '—',
+          },
+          {
+            label: t('Details'),
+            cell: (n) => (
+              <button
+                type="button"
+                aria-expanded={open === n.id}
+                aria-label={`${t('Show')} #${n.id}`}
+                onClick={() => setOpen(open === n.id ? null : n.id)}
+              >
+                {t('Show')}
+              </button>
+            ),
+          },
+        ]}
+      />
+      <Pager list={list as never} />
+      {shown ? (
+        <section class="form" aria-labelledby="message-title">
+          <h2 id="message-title">
+            {shown.kind} · {shown.channel} #{shown.id}
+          </h2>
+          {shown.subject ? (
+            <p>
+              <strong>{shown.subject}</strong>
+            </p>
+          ) : null}
+          <pre class="mono" lang={shown.language}>
+            {shown.text}
+          </pre>
+          {shown.lastError ? <p class="error">{shown.lastError}</p> : null}
+        </section>
+      ) : null}
     </Screen>
   );
 }

@@ -4,7 +4,7 @@ import type { components } from '../../../clients/typescript/src/generated/schem
 import { call } from '../api';
 import { useCtx } from '../context';
 import { dateTime, parseTaka, taka } from '../format';
-import { ErrorNote, Field, Ok, OneTimeSecret, Screen, Table, useAction } from '../ui';
+import { ErrorNote, Field, Ok, OneTimeSecret, Screen, Select, Table, useAction } from '../ui';
 
 type App = components['schemas']['AppDto'];
 type GatewayStatus = components['schemas']['GatewayStatusDto'];
@@ -21,6 +21,7 @@ export function SettingsScreen() {
     logoUrl: '',
     receipts: false,
     dunning: false,
+    language: 'bn',
   });
   const [issued, setIssued] = useState<Issued | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -39,6 +40,7 @@ export function SettingsScreen() {
           logoUrl: r.data.logoUrl ?? '',
           receipts: r.data.receiptsEnabled,
           dunning: r.data.dunningEnabled,
+          language: r.data.defaultLanguage,
         });
       })
       .catch(setError);
@@ -62,6 +64,7 @@ export function SettingsScreen() {
             logoUrl: f.logoUrl || null,
             receiptsEnabled: f.receipts,
             dunningEnabled: f.dunning,
+            defaultLanguage: f.language,
           } as never,
         }),
       );
@@ -125,6 +128,15 @@ export function SettingsScreen() {
               />
               {t('Send dunning reminders')}
             </label>
+            <Select
+              label={t('Message language')}
+              value={f.language}
+              onChange={(e) => setF({ ...f, language: e.currentTarget.value })}
+              options={[
+                ['bn', 'বাংলা'],
+                ['en', 'English'],
+              ]}
+            />
             <button type="submit" class="primary" disabled={action.busy}>
               {t('Save')}
             </button>
