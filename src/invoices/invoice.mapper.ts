@@ -58,6 +58,8 @@ export function toInvoiceDto(v: InvoiceView): InvoiceDto {
     })),
     payments: v.payments.map(toPaymentDto),
     payableUrl: v.payableUrl,
+    customerLanguage: i.customerLanguage,
+    notifyCustomer: i.notifyCustomer,
     metadata: i.metadata,
     createdAt: i.createdAt.toISOString(),
     updatedAt: i.updatedAt.toISOString(),

@@ -59,7 +59,7 @@ export class NotificationDecisions {
   ) {}
 
   /** After the invoice has counted the capture (it says what it did not count). */
-  @OnDomainEvent(PaymentSucceeded, { order: HandlerOrder.AFTER_SETTLE })
+  @OnDomainEvent(PaymentSucceeded, { order: HandlerOrder.NOTIFY })
   async onCapture(fact: PaymentSucceeded): Promise<void> {
     const payment = fact.payment;
     if (payment.invoiceId === null || fact.amountMismatch) return;

@@ -312,12 +312,16 @@ describe('the dashboard in a browser (Chromium)', () => {
     expect(problems).toEqual([]);
   });
 
-  // 1280 px in English is the merchant story's; here 360 px in both languages and 1280 px in Bangla
-  // (DASHBOARD_SCREENSHOTS: both languages at both widths).
-  it.each([
-    [360, ['en-US', 'bn-BD']],
-    [1280, SHOTS ? ['en-US', 'bn-BD'] : ['bn-BD']],
-  ])('at %i px no screen scrolls sideways (%j)', async (width, locales) => {
+  // 1280 px (English) is the merchant story's; here 360 px in both languages
+  // (DASHBOARD_SCREENSHOTS: both languages at both widths, for docs/img).
+  it.each(
+    SHOTS
+      ? [
+          [360, ['en-US', 'bn-BD']],
+          [1280, ['en-US', 'bn-BD']],
+        ]
+      : [[360, ['en-US', 'bn-BD']]],
+  )('at %i px no screen scrolls sideways (%j)', async (width, locales) => {
     for (const locale of locales) {
       const { page, problems, context } = await openDashboard(width, locale);
       await page.goto(`${t.baseUrl}/dashboard/`);

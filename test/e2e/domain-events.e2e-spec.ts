@@ -78,6 +78,8 @@ describe('domain events: subscribers run inside the transaction of the change', 
       'InvoiceSettlementSubscriber.onPaymentSucceeded',
       'LedgerLikeSubscriber.onCapture',
       'LedgerPostingsSubscriber.onCapture',
+      // Decides the payer's receipt (decisions 16), once the invoice has counted the capture.
+      'NotificationDecisions.onCapture',
       'OutboxSubscriber.record',
     ]);
     // Subscribers of the same order run in discovery order; the outbox always runs last,

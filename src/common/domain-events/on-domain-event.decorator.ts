@@ -9,10 +9,11 @@ export const DOMAIN_EVENT_HANDLER = 'joma:domain-event-handler';
  * in reaction (an invoice counting a capture) run at SETTLE; the outbox
  * records the fact last, once every subscriber has said what it adds (the
  * capture's excess is known only after the invoice has counted it).
- * AFTER_SETTLE is for reactions to what settling decided (the refund of a
- * capture's excess).
+ * NOTIFY decides messages to payers from what settling decided (a receipt
+ * for the amount the invoice counted). AFTER_SETTLE is for reactions to what
+ * settling decided (the refund of a capture's excess).
  */
-export const HandlerOrder = { SETTLE: 0, AFTER_SETTLE: 500, OUTBOX: 1000 } as const;
+export const HandlerOrder = { SETTLE: 0, NOTIFY: 400, AFTER_SETTLE: 500, OUTBOX: 1000 } as const;
 
 export interface DomainEventHandlerMeta {
   event: DomainEventClass;

@@ -114,6 +114,15 @@ export class InvoiceDto {
   @ApiProperty({ type: [LineItemDto] }) lineItems: LineItemDto[];
   @ApiProperty({ type: [PaymentDto] }) payments: PaymentDto[];
   @ApiProperty({ description: 'Hosted pay page for the customer' }) payableUrl: string;
+  @ApiProperty({
+    type: String,
+    enum: ['bn', 'en', null],
+    nullable: true,
+    description: "The payer's language for messages (null: the app's defaultLanguage)",
+  })
+  customerLanguage: 'bn' | 'en' | null;
+  @ApiProperty({ description: 'Whether the invoice was sent to the payer when issued' })
+  notifyCustomer: boolean;
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) metadata: Record<
     string,
     unknown

@@ -2214,6 +2214,13 @@ export interface components {
             payments: components["schemas"]["PaymentDto"][];
             /** @description Hosted pay page for the customer */
             payableUrl: string;
+            /**
+             * @description The payer's language for messages (null: the app's defaultLanguage)
+             * @enum {string|null}
+             */
+            customerLanguage: "bn" | "en" | null;
+            /** @description Whether the invoice was sent to the payer when issued */
+            notifyCustomer: boolean;
             metadata: {
                 [key: string]: unknown;
             } | null;
@@ -2334,6 +2341,13 @@ export interface components {
             issuedAt: string;
             /** @description Hosted pay page for the customer */
             payableUrl: string;
+            /**
+             * @description The payer's language for messages (null: the app's defaultLanguage)
+             * @enum {string|null}
+             */
+            customerLanguage: "bn" | "en" | null;
+            /** @description Whether the invoice was sent to the payer when issued */
+            notifyCustomer: boolean;
             metadata: {
                 [key: string]: unknown;
             } | null;
