@@ -63,13 +63,16 @@ export class NotificationDecisions {
   async onCapture(fact: PaymentSucceeded): Promise<void> {
     const payment = fact.payment;
     if (payment.invoiceId === null || fact.amountMismatch) return;
+    // A capture the invoice did not count at all (already paid, void) is excess, refunded: no receipt.
+    const counted = payment.amountMinor - fact.excessMinor;
+    if (counted <= 0) return;
     if (!(await this.apps.settingsOf(fact.scope.appId)).receiptsEnabled) return;
     const view = await this.invoices.get(fact.scope, payment.invoiceId);
     await this.decide(fact.scope, {
       kind: 'RECEIPT',
       factKey: `receipt:payment:${payment.id}`,
       view,
-      amountMinor: payment.amountMinor - fact.excessMinor,
+      amountMinor: counted,
       link: `${view.payableUrl}/receipt`,
       paymentId: payment.id,
       transactionId: payment.gatewayTxnId,

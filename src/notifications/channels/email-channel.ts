@@ -1,6 +1,5 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { createTransport, type Transporter } from 'nodemailer';
-import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { createTransport, type Transporter, type TransportOptions } from 'nodemailer';
 
 import { AppConfig } from '../../config/app-config';
 import { SendError } from './send-error';
@@ -38,7 +37,7 @@ export class EmailChannel implements OnModuleDestroy {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
-    } as SMTPTransport.Options);
+    } as TransportOptions);
     try {
       await this.transport.sendMail({
         from: this.config.mailFrom,
