@@ -9,9 +9,11 @@ import { SslWirelessSms } from '../../src/notifications/channels/sslwireless-sms
 import { NotificationMetrics } from '../../src/notifications/notification-metrics';
 import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { SmsCredentialsService } from '../../src/notifications/sms-credentials.service';
+import { BkashFake } from '../support/bkash-fake';
 import { createPrice, createProduct, MONTHLY } from '../support/catalog-factories';
 import { asApp, bearer, createApp, type CreatedApp, superAdminToken } from '../support/factories';
 import { withWriteRefused } from '../support/faults';
+import { bkashPays, setGateway } from '../support/gateways';
 import { createInvoice, createPayment, settle } from '../support/payments';
 import { SmtpSink } from '../support/smtp-sink';
 import { SslWirelessFake } from '../support/sslwireless-fake';
@@ -27,6 +29,7 @@ describe('customer notifications', () => {
   let t: TestApp;
   let smtp: SmtpSink;
   let sms: SslWirelessFake;
+  let bkash: BkashFake;
   let root: string;
 
   const worker = () => t.app.get(NotificationWorker);
@@ -66,8 +69,10 @@ describe('customer notifications', () => {
   beforeAll(async () => {
     smtp = await SmtpSink.start();
     sms = await new SslWirelessFake().start();
+    bkash = await new BkashFake().start();
     t = await createTestApp({
       config: {
+        bkashLiveUrl: bkash.baseUrl,
         smtpUrl: smtp.url,
         mailFrom: 'Padma Traders <billing@padma.example>',
         sslwirelessSmsUrl: sms.baseUrl,
@@ -79,6 +84,7 @@ describe('customer notifications', () => {
     await t.close();
     await smtp.close();
     await sms.close();
+    await bkash.stop();
   });
   afterEach(() => t.clock.reset());
 
@@ -225,6 +231,40 @@ describe('customer notifications', () => {
     const failed = (await notifications(app.LIVE, '?status=FAILED')).body.data;
     expect(failed).toHaveLength(1);
     expect(failed[0].lastError).toContain('SMTP 550');
+  });
+
+  it('LIVE: a bKash capture on an invoice sends the receipt, with the transaction id, by email and SMS', async () => {
+    const app = await createApp(t, 'Padma Traders');
+    await withSms(app);
+    expect((await setGateway(t, app.id, 'bkash', 'LIVE', bkash.app, true)).status).toBe(200);
+    const invoice = await createInvoice(t, app.LIVE, {
+      ...contact,
+      customerReference: 'rahim-bkash',
+      customerLanguage: 'en',
+      lineItems: [{ description: 'Annual plan', qty: 1, unitAmountMinor: 250_000 }],
+    });
+    const p = await t.http().post('/api/v1/payments').set(asApp(app.LIVE)).send({
+      invoiceId: invoice.id,
+      amountMinor: 250_000,
+      customerReference: 'rahim-bkash',
+      gateway: 'bkash',
+    });
+    expect(p.status).toBe(201);
+    const before = { mail: smtp.received.length, sms: sms.sent.length };
+    await bkashPays(t, bkash, p.body.data.checkoutUrl);
+    const paid = (await t.http().get(`/api/v1/payments/${p.body.data.id}`).set(asApp(app.LIVE)))
+      .body.data;
+    expect(paid.status).toBe('SUCCEEDED');
+    const queued = (await notifications(app.LIVE, '?kind=RECEIPT')).body.data;
+    expect(queued.map((n: { status: string }) => n.status)).toEqual(['QUEUED', 'QUEUED']);
+    expect(await worker().tick()).toMatchObject({ sent: 2 });
+    const mail = smtp.received[before.mail];
+    expect(mail.parsed.subject).toBe(`Receipt for invoice ${invoice.number} from Padma Traders`);
+    expect(mail.parsed.text).toContain('Padma Traders received ৳2,500.00');
+    expect(mail.parsed.text).toContain(`Transaction: ${paid.gatewayTxnId}`);
+    expect(mail.parsed.text).toContain(`${invoice.payableUrl}/receipt`);
+    expect(sms.sent[before.sms].sms).toContain(`Txn ${paid.gatewayTxnId}`);
+    expect(sms.sent.length - before.sms).toBe(1);
   });
 
   it('a crash between sending and recording never sends the message twice', async () => {
