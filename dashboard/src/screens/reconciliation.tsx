@@ -4,7 +4,7 @@ import type { components } from '../../../clients/typescript/src/generated/schem
 import { call } from '../api';
 import { useCtx } from '../context';
 import { date, dateTime, dhakaToday, num, taka } from '../format';
-import { ErrorNote, Field, Ok, Pager, Screen, Select, Table, useAction, useList } from '../ui';
+import { ErrorNote, Field, Pager, Screen, Select, Table, useAction, useList } from '../ui';
 
 type Run = components['schemas']['ReconciliationRunDto'];
 type Item = components['schemas']['ReconciliationItemDto'];
@@ -163,7 +163,6 @@ function RunView({ id }: { id: number }) {
           <dd>{num(run.deferred, lang)}</dd>
         </dl>
       ) : null}
-      <Ok text={null} />
       <Table
         caption={t('Exceptions')}
         rows={items.rows}
