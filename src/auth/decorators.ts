@@ -5,7 +5,7 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiHeader, ApiSecurity } from '@nestjs/swagger';
 
 import type { AdminPrincipal, AppPrincipal, JomaRequest } from '../common/http/request-context';
 import { ApiErrors } from '../common/http/swagger';
@@ -21,6 +21,8 @@ export const ADMIN_BEARER_SCHEME = 'adminBearer';
 export function AdminAuth(...permissions: Permission[]) {
   return applyDecorators(
     SetMetadata(REQUIRED_PERMISSIONS, permissions),
+    // The document states it (x-permissions and a sentence: openapi-operations.ts).
+    ApiExtension('x-permissions', permissions),
     UseGuards(AdminJwtGuard),
     ApiBearerAuth(ADMIN_BEARER_SCHEME),
     ApiErrors(401, 403),
@@ -60,6 +62,8 @@ export const CATALOG_ROUTES: AdminActingPermissions = {
 export function AppAuth(admin: AdminActingPermissions = INVOICE_ROUTES) {
   return applyDecorators(
     SetMetadata(APP_ROUTE_ADMIN_PERMISSIONS, admin),
+    // Becomes x-permissions by HTTP method when the document is finished.
+    ApiExtension('x-acting-permissions', admin),
     UseGuards(AppKeyGuard),
     // One requirement holding both: the key AND the secret are needed.
     ApiSecurity({ [APP_KEY_SCHEME]: [], [APP_SECRET_SCHEME]: [] }),

@@ -1,9 +1,12 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 import { ErrorCode } from '../common/errors/error-code';
-import { addValidationRules, type DtoClass } from './openapi-validation-rules';
+import { webhookEventSchemas } from '../events';
+import { describeOperations } from './openapi-operations';
+import { addParameterRules, addValidationRules, type DtoClass } from './openapi-validation-rules';
 
 type Json = Record<string, unknown>;
+type ResponseObject = NonNullable<NonNullable<OpenAPIObject['components']>['responses']>[string];
 
 const ENVELOPE_REF = '#/components/schemas/ErrorEnvelopeDto';
 
@@ -163,14 +166,21 @@ export function finishOpenApiDocument(
   doc: OpenAPIObject,
   serverUrl: string,
   dtos: Map<string, DtoClass>,
+  paramDtos: Map<string, DtoClass[]> = new Map(),
 ): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This Joma instance' }];
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
+  // Before operations get their readable ids (the rules are keyed by Controller_method).
+  addParameterRules(doc.paths as Record<string, Record<string, Json>>, paramDtos);
+  describeOperations(doc as unknown as { paths: Record<string, Record<string, Json>> });
   for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const op of Object.values(ops as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(ops as Record<string, Json>)) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
       if (op.security === undefined) op.security = [];
       const responses = op.responses as Record<string, Json>;
-      if (op.requestBody) {
+      optionalBody(op, schemas);
+      // The body parser reads every write, with or without a documented body.
+      if (op.requestBody || WRITE_METHODS.has(method)) {
         for (const status of [413, 415]) {
           responses[String(status)] ??= errorResponse(status, ERROR_DESCRIPTIONS[status]);
         }
@@ -204,12 +214,117 @@ export function finishOpenApiDocument(
       }
     }
   }
-  const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
   addValidationRules(schemas, dtos);
   closeRequestSchemas(doc, schemas);
+  describeWebhooks(doc, schemas);
   tidySchemas(doc.paths, schemas);
   tidySchemas(schemas, schemas);
+  shareErrorResponses(doc);
   return doc;
+}
+
+/**
+ * The webhook events: one schema per type and the `WebhookEvent` union
+ * (events/event-payloads.ts, the source the service checks its events
+ * against), and `x-webhooks`, what Joma POSTs to an endpoint, per type.
+ */
+function describeWebhooks(doc: OpenAPIObject, schemas: Record<string, Json>): void {
+  Object.assign(schemas, webhookEventSchemas());
+  (doc as unknown as Json)['x-webhooks'] = {
+    event: {
+      post: {
+        summary: 'An event, as delivered to your endpoint',
+        description:
+          'Signed with X-Webhook-Signature-V2 (see the webhooks guide), not with API credentials; answer 2xx within 10 seconds. `type` tells the events apart.',
+        operationId: 'webhookEvent',
+        tags: ['Webhooks'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } },
+          },
+        },
+        responses: { '200': { description: 'Acknowledged (any 2xx)' } },
+      },
+    },
+  };
+}
+
+const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/** A body whose every member is optional may be left out (the service takes none as {}). */
+function optionalBody(op: Json, schemas: Record<string, Json>): void {
+  const body = op.requestBody as Json | undefined;
+  const json = (body?.content as Record<string, Json> | undefined)?.['application/json'];
+  const ref = (json?.schema as Json | undefined)?.$ref;
+  if (!body || typeof ref !== 'string') return;
+  const target = schemas[ref.replace('#/components/schemas/', '')];
+  if (target && !(target.required as unknown[] | undefined)?.length) body.required = false;
+}
+
+/** Names of the shared error responses (components.responses). */
+const ERROR_RESPONSE_NAMES: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Unprocessable',
+  429: 'RateLimited',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+/**
+ * Error responses that say the same thing everywhere become one shared
+ * response each (`#/components/responses/NotFound`, `...Replayable` where an
+ * Idempotency-Key replays it); an operation whose error says more of its own
+ * keeps it inline. The generated client's types shrink accordingly.
+ */
+function shareErrorResponses(doc: OpenAPIObject): void {
+  const seen = new Map<string, { json: string; count: number; response: Json }>();
+  const keyOf = (status: string, res: Json) => {
+    const replayable = Boolean((res.headers as Json | undefined)?.['Idempotent-Replayed']);
+    return `${ERROR_RESPONSE_NAMES[Number(status)]}${replayable ? 'Replayable' : ''}`;
+  };
+  const each = (visit: (status: string, res: Json, responses: Record<string, Json>) => void) => {
+    for (const ops of Object.values(doc.paths))
+      for (const op of Object.values(ops as Record<string, Json>)) {
+        if (!op || typeof op !== 'object' || !('responses' in op)) continue;
+        const responses = op.responses as Record<string, Json>;
+        for (const [status, res] of Object.entries(responses))
+          if (Number(status) >= 400 && ERROR_RESPONSE_NAMES[Number(status)] && !res.$ref)
+            visit(status, res, responses);
+      }
+  };
+  // The most common form of each becomes the shared one.
+  const counts = new Map<string, Map<string, { count: number; response: Json }>>();
+  each((status, res) => {
+    const key = keyOf(status, res);
+    const json = JSON.stringify(res);
+    const forms = counts.get(key) ?? new Map<string, { count: number; response: Json }>();
+    counts.set(key, forms);
+    const form = forms.get(json) ?? { count: 0, response: res };
+    form.count++;
+    forms.set(json, form);
+  });
+  for (const [key, forms] of counts) {
+    const [json, form] = [...forms.entries()].sort((a, b) => b[1].count - a[1].count)[0];
+    seen.set(key, { json, count: form.count, response: form.response });
+  }
+  const shared: Record<string, ResponseObject> = {};
+  each((status, res, responses) => {
+    const key = keyOf(status, res);
+    const common = seen.get(key);
+    if (!common || common.count < 2 || JSON.stringify(res) !== common.json) return;
+    shared[key] = common.response as unknown as ResponseObject;
+    responses[status] = { $ref: `#/components/responses/${key}` };
+  });
+  doc.components = { ...doc.components, responses: { ...doc.components?.responses, ...shared } };
 }
 
 /**

@@ -25,11 +25,10 @@ export function addValidationRules(
   schemas: Record<string, Json>,
   dtos: Map<string, DtoClass>,
 ): void {
-  const storage = getMetadataStorage();
   for (const [name, schema] of Object.entries(schemas)) {
     const target = dtos.get(name);
     if (!target || !schema.properties) continue;
-    for (const rule of storage.getTargetValidationMetadatas(target, '', true, false)) {
+    for (const rule of rulesOf(target)) {
       const property = schema.properties[rule.propertyName] as Json | undefined;
       if (!property || property.$ref || property.allOf || rule.groups?.length) continue;
       const at = rule.each && property.type === 'array' ? (property.items as Json) : property;
@@ -39,6 +38,36 @@ export function addValidationRules(
   }
 }
 
+/** A DTO's rules, patterns first (a date rule reads the pattern). */
+function rulesOf(target: DtoClass): ValidationMetadata[] {
+  return [...getMetadataStorage().getTargetValidationMetadatas(target, '', true, false)].sort(
+    (a, b) => Number(b.name === 'matches') - Number(a.name === 'matches'),
+  );
+}
+
+/**
+ * The same rules on query parameters: nest/swagger flattens a query DTO
+ * into parameters, so each operation's query parameters get the rules of
+ * the DTO classes its handler takes (`paramDtos`, keyed by the operation's
+ * default id, Controller_method).
+ */
+export function addParameterRules(
+  paths: Record<string, Record<string, Json>>,
+  paramDtos: Map<string, DtoClass[]>,
+): void {
+  for (const ops of Object.values(paths))
+    for (const op of Object.values(ops)) {
+      const classes = paramDtos.get(String(op?.operationId)) ?? [];
+      for (const p of (op?.parameters ?? []) as Json[]) {
+        if (p.in !== 'query' || !p.schema || p.schema.$ref) continue;
+        for (const dto of classes)
+          for (const rule of rulesOf(dto))
+            if (rule.propertyName === p.name && !rule.groups?.length)
+              apply(p.schema, p.schema, rule);
+      }
+    }
+}
+
 /**
  * The DTO classes the routes take, by name, found through public metadata
  * only: every controller method's parameter types (TypeScript's
@@ -46,7 +75,20 @@ export function addValidationRules(
  * `@ApiProperty` types and `design:type` name, recursively.
  */
 export function dtoClassesOf(app: INestApplication): Map<string, DtoClass> {
+  return dtoDiscovery(app).byName;
+}
+
+/** The DTO classes each handler takes, by its default operation id (Controller_method). */
+export function paramDtosOf(app: INestApplication): Map<string, DtoClass[]> {
+  return dtoDiscovery(app).byHandler;
+}
+
+function dtoDiscovery(app: INestApplication): {
+  byName: Map<string, DtoClass>;
+  byHandler: Map<string, DtoClass[]>;
+} {
   const found = new Map<string, DtoClass>();
+  const byHandler = new Map<string, DtoClass[]>();
   const visit = (candidate: unknown): void => {
     const dto = classOf(candidate);
     if (!dto || found.get(dto.name) === dto) return;
@@ -65,12 +107,17 @@ export function dtoClassesOf(app: INestApplication): Map<string, DtoClass> {
     for (const wrapper of module.controllers.values()) {
       const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype;
       if (!proto) continue;
-      for (const method of Object.getOwnPropertyNames(proto))
-        for (const param of (Reflect.getMetadata('design:paramtypes', proto, method) ??
-          []) as unknown[])
-          visit(param);
+      const controller = (wrapper.metatype as { name: string }).name;
+      for (const method of Object.getOwnPropertyNames(proto)) {
+        const params = (Reflect.getMetadata('design:paramtypes', proto, method) ?? []) as unknown[];
+        params.forEach(visit);
+        byHandler.set(
+          `${controller}_${method}`,
+          params.map(classOf).filter((c): c is DtoClass => c !== null),
+        );
+      }
     }
-  return found;
+  return { byName: found, byHandler };
 }
 
 /** A DTO class, from a class or a `() => Class` thunk; null for built-ins, enums and the rest. */
@@ -100,6 +147,8 @@ const BUILT_INS = new Set<unknown>([
   Function,
 ]);
 
+const DATE_ONLY = '^\\d{4}-\\d{2}-\\d{2}$';
+
 function apply(at: Json, property: Json, rule: ValidationMetadata): void {
   const [first, second] = (rule.constraints ?? []) as unknown[];
   switch (rule.name) {
@@ -118,6 +167,17 @@ function apply(at: Json, property: Json, rule: ValidationMetadata): void {
       break;
     case 'isEmail':
       at.format ??= 'email';
+      break;
+    case 'isUrl':
+      at.format ??= 'uri';
+      break;
+    case 'isDateString':
+    case 'isISO8601':
+      // A date alone when the rules also pin YYYY-MM-DD; an instant otherwise.
+      if (!at.pattern || at.pattern === DATE_ONLY) at.format ??= 'date';
+      break;
+    case 'isIn':
+      if (Array.isArray(first) && !at.enum) at.enum = [...(first as unknown[])];
       break;
     case 'min':
       at.minimum ??= first;

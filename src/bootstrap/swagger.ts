@@ -4,7 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_BEARER_SCHEME, APP_KEY_SCHEME, APP_SECRET_SCHEME } from '../auth/decorators';
 import { AppConfig } from '../config/app-config';
 import { finishOpenApiDocument } from './openapi-document';
-import { dtoClassesOf } from './openapi-validation-rules';
+import { dtoClassesOf, paramDtosOf } from './openapi-validation-rules';
 
 /** Swagger UI at /docs, OpenAPI JSON at /docs-json, with both security schemes. */
 export function setupSwagger(app: INestApplication): void {
@@ -45,6 +45,7 @@ export function setupSwagger(app: INestApplication): void {
     SwaggerModule.createDocument(app, config),
     app.get(AppConfig).publicBaseUrl,
     dtoClassesOf(app),
+    paramDtosOf(app),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -83,6 +83,12 @@ export class AppConfig {
   readonly rateLimitReplicas: number;
   /** Express `trust proxy`: which proxies' X-Forwarded-For names the client address. */
   readonly trustProxy: boolean | number | string;
+  /**
+   * An event whose `data` strays from its published schema (events/event-payloads.ts)
+   * throws, rolling the change back: everywhere but NODE_ENV=production,
+   * where it is logged as an error and recorded all the same.
+   */
+  readonly strictEventData: boolean;
 
   constructor(values: {
     port: number;
@@ -114,6 +120,7 @@ export class AppConfig {
     webhookAllowPrivateTargets?: boolean;
     webhookDnsServers?: string[];
     workersEnabled?: boolean;
+    strictEventData?: boolean;
     reconciliationNightly?: boolean;
     sslcommerzSandboxUrl?: string;
     sslcommerzLiveUrl?: string;
@@ -167,6 +174,7 @@ export class AppConfig {
     this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
     this.webhookDnsServers = values.webhookDnsServers ?? [];
     this.workersEnabled = values.workersEnabled ?? true;
+    this.strictEventData = values.strictEventData ?? process.env.NODE_ENV !== 'production';
     this.reconciliationNightly = values.reconciliationNightly ?? true;
     this.sslcommerzSandbox = values.sslcommerzSandboxUrl ?? 'https://sandbox.sslcommerz.com';
     this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
@@ -6,9 +6,11 @@ import { Clock } from '../common/clock/clock';
 import { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
 import { EventRecord } from './event.entity';
 import { EventType, isEventType, statusOfType } from './event-catalogue';
+import { eventDataProblems } from './event-payloads';
 import { EventsRepository } from './events.repository';
 
 /** The event record other features receive from this service. */
@@ -25,7 +27,10 @@ export class EventsService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly events: EventsRepository,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
+
+  private readonly logger = new Logger('Events');
 
   async record(
     scope: TenantScope,
@@ -38,6 +43,13 @@ export class EventsService {
     }
     const status = statusOfType(type);
     const payload = status === undefined ? data : { ...data, status };
+    // The published contract (event-payloads.ts), checked on the JSON consumers receive.
+    const problems = eventDataProblems(type, JSON.parse(JSON.stringify(payload)) as typeof data);
+    if (problems.length) {
+      const message = `Event ${type} strays from its schema: ${problems.join('; ')}`;
+      if (this.config.strictEventData) throw new Error(message);
+      this.logger.error(message);
+    }
     return this.events.insert({
       appId: scope.appId,
       mode: scope.mode,

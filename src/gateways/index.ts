@@ -5,5 +5,6 @@ export { GatewayRegistry } from './gateway-registry.service';
 export { GatewaysModule } from './gateways.module';
 export { gatewayErrorText } from './http/gateway-error-text';
 export type * from './payment-gateway.types';
+export { GATEWAY_NAMES } from './payment-gateway.types';
 export { type SandboxChoice, SandboxGateway, SandboxGatewayModule } from './sandbox';
 export { SslcommerzGatewayModule } from './sslcommerz';

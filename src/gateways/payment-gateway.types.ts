@@ -9,6 +9,9 @@
  */
 export type GatewayMode = 'TEST' | 'LIVE';
 
+/** The gateways this version ships (the document lists them as the accepted names). */
+export const GATEWAY_NAMES = ['sandbox', 'sslcommerz', 'bkash'] as const;
+
 /**
  * Whose money a call is about: the app and mode, and the app's credentials
  * for this gateway in that mode (decrypted; null when the app has set none).

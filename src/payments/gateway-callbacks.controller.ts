@@ -26,6 +26,7 @@ import { SkipEnvelope } from '../common/http/envelope.interceptor';
 import { type HttpResponse, redirectSeeOther } from '../common/http/replies';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { AppConfig } from '../config/app-config';
+import { GATEWAY_NAMES } from '../gateways';
 import { IpnAckDto } from './dto/payment.dto';
 import type { Payment } from './payment.entity';
 import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
@@ -70,7 +71,12 @@ export class GatewayCallbacksController {
     description:
       "Called by the gateway, not by apps. The body is the gateway's own notification; Joma only uses it to ask the gateway what happened. 404 when the gateway is unknown, does not confirm the notification, or it matches no payment; 503 with Retry-After when the gateway cannot be asked right now (the gateway sends its notification again).",
   })
-  @ApiParam({ name: 'gateway', description: 'Gateway adapter name', example: 'sandbox' })
+  @ApiParam({
+    name: 'gateway',
+    enum: GATEWAY_NAMES,
+    description: 'Gateway adapter name',
+    example: 'sandbox',
+  })
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
   @ApiBody({
     description: "The gateway's notification fields (gateway-specific)",

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 import { ErrorCode, httpStatusOf } from '../../src/common/errors/error-code';
+import { bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const run = promisify(execFile);
@@ -38,9 +39,27 @@ describe('the served OpenAPI document', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Operations, their shared responses ('#/components/responses/...') read in place. */
   const operations = () =>
     Object.entries(doc.paths as Json).flatMap(([path, ops]) =>
-      Object.entries(ops as Json).map(([method, op]) => ({ path, method, op: op as Json })),
+      Object.entries(ops as Json).map(([method, op]) => ({
+        path,
+        method,
+        op: {
+          ...(op as Json),
+          responses: resolvedResponses((op as Json).responses as Json),
+        } as Json,
+        raw: op as Json,
+      })),
+    );
+  const resolvedResponses = (responses: Json): Json =>
+    Object.fromEntries(
+      Object.entries(responses).map(([status, res]) => [
+        status,
+        typeof (res as Json).$ref === 'string'
+          ? doc.components.responses[(res as Json).$ref.replace('#/components/responses/', '')]
+          : res,
+      ]),
     );
 
   it('lints clean with Redocly recommended rules: no error, no warning', async () => {
@@ -111,12 +130,131 @@ describe('the served OpenAPI document', () => {
     expect(seen).toBeGreaterThan(100);
   });
 
-  it('every operation with a body documents 413 and 415', () => {
-    const withBody = operations().filter(({ op }) => op.requestBody);
-    expect(withBody.length).toBeGreaterThanOrEqual(20);
-    for (const { op } of withBody) {
+  it('every operation with a body, and every write without one, documents 413 and 415', () => {
+    const writes = operations().filter(
+      ({ op, method }) => op.requestBody || ['post', 'put', 'patch', 'delete'].includes(method),
+    );
+    expect(writes.length).toBeGreaterThanOrEqual(50);
+    for (const { op } of writes) {
       expect(Object.keys(op.responses as Json)).toEqual(expect.arrayContaining(['413', '415']));
     }
+  });
+
+  it('a body-less write sent a form body answers 415, as documented', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('a=1');
+    expect(res.status).toBe(415);
+    expect(res.body.meta.errorCode).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('operations have readable, unique ids and a tag listed at the top with a description', () => {
+    const ids = operations().map(({ op }) => op.operationId as string);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['createInvoice', 'createRefund', 'approveRefund']));
+    const tags = (doc.tags as Json[]).map((tag) => tag.name as string);
+    for (const tag of doc.tags as Json[]) expect(tag.description).toEqual(expect.any(String));
+    for (const { op } of operations()) {
+      expect(op.tags).toHaveLength(1);
+      expect(tags).toContain(op.tags[0]);
+    }
+  });
+
+  it('every admin operation names the permission it needs; app operations name what an acting admin needs', () => {
+    for (const { op, path, method } of operations()) {
+      const security = JSON.stringify(op.security ?? []);
+      if (!security.includes('adminBearer')) {
+        expect(op['x-permissions']).toBeUndefined();
+        continue;
+      }
+      expect({ at: `${method} ${path}`, perms: Array.isArray(op['x-permissions']) }).toEqual({
+        at: `${method} ${path}`,
+        perms: true,
+      });
+      for (const p of op['x-permissions'] as string[]) expect(op.description).toContain(`\`${p}\``);
+    }
+    const at = (m: string, p: string) => doc.paths[p][m]['x-permissions'];
+    expect(at('post', '/api/v1/admin/refunds/{id}/approve')).toEqual(['refunds:approve']);
+    expect(at('get', '/api/v1/invoices')).toEqual(['invoices:read']);
+    expect(at('post', '/api/v1/invoices')).toEqual(['invoices:write']);
+    expect(at('post', '/api/v1/products')).toEqual(['catalog:write']);
+  });
+
+  it('errors that say the same thing everywhere are shared components; the types stay small', () => {
+    const responses = doc.components.responses as Json;
+    expect(Object.keys(responses)).toEqual(
+      expect.arrayContaining([
+        'BadRequest',
+        'Unauthorized',
+        'Forbidden',
+        'NotFound',
+        'RateLimited',
+      ]),
+    );
+    let shared = 0;
+    let inline = 0;
+    for (const { raw } of operations())
+      for (const [status, res] of Object.entries(raw.responses as Json))
+        if (Number(status) >= 400) {
+          if ((res as Json).$ref) shared++;
+          else inline++;
+        }
+    expect(shared).toBeGreaterThan(inline * 5);
+  });
+
+  it('a body whose every member is optional is not required, and may be left out', async () => {
+    const optional = operations()
+      .filter(({ op }) => op.requestBody?.required === false)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    expect(optional).toEqual([
+      'PATCH /api/v1/admin/apps/{id}',
+      'PATCH /api/v1/admin/apps/{id}/settings',
+      'PATCH /api/v1/admin/users/{id}',
+      'PATCH /api/v1/webhook-endpoints/{id}',
+      'POST /api/v1/payments/{id}/refunds',
+      'POST /api/v1/subscriptions/{id}/cancel',
+      'PUT /api/v1/invoices/template',
+    ]);
+    const app = await createApp(t);
+    const res = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(await superAdminToken(t)));
+    expect(res.status).toBe(200);
+  });
+
+  it('states the rules the service enforces: BDT only, dates, the phone forms, URLs, gateway names, the offset cap', () => {
+    const schemas = doc.components.schemas as Json;
+    expect(schemas.CreateInvoiceDto.properties.currency.enum).toEqual(['BDT']);
+    const phone = new RegExp(schemas.CreateInvoiceDto.properties.customerPhone.pattern as string);
+    for (const ok of ['01711111111', '8801711111111', '+8801711111111', '+14155550100'])
+      expect(phone.test(ok)).toBe(true);
+    for (const bad of ['1711111111', '+88021234567', '12345']) expect(phone.test(bad)).toBe(false);
+    expect(schemas.CreatePaymentDto.properties.successUrl.format).toBe('uri');
+    expect(schemas.CreatePaymentDto.properties.gateway.enum).toEqual([
+      'sandbox',
+      'sslcommerz',
+      'bkash',
+    ]);
+    const param = (m: string, p: string, name: string) =>
+      (doc.paths[p][m].parameters as Json[]).find((x) => x.name === name)!.schema as Json;
+    expect(param('post', '/api/v1/admin/reconciliation/runs', 'period')).toMatchObject({
+      format: 'date',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    });
+    expect(param('get', '/api/v1/admin/payments', 'gateway').enum).toEqual([
+      'sandbox',
+      'sslcommerz',
+      'bkash',
+    ]);
+    expect(
+      (doc.paths['/api/v1/invoices'].get.parameters as Json[]).find((x) => x.name === 'page')!
+        .description,
+    ).toContain('page * size may not pass 10000');
   });
 
   it('documents X-Request-Id on every response, Retry-After on 429 and 503, Idempotent-Replayed where a key replays', () => {

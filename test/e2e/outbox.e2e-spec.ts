@@ -34,11 +34,35 @@ describe('outbox: EventsService.record', () => {
     expect(await rows()).toEqual([]);
   });
 
+  /** A payment event's data as the published schema has it (events/event-payloads.ts). */
+  const paymentData = (id: number, previous: string) => ({
+    payment_id: id,
+    previous_status: previous,
+    reference: `pay_${id}`,
+    amount_minor: 150000,
+    excess_minor: 0,
+    currency: 'BDT',
+    customer_reference: 'cust-1',
+    invoice_id: null,
+    gateway: 'sandbox',
+    gateway_txn_id: null,
+    payment_method: null,
+    metadata: null,
+  });
+  const entitlementsData = {
+    subscription_id: 3,
+    customer_reference: 'cust-1',
+    granted: [],
+    revoked: [],
+    entitlements: [],
+  };
+
   it('an event recorded in a transaction that rolls back leaves no row', async () => {
     await expect(
       txHost.withTransaction(async () => {
         await events.record({ appId: app.id, mode: 'TEST' }, 'payment.succeeded', {
-          payment_id: 1,
+          ...paymentData(1, 'pending'),
+          risk_level: 'NORMAL',
         });
         const [{ n }] = await txHost.tx.query(
           'SELECT count(*)::int AS n FROM events WHERE app_id = $1',
@@ -53,30 +77,47 @@ describe('outbox: EventsService.record', () => {
 
   it('an event recorded in a committed transaction is stored with its mode, app and status', async () => {
     await txHost.withTransaction(() =>
-      events.record({ appId: app.id, mode: 'LIVE' }, 'payment.expired', {
-        payment_id: 7,
-        previous_status: 'pending',
-      }),
+      events.record({ appId: app.id, mode: 'LIVE' }, 'payment.expired', paymentData(7, 'pending')),
     );
     await txHost.withTransaction(() =>
-      events.record({ appId: app.id, mode: 'TEST' }, 'subscription.entitlements_updated', {
-        subscription_id: 3,
-      }),
+      events.record(
+        { appId: app.id, mode: 'TEST' },
+        'subscription.entitlements_updated',
+        entitlementsData,
+      ),
     );
     expect(await rows()).toEqual([
       {
         type: 'payment.expired',
         mode: 'LIVE',
         app_id: app.id,
-        data: { payment_id: 7, previous_status: 'pending', status: 'expired' },
+        data: { ...paymentData(7, 'pending'), status: 'expired' },
       },
       {
         type: 'subscription.entitlements_updated',
         mode: 'TEST',
         app_id: app.id,
-        data: { subscription_id: 3 },
+        data: entitlementsData,
       },
     ]);
+  });
+
+  it('refuses data that strays from the published schema, and writes nothing', async () => {
+    const { amount_minor: _dropped, ...missing } = paymentData(8, 'pending');
+    await expect(
+      txHost.withTransaction(() =>
+        events.record({ appId: app.id, mode: 'TEST' }, 'payment.expired', missing),
+      ),
+    ).rejects.toThrow(/payment.expired strays from its schema: amount_minor is missing/);
+    await expect(
+      txHost.withTransaction(() =>
+        events.record({ appId: app.id, mode: 'TEST' }, 'payment.expired', {
+          ...paymentData(9, 'pending'),
+          amount_minor: 1.5,
+        }),
+      ),
+    ).rejects.toThrow(/amount_minor is number, not integer/);
+    expect((await rows()).filter((r) => [8, 9].includes(r.data.payment_id))).toEqual([]);
   });
 
   it('refuses a type outside the closed catalogue', async () => {

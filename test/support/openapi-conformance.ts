@@ -105,8 +105,14 @@ export class OpenApiConformance {
     if (!operation) return;
     const op = `${method} ${path}`;
     this.record(op);
-    const response = (operation.responses?.[String(status)] ?? operation.responses?.default) as
+    const listed = (operation.responses?.[String(status)] ?? operation.responses?.default) as
       Json | undefined;
+    // A shared response ('#/components/responses/NotFound') reads from the components.
+    const response = (
+      typeof listed?.$ref === 'string'
+        ? this.doc.components?.responses?.[listed.$ref.replace('#/components/responses/', '')]
+        : listed
+    ) as Json | undefined;
     if (!response) {
       this.problems.push(`${op}: status ${status} is not documented`);
       return;

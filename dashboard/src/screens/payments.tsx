@@ -42,7 +42,7 @@ function PaymentList() {
               applicationId: appId,
               mode,
               status: (query.status || undefined) as never,
-              gateway: query.gateway || undefined,
+              gateway: (query.gateway || undefined) as never,
               excess: query.excess ? 'true' : undefined,
               risk: query.risk ? 'HIGH' : undefined,
             },

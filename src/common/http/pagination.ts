@@ -85,7 +85,7 @@ export function PageQueryDto<const S extends readonly string[]>(sortFields: S) {
       minimum: 0,
       maximum: MAX_PAGE,
       default: 0,
-      description: '0-based page number',
+      description: `0-based page number; page * size may not pass ${MAX_OFFSET} (400): deeper pages take \`cursor\``,
     })
     @IsOptional()
     @Transform(toInt)

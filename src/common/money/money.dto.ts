@@ -31,6 +31,7 @@ export function MinorAmount(opts: { min?: number; optional?: boolean; descriptio
 export function CurrencyField() {
   return applyDecorators(
     ApiPropertyOptional({
+      enum: ['BDT'],
       example: 'BDT',
       default: 'BDT',
       description: 'Only BDT is supported; anything else is 400 UNSUPPORTED_CURRENCY',

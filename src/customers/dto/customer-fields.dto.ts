@@ -44,7 +44,8 @@ export class CustomerFieldsDto {
   customerEmail?: string;
 
   @ApiPropertyOptional({
-    pattern: '^\\+?[0-9 -]{6,20}$',
+    // The forms normalizePhone accepts, written compact (spaces and dashes are also ignored).
+    pattern: '^(?:(?:\\+?880|0)1[3-9][0-9]{8}|\\+(?!880)[1-9][0-9]{7,14})$',
     example: '01711111111',
     description: `${PHONE_FORMS}; stored as +8801XXXXXXXXX for Bangladeshi mobiles`,
   })

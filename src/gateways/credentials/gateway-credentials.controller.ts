@@ -145,7 +145,7 @@ export class GatewayCredentialsController {
       "Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). Payments already open at the gateway keep being confirmed only while credentials exist: remove a gateway once its payments have settled. 404 when none were set.",
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiParam({ name: 'gateway', example: 'bkash' })
+  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'bkash' })
   @ApiEnvelope(GatewayRemovedDto)
   @ApiErrors(400, 404)
   async remove(
@@ -167,7 +167,7 @@ export class GatewayCredentialsController {
       'Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged). `default: true` makes it the gateway new payments of this mode use when they name none.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiParam({ name: 'gateway', example: 'sslcommerz' })
+  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'sslcommerz' })
   @ApiEnvelope(GatewaySetupDto)
   @ApiErrors(400, 404)
   async set(

@@ -16,6 +16,7 @@ import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
 import { CUSTOMER_REFERENCE, CustomerFieldsDto } from '../../customers';
+import { GATEWAY_NAMES } from '../../gateways';
 import { RISK_LEVELS, type RiskLevel } from '../payment.entity';
 import { PAYMENT_STATUSES } from '../payment-state';
 
@@ -63,6 +64,7 @@ export class CreatePaymentDto extends OmitType(CustomerFieldsDto, ['customerRefe
 
   @ApiPropertyOptional({
     maxLength: 40,
+    enum: GATEWAY_NAMES,
     example: 'sandbox',
     description:
       'Gateway adapter to use; the sandbox serves TEST only, LIVE defaults to the real gateway',
@@ -225,7 +227,11 @@ export class AdminPaymentQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @IsIn(RISK_LEVELS)
   risk?: RiskLevel;
 
-  @ApiPropertyOptional({ example: 'bkash', description: 'Only payments through this gateway' })
+  @ApiPropertyOptional({
+    enum: GATEWAY_NAMES,
+    example: 'bkash',
+    description: 'Only payments through this gateway',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(40)
