@@ -32,6 +32,10 @@ const FASTIFY_SMOKE = [
   'webhooks-delivery',
 ];
 
+// The client's sources import each other as './x.js' (what its ESM build needs);
+// in the tests those are the .ts files beside them.
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+
 module.exports = {
   maxWorkers: 2,
   testTimeout: 30000,
@@ -48,6 +52,7 @@ module.exports = {
       // (test/unit/dashboard-*.spec.ts cover the dashboard's own helpers.)
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
     },
     {
       displayName: 'medium',
@@ -56,6 +61,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
@@ -66,6 +72,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -81,6 +88,7 @@ module.exports = {
       testMatch: FASTIFY_SMOKE.map((f) => `<rootDir>/test/e2e/${f}.e2e-spec.ts`),
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       globals: { JOMA_TEST_HTTP_ADAPTER: 'fastify' },
       setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',

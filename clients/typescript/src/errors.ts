@@ -1,4 +1,4 @@
-import type { components } from './generated/schema';
+import type { components } from './generated/schema.js';
 
 /** Every `meta.errorCode` the API sends (from the OpenAPI document). */
 export type ErrorCode = components['schemas']['ErrorCode'];

@@ -1,19 +1,9 @@
-/** @joma/client: a typed client for the Joma API, and a webhook consumer kit. */
-export {
-  type ClientOptions,
-  createJomaAdminClient,
-  createJomaClient,
-  createJomaPublicClient,
-  type JomaClient,
-} from './client';
-export { type ErrorCode, type ErrorEnvelope, JomaApiError, unwrap } from './errors';
-export type { components, paths } from './generated/schema';
-export { type ListPage, paginate, unwrapPage } from './paginate';
-export { isRetrySafe, retryingFetch, type RetryOptions } from './retry';
+/** @joma/client: a typed client for the Joma API, and a webhook consumer kit (Node). */
+export * from './browser.js';
 export {
   type VerifiedWebhook,
   type VerifyOptions,
   verifyWebhook,
   WebhookDeduper,
   WebhookVerificationError,
-} from './webhooks';
+} from './webhooks.js';

@@ -1,4 +1,4 @@
-import { JomaApiError } from './errors';
+import { JomaApiError } from './errors.js';
 
 /** A list answer's envelope: its rows and its pagination (with `nextCursor` while more follow). */
 export interface ListPage<T> {

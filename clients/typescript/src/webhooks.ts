@@ -1,20 +1,25 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+import type { WebhookEvent } from './events.js';
+
 /** Why a webhook was refused; answer it 400 (or 401), never 2xx. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
 }
 
-export interface VerifiedWebhook<T = unknown> {
+export interface VerifiedWebhook<T = WebhookEvent> {
   /** X-Webhook-Id: the delivery's id, the same on every retry of it (dedupe on it). */
   id: string;
-  /** X-Webhook-Event, e.g. `invoice.paid`. */
+  /** X-Webhook-Event, e.g. `invoice.paid` (also `event.type`, which narrows `event.data`). */
   type: string;
   /** The signed timestamp (v2), in unix seconds. */
   timestamp?: number;
   /** Which signature was checked. */
   version: 'v2' | 'v1';
-  /** The parsed body: `{ id, type, created_at, mode, app_id, schema_version, data }` (`id` a number). */
+  /**
+   * The parsed body, typed by its `type`: `{ id, type, created_at, mode,
+   * app_id, schema_version, data }` (`id` a number, the same as X-Webhook-Id).
+   */
   event: T;
 }
 
@@ -55,7 +60,7 @@ function sameHex(expected: string, given: string): boolean {
  * outside the tolerance; v1 (`X-Webhook-Signature`, HMAC of the body) only
  * with `allowV1`. Throws WebhookVerificationError; returns the parsed event.
  */
-export function verifyWebhook<T = unknown>(
+export function verifyWebhook<T = WebhookEvent>(
   rawBody: Buffer | string,
   headers: Headers,
   secret: string,
