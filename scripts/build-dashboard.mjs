@@ -5,6 +5,7 @@
 // changed since the last build. `node scripts/build-dashboard.mjs --force`
 // builds regardless.
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -21,6 +22,7 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INPUTS = [
   'dashboard/src',
   'dashboard/index.html',
+  'dashboard/public',
   'clients/typescript/src/client.ts',
   'clients/typescript/src/retry.ts',
   'clients/typescript/src/generated',
@@ -70,7 +72,10 @@ export async function buildDashboard({ force = false, quiet = false, root = repo
     .replace('%JS%', `/dashboard/${js}`)
     .replace('%CSS%', `/dashboard/${css}`);
   writeFileSync(join(out, 'index.html'), html);
-  for (const f of [js, css, 'index.html']) {
+  // Files served as they are (the docs' example logo: /dashboard/example-logo.svg).
+  const extra = readdirSync(join(root, 'dashboard', 'public'));
+  for (const f of extra) copyFileSync(join(root, 'dashboard', 'public', f), join(out, f));
+  for (const f of [js, css, 'index.html', ...extra]) {
     const body = readFileSync(join(out, f));
     writeFileSync(join(out, `${f}.gz`), gzipSync(body, { level: 9 }));
     writeFileSync(

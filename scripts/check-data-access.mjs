@@ -34,7 +34,7 @@ for (const path of walk(join(root, 'src'))) {
   const hits = lines.flatMap((l, i) => (PATTERN.test(l) ? [`${rel}:${i + 1}: ${l.trim()}`] : []));
   if (hits.length) offenders.set(rel, hits);
 }
-// One way to write raw SQL (README, "Writing SQL"): repositories use TypeORM
+// One way to write raw SQL (docs/architecture.md, "Writing SQL"): repositories use TypeORM
 // (repositories, the query builder) and `sql()` of src/database/sql.ts,
 // never `.query(` on an EntityManager, a DataSource or a pg pool themselves.
 const RAW_QUERY = /\.query\(/;

@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   );
   const metrics = app.get(MetricsServer).address;
   if (metrics) log.info(`Metrics: ${metrics} (not on the public port)`);
-  log.info(app.get(AdminBootstrapService).status);
+  const admin = app.get(AdminBootstrapService);
+  if (admin.statusIsWarning) log.warn(admin.status);
+  else log.info(admin.status);
 }
 
 main().catch(async (err: unknown) => {

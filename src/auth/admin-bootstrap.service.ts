@@ -9,6 +9,8 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AdminBootstrap');
   /** One line for start-up output: whether an admin exists, and how to make one if not. */
   status = '';
+  /** The status is a warning (a setting given half): start-up prints it at warn level. */
+  statusIsWarning = false;
 
   constructor(
     private readonly config: AppConfig,
@@ -20,6 +22,14 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const existing = await this.users.count();
     if (existing > 0) {
       this.status = `Admin users: ${existing} (log in at POST /api/v1/auth/login)`;
+      return;
+    }
+    if (Boolean(adminEmail) !== Boolean(adminPassword)) {
+      const [given, missing] = adminEmail
+        ? ['ADMIN_EMAIL', 'ADMIN_PASSWORD']
+        : ['ADMIN_PASSWORD', 'ADMIN_EMAIL'];
+      this.status = `No admin user yet: ${given} is set but ${missing} is not, so no admin was created; set both and restart`;
+      this.statusIsWarning = true;
       return;
     }
     if (!adminEmail || !adminPassword) {

@@ -7,6 +7,26 @@ export const GATEWAY_LABELS: Record<string, Record<Lang, string>> = {
   bkash: { en: 'bKash', bn: 'বিকাশ' },
 };
 
+/**
+ * A Pay button when the payer chooses between gateways: the way of paying in
+ * words a payer knows (bKash, a card, mobile banking), the amount in it;
+ * the gateway company's name only where payers know it (bKash).
+ */
+export const PAY_BUTTONS: Record<string, Record<Lang, (amount: string) => string>> = {
+  sandbox: {
+    en: (a) => `Pay ${a} in the test sandbox`,
+    bn: (a) => `টেস্ট স্যান্ডবক্সে ${a} পরিশোধ করুন`,
+  },
+  sslcommerz: {
+    en: (a) => `Pay ${a} by card or mobile banking`,
+    bn: (a) => `কার্ড বা মোবাইল ব্যাংকিং দিয়ে ${a} পরিশোধ করুন`,
+  },
+  bkash: {
+    en: (a) => `Pay ${a} with bKash`,
+    bn: (a) => `বিকাশ দিয়ে ${a} পরিশোধ করুন`,
+  },
+};
+
 export const WORDS = {
   en: {
     invoice: 'Invoice',
@@ -22,7 +42,6 @@ export const WORDS = {
     paid: 'Paid',
     amountDue: 'Amount due',
     pay: 'Pay',
-    payWith: 'with',
     paidMessage: 'This invoice is paid. Thank you!',
     voidMessage: 'This invoice has been voided and cannot be paid.',
     unavailable: (company: string) =>
@@ -76,7 +95,6 @@ export const WORDS = {
     paid: 'পরিশোধিত',
     amountDue: 'পরিশোধযোগ্য',
     pay: 'পরিশোধ করুন',
-    payWith: '—',
     paidMessage: 'এই ইনভয়েস পরিশোধ হয়েছে। ধন্যবাদ!',
     voidMessage: 'এই ইনভয়েস বাতিল করা হয়েছে, পরিশোধ করা যাবে না।',
     unavailable: (company: string) =>

@@ -71,7 +71,12 @@ export class PayPageController {
     const gateway = typeof body?.gateway === 'string' && body.gateway ? body.gateway : undefined;
     try {
       const payment = await this.billing.payFromPage(token, gateway);
-      redirectSeeOther(res, payment.checkoutUrl ?? `/pay/${token}`);
+      // The built-in sandbox's checkout speaks the pay page's language (real gateways choose their own).
+      const checkout =
+        payment.checkoutUrl && payment.gateway === 'sandbox'
+          ? `${payment.checkoutUrl}?lang=${pickLang(lang, cookie, accept)}`
+          : payment.checkoutUrl;
+      redirectSeeOther(res, checkout ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
         const chosen = pickLang(lang, cookie, accept);

@@ -2,7 +2,7 @@ import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { type Lang, langToggle, localDigits, takaFor } from '../common/html/language';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
-import { GATEWAY_LABELS, WORDS } from './pay-page-language';
+import { GATEWAY_LABELS, PAY_BUTTONS, WORDS } from './pay-page-language';
 
 /**
  * The hosted pay page: branded with the app's template, lines and amounts in
@@ -70,8 +70,11 @@ export function payPage(
   const payable = i.status === 'ISSUED' || i.status === 'PARTIALLY_PAID';
   const money = (minor: number) => takaFor(lang, minor);
   const buttons = (gateways.length ? gateways : ['']).map((g, n) => {
-    const label = g && gateways.length > 1 ? ` ${w.payWith} ${GATEWAY_LABELS[g]?.[lang] ?? g}` : '';
-    return html`<button type="submit" name="gateway" value="${g}" id="${n === 0 ? 'pay-button' : `pay-with-${g}`}" data-gateway="${g}">${w.pay} ${money(due)}${label}</button>`;
+    const words =
+      g && gateways.length > 1
+        ? (PAY_BUTTONS[g]?.[lang]?.(money(due)) ?? `${w.pay} ${money(due)} (${g})`)
+        : `${w.pay} ${money(due)}`;
+    return html`<button type="submit" name="gateway" value="${g}" id="${n === 0 ? 'pay-button' : `pay-with-${g}`}" data-gateway="${g}">${words}</button>`;
   });
   const body = html`${merchantHeader(view, template)}
 ${langToggle(`/pay/${i.payToken}`, lang)}

@@ -92,6 +92,15 @@ describe('validateEnv', () => {
     },
   );
 
+  it('PORT=abc gets one message, about what kind of value is wanted', () => {
+    expect(errorOf({ PORT: 'abc' }).message).toBe(
+      'Invalid configuration:\n  PORT: PORT must be a whole number (got "abc")',
+    );
+    expect(errorOf({ PORT: '70000' }).message).toBe(
+      'Invalid configuration:\n  PORT: PORT must not be greater than 65535',
+    );
+  });
+
   it.each([['abc'], ['ab'.repeat(31)], ['zz'.repeat(32)], ['ab'.repeat(33)]])(
     'ENCRYPTION_KEY=%s is refused naming ENCRYPTION_KEY',
     (key) => {

@@ -322,6 +322,25 @@ export type Env = EnvSchema;
 
 export class ConfigValidationError extends Error {}
 
+/** Rules that say what kind of value is wanted: when one fails, the range rules are beside the point. */
+const KIND_RULES = ['isInt', 'isBoolean'];
+
+/**
+ * One message per variable: a value of the wrong kind (`PORT=abc`) gets only
+ * that, with the value (numbers and switches are never secrets); otherwise
+ * every rule it breaks.
+ */
+function messageOf(
+  name: string,
+  constraints: Record<string, string> | undefined,
+  value: string | undefined,
+): string {
+  const kind = KIND_RULES.find((rule) => constraints?.[rule]);
+  if (kind && value !== undefined)
+    return `${name} must be ${kind === 'isInt' ? 'a whole number' : 'true or false'} (got ${JSON.stringify(value.slice(0, 40))})`;
+  return Object.values(constraints ?? {}).join('; ');
+}
+
 export function validateEnv(raw: Record<string, string | undefined>): EnvSchema {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined && v !== '') cleaned[k] = v;
@@ -329,7 +348,7 @@ export function validateEnv(raw: Record<string, string | undefined>): EnvSchema 
   const errors = validateSync(env, { skipMissingProperties: false });
   if (errors.length > 0) {
     const lines = errors.map(
-      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+      (e) => `  ${e.property}: ${messageOf(e.property, e.constraints, cleaned[e.property])}`,
     );
     throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
   }

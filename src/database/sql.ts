@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { runStatement } from './hot-query';
 
 /**
- * The one raw-SQL helper (README, "Writing SQL"): repositories use TypeORM
+ * The one raw-SQL helper (docs/architecture.md, "Writing SQL"): repositories use TypeORM
  * (repositories, the query builder) for entities and ordinary queries, and
  * this for the statements TypeORM cannot express (CTEs, `unnest` batches,
  * `ON CONFLICT ... RETURNING`, locks with SKIP LOCKED across joins,

@@ -38,7 +38,7 @@ export function isRetryableConflict(err: unknown): boolean {
  * deadlock's or serialization conflict's victim. A second conflict is
  * answered 503 by the exception filter, never 500.
  *
- * Lock order (README, "The money core"): payments, then
+ * Lock order (docs/architecture.md, "The money core"): payments, then
  * their invoice, then its subscription; changes that start from a
  * subscription lock its open invoice's payments and the invoice first.
  * A serialization failure, or a deadlock the order cannot rule out (a

@@ -228,7 +228,7 @@ export class InvoicesService {
   }
 
   /**
-   * The invoice row-locked in the one lock order (README, "The money core"):
+   * The invoice row-locked in the one lock order (docs/architecture.md, "The money core"):
    * its PENDING payments first (id order), then the invoice, as a capture
    * of one of them locks them. 404 outside the scope.
    */

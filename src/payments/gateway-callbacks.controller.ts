@@ -19,6 +19,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 
+import { AppsService, originOf, parseAllowlist } from '../apps';
 import { AppError } from '../common/errors/app-error';
 import { langChoiceHeaders, pickLang } from '../common/html/language';
 import { sendHtml } from '../common/html/send-html';
@@ -30,7 +31,7 @@ import { GATEWAY_NAMES } from '../gateways';
 import { IpnAckDto } from './dto/payment.dto';
 import type { Payment } from './payment.entity';
 import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
-import { paymentNotFoundPage, paymentResultPage } from './payment-result.page';
+import { type Merchant, paymentNotFoundPage, paymentResultPage } from './payment-result.page';
 import { PaymentsService } from './payments.service';
 
 /**
@@ -45,7 +46,33 @@ export class GatewayCallbacksController {
     private readonly confirmations: PaymentConfirmationsService,
     private readonly payments: PaymentsService,
     private readonly config: AppConfig,
+    private readonly apps: AppsService,
   ) {}
+
+  /**
+   * The merchant a result page names, and the way back: the invoice's pay
+   * page when the payment came from one, else the site of the payment's
+   * return URLs or of the app's defaults and allowlist (its origin), else none.
+   */
+  private async merchantOf(p: Payment): Promise<Merchant> {
+    const app = await this.apps.settingsOf(p.appId);
+    const payPages = `${this.config.publicBaseUrl}/pay/`;
+    const candidates = [
+      p.cancelUrl,
+      p.successUrl,
+      p.failUrl,
+      app.defaultCancelUrl,
+      app.defaultSuccessUrl,
+      ...parseAllowlist(app.returnUrlAllowlist),
+    ];
+    for (const url of candidates) {
+      if (!url) continue;
+      if (url.startsWith(payPages)) return { name: app.name, siteUrl: url };
+      const origin = originOf(url);
+      if (origin) return { name: app.name, siteUrl: `${origin}/` };
+    }
+    return { name: app.name, siteUrl: null };
+  }
 
   @All('api/v1/gateways/:gateway/return')
   @SkipEnvelope()
@@ -113,7 +140,7 @@ export class GatewayCallbacksController {
     // Still PENDING (the gateway was asked above): the page reloads itself until it is settled.
     const refresh: Record<string, string> =
       p.status === 'PENDING' ? { Refresh: String(WAITING_ASK_EVERY_MS / 1000) } : {};
-    sendHtml(res, paymentResultPage(p, chosen), 200, {
+    sendHtml(res, paymentResultPage(p, await this.merchantOf(p), chosen), 200, {
       ...langChoiceHeaders(lang, this.config),
       ...refresh,
     });

@@ -300,7 +300,7 @@ export class SubscriptionsService {
   }
 
   /**
-   * The one lock order (README, "The money core") is payments, their
+   * The one lock order (docs/architecture.md, "The money core") is payments, their
    * invoice, its subscription: the order a capture takes them. A change
    * that starts from the subscription (cancel, pause, resume, advance, the
    * renewal sweep) may void or settle its open invoice, so it first locks

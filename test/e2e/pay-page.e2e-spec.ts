@@ -68,6 +68,47 @@ describe('hosted pay page (HTTP)', () => {
     expect(img![1]).not.toMatch(/[<>]/);
   });
 
+  it("the docs' example logo is served by Joma itself, so the example template shows a real image", async () => {
+    const logoUrl = `${t.baseUrl}/dashboard/example-logo.svg`;
+    const put = await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(app.TEST))
+      .send({ companyName: 'Dhaka Books Ltd.', logoUrl });
+    expect(put.status).toBe(200);
+    const { path } = await issue();
+    const page = await t.http().get(path);
+    expect(page.text).toContain(`<img src="${logoUrl}"`);
+    const logo = await t.http().get('/dashboard/example-logo.svg');
+    expect(logo.status).toBe(200);
+    expect(logo.headers['content-type']).toBe('image/svg+xml');
+    expect(logo.text ?? logo.body.toString()).toContain('aria-label="Dhaka Books"');
+    await t.http().put('/api/v1/invoices/template').set(asApp(app.TEST)).send({});
+  });
+
+  it("the sandbox checkout speaks the pay page's language: Bangla from a Bangla pay page, English by default", async () => {
+    const { path } = await issue();
+    const pay = await t.http().post(path).set('Cookie', 'joma_lang=bn').type('form').send({});
+    expect(pay.status).toBe(303);
+    const checkout = new URL(pay.headers.location as string);
+    expect(checkout.pathname).toMatch(/^\/sandbox\/checkout\//);
+    expect(checkout.searchParams.get('lang')).toBe('bn');
+    const bn = await t.http().get(checkout.pathname + checkout.search);
+    expect(bn.text).toContain('<html lang="bn">');
+    expect(bn.text).toContain('জমা স্যান্ডবক্স গেটওয়ে');
+    expect(bn.text).toContain('টেস্ট মোড: আসল কোনো টাকা লেনদেন হয় না।');
+    expect(bn.text).toMatch(/id="sandbox-pay">পরিশোধ করুন ৳৫০\.০০<\/button>/);
+    expect(bn.text).toContain('id="sandbox-cancel" class="secondary">বাতিল করুন</button>');
+    const en = await t.http().get(checkout.pathname);
+    expect(en.text).toContain('<html lang="en">');
+    expect(en.text).toMatch(/id="sandbox-pay">Pay ৳50\.00<\/button>/);
+    const byBrowser = await t
+      .http()
+      .get(checkout.pathname)
+      .set('Accept-Language', 'bn-BD,bn;q=0.9');
+    expect(byBrowser.text).toContain('<html lang="bn">');
+  });
+
   it('keeps the language chosen with the toggle in a cookie, ahead of Accept-Language, on the page and the receipt', async () => {
     const { path } = await issue();
     const bangla = 'bn-BD,bn;q=0.9';

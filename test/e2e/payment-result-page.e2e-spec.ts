@@ -1,5 +1,5 @@
 import { appFixture } from '../support/app-fixture';
-import { asApp, CreatedApp } from '../support/factories';
+import { asApp, bearer, CreatedApp, superAdminToken } from '../support/factories';
 import { createPayment } from '../support/payments';
 import { TestApp } from '../support/test-app';
 
@@ -117,5 +117,28 @@ describe('payment result page (HTTP)', () => {
     const done = await t.http().get(await finished('pay'));
     expect(done.text).toContain('data-testid="payment-status">Paid</span>');
     expect(done.headers.refresh).toBeUndefined();
+  });
+
+  it("names the merchant and offers the way back to the merchant's site, in both languages", async () => {
+    const path = await finished('pay');
+    const plain = await t.http().get(path);
+    expect(plain.text).toContain(`<p data-testid="merchant">To ${app.name}</p>`);
+    expect(plain.text).toContain(
+      `<p class="muted" data-testid="back-to-merchant">You can close this page and return to ${app.name}.</p>`,
+    );
+    // The app names its site (its return-URL allowlist): the page links back to it.
+    const settings = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ returnUrlAllowlist: 'https://shop.dhaka-books.example' });
+    expect(settings.status).toBe(200);
+    const en = await t.http().get(path);
+    expect(en.text).toContain(
+      `<a class="button" href="https://shop.dhaka-books.example/" data-testid="back-to-merchant">Back to ${app.name}</a>`,
+    );
+    const bn = await t.http().get(`${path}?lang=bn`);
+    expect(bn.text).toContain(`<p data-testid="merchant">প্রাপক: ${app.name}</p>`);
+    expect(bn.text).toContain(`>${app.name}-এ ফিরে যান</a>`);
   });
 });

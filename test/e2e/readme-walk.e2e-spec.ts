@@ -36,14 +36,18 @@ describe('the README walk, as a script', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('logs in, creates an app, issues an invoice, is paid, and lists the three events', async () => {
+  it('logs in, creates an app, issues an invoice, listens, is paid, receives the events, and lists them', async () => {
     const blocks = readmeWalk(readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8'));
-    expect(blocks).toHaveLength(2);
+    expect(blocks).toHaveLength(3);
     expect(blocks[0]).toContain('B=http://localhost:3000\n');
-    const [setup, events] = blocks.map((b) =>
+    const [setup, listenInBackground, events] = blocks.map((b) =>
       b.replace('B=http://localhost:3000\n', `B=${t.baseUrl}\n`),
     );
-    // Step 4 as the customer's browser does it: Pay on the pay page, then Pay on the sandbox checkout.
+    expect(listenInBackground.trim()).toMatch(/^npm run -s joma -- listen .*&$/);
+    // As the reader waits for it: joma listen has said Ready. before they pay.
+    const waitFor = (text: string, seconds: number) =>
+      `for _ in $(seq 1 ${seconds * 10}); do grep -q '${text}' "$LISTEN" && break; sleep 0.1; done; grep -q '${text}' "$LISTEN"`;
+    // Step 5 as the customer's browser does it: Pay on the pay page, then Pay on the sandbox checkout.
     const customerPays = [
       'URL=$(tail -n 1 "$OUT")',
       'CHECKOUT=$(curl -s -o /dev/null -w "%{redirect_url}" -X POST "$URL")',
@@ -54,12 +58,20 @@ describe('the README walk, as a script', () => {
       'set -euo pipefail',
       `OUT=${join(dir, 'out.txt')}`,
       `STEPS=${join(dir, 'steps.txt')}`,
+      `LISTEN=${join(dir, 'listen.txt')}`,
+      "trap 'kill %1 2>/dev/null || true' EXIT",
       `{\n${setup}\n} > "$OUT"`,
+      `{\n${listenInBackground}\n} > "$LISTEN" 2>&1`,
+      waitFor('Ready.', 90),
       customerPays,
+      waitFor('invoice.paid', 20),
       events,
     ].join('\n');
     writeFileSync(join(dir, 'walk.sh'), script);
-    const { stdout } = await run('bash', [join(dir, 'walk.sh')], { cwd: dir });
+    // From the repository, as the reader types it (npm run needs its package.json).
+    const { stdout } = await run('bash', [join(dir, 'walk.sh')], {
+      cwd: resolve(__dirname, '..', '..'),
+    });
     const payableUrl = readFileSync(join(dir, 'out.txt'), 'utf8').trim();
     expect(payableUrl).toMatch(new RegExp(`^${t.baseUrl}/pay/[A-Za-z0-9_-]{20,64}$`));
     expect(readFileSync(join(dir, 'steps.txt'), 'utf8').trim()).toBe(`200 ${payableUrl}`);
@@ -68,13 +80,18 @@ describe('the README walk, as a script', () => {
       'payment.succeeded',
       'invoice.paid',
     ]);
+    // joma listen received what happened after it started, in order.
+    const received = readFileSync(join(dir, 'listen.txt'), 'utf8')
+      .split('\n')
+      .flatMap((l) => /--> ([a-z_.]+) \[evt_\d+\]/.exec(l)?.[1] ?? []);
+    expect(received).toEqual(['payment.succeeded', 'invoice.paid']);
 
     const page = await t.http().get(new URL(payableUrl).pathname);
     expect(page.text).toContain('This invoice is paid');
     expect(page.text).toContain('for Rahim Uddin');
     const rows = await t.db.query(`SELECT status, amount_paid_minor FROM invoices`);
     expect(rows.rows).toEqual([{ status: 'PAID', amount_paid_minor: 90000 }]);
-  }, 60_000);
+  }, 150_000);
 
   it('a second run issues a second invoice (fresh Idempotency-Key), not a 422', async () => {
     const [setup] = readmeWalk(

@@ -96,4 +96,34 @@ describe('start-up (src/main.ts)', () => {
     expect(after.filter((m) => m.req?.id === 'last-before-sigterm')).toHaveLength(1);
     expect(first.err).toEqual([]);
   }, 90_000);
+
+  it('PORT=abc stops start-up with one message about PORT, nothing else', async () => {
+    const run = startMain({ DATABASE_URL: url, PORT: 'abc' });
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.err.join('\n')).toBe(
+      'Invalid configuration:\n  PORT: PORT must be a whole number (got "abc")',
+    );
+  }, 90_000);
+
+  it('ADMIN_EMAIL without ADMIN_PASSWORD is a warning that names the missing one, not silence', async () => {
+    const run = startMain({
+      DATABASE_URL: url,
+      PORT: '0',
+      ADMIN_EMAIL: 'owner@example.com',
+      METRICS_PORT: '0',
+    });
+    try {
+      await until(
+        () => run.out.some((l) => l.includes('No admin user yet')) || run.child.exitCode !== null,
+      );
+      const lines = messages(run.out).filter((m) => m.msg.includes('ADMIN_EMAIL'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({
+        level: 40,
+        msg: 'No admin user yet: ADMIN_EMAIL is set but ADMIN_PASSWORD is not, so no admin was created; set both and restart',
+      });
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  }, 90_000);
 });

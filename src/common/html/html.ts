@@ -90,6 +90,7 @@ export function page(title: string, accent: string, body: SafeHtml, lang = 'en')
   .muted { color: #6b7280; font-size: .9rem; }
   .notice { background: #fef2f2; color: #991b1b; border-radius: 8px; padding: .6rem .9rem; }
   footer { margin-top: 2rem; color: #6b7280; font-size: .85rem; white-space: pre-line; }
+  a.button { display: inline-block; background: var(--accent); color: #fff; border-radius: 8px; padding: .8rem 1.6rem; font-weight: 600; text-decoration: none; }
   .actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1.5rem; }
   h2 { font-size: 1.05rem; margin: 1.5rem 0 .25rem; }
   .unavailable { font-size: 1.05rem; font-weight: 600; border: 1px solid #fca5a5; }

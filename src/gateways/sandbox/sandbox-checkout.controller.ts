@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
 import { AppError } from '../../common/errors/app-error';
+import { pickLang } from '../../common/html/language';
 import { sendHtml } from '../../common/html/send-html';
 import { SkipEnvelope } from '../../common/http/envelope.interceptor';
 import { type HttpResponse, redirectSeeOther } from '../../common/http/replies';
@@ -18,10 +19,16 @@ export class SandboxCheckoutController {
   constructor(private readonly sandbox: SandboxGateway) {}
 
   @Get(':sessionId')
-  async show(@Param('sessionId') sessionId: string, @Res() res: HttpResponse): Promise<void> {
+  async show(
+    @Param('sessionId') sessionId: string,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') accept: string | undefined,
+    @Res() res: HttpResponse,
+  ): Promise<void> {
     const session = await this.sandbox.findSession(sessionId);
     if (!session) throw AppError.notFound('Checkout');
-    sendHtml(res, sandboxCheckoutPage(session));
+    // No kept choice here (the language cookie is the pay pages'): ?lang=, else the browser's.
+    sendHtml(res, sandboxCheckoutPage(session, pickLang(lang, undefined, accept)));
   }
 
   @Post(':sessionId')
