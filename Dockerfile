@@ -10,10 +10,8 @@
 # which npm version honours the "allowScripts" policy in package.json
 # (see docs/operations.md, "Install scripts").
 
-ARG NODE_IMAGE=node:24-slim
-
 # --- build: compile TypeScript (src/ and migrations/) to dist/ -------------
-FROM ${NODE_IMAGE} AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -30,7 +28,7 @@ RUN node scripts/build-dashboard.mjs --force
 # --- deps: production node_modules only ------------------------------------
 # The rebuild runs the one approved install script (embedded PostgreSQL's
 # library symlinks); on other architectures the package is absent and it is a no-op.
-FROM ${NODE_IMAGE} AS deps
+FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
@@ -38,7 +36,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
 # --- runtime ----------------------------------------------------------------
-FROM ${NODE_IMAGE} AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
@@ -51,6 +49,7 @@ COPY --chown=node:node package.json ./
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+# Six misses 10 s apart (a minute: start-up runs migrations) before "unhealthy".
+HEALTHCHECK --interval=10s --timeout=3s --retries=6 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/main.js"]

