@@ -11,14 +11,12 @@ import express, { type Express } from 'express';
 import {
   verifyWebhook,
   WebhookDeduper,
+  type WebhookEvent,
   WebhookVerificationError,
 } from '../../clients/typescript/src';
 
-export interface JomaEvent {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-}
+/** Any Joma event, typed by its `type` (its `id` is a number, the delivery's). */
+export type JomaEvent = WebhookEvent;
 
 export function webhookConsumer(
   secret: string,
@@ -33,7 +31,7 @@ export function webhookConsumer(
     (req, res) => {
       let verified;
       try {
-        verified = verifyWebhook<JomaEvent>(req.body as Buffer, req.headers, secret);
+        verified = verifyWebhook(req.body as Buffer, req.headers, secret);
       } catch (err) {
         if (err instanceof WebhookVerificationError) return res.status(400).send(err.message);
         throw err;
@@ -56,6 +54,9 @@ if (require.main === module) {
     throw new Error('Set JOMA_WEBHOOK_SECRET to the endpoint signing secret (whsec_...)');
   const port = Number(process.env.PORT ?? 4000);
   webhookConsumer(secret, async (event) => {
-    console.log(`${event.type} ${JSON.stringify(event.data)}`);
+    // `event.type` narrows `event.data`: here an invoice.paid's amounts are numbers.
+    if (event.type === 'invoice.paid')
+      console.log(`invoice ${event.data.invoice_id} paid: ${event.data.amount_paid_minor} poisha`);
+    else console.log(`${event.type} ${JSON.stringify(event.data)}`);
   }).listen(port, () => console.log(`listening on http://localhost:${port}/joma/webhooks`));
 }

@@ -1,7 +1,6 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 
 import { Metrics } from '../../src/common/metrics/metrics';
-import { EventsService } from '../../src/events/events.service';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery/retry-schedule';
 import { asApp, createApp, CreatedApp } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -12,6 +11,7 @@ import {
   deliveryRow,
   eventually,
   recordEvent,
+  recordSyntheticEvent,
   workersOf,
 } from '../support/webhooks';
 
@@ -381,10 +381,9 @@ describe('webhooks: delivery to real receivers', () => {
     const r = await receiver();
     await createEndpoint(t, app.TEST, { url: r.url() });
     const txHost = t.app.get(TransactionHost);
-    const events = t.app.get(EventsService);
     await expect(
       txHost.withTransaction(async () => {
-        await events.record(test(), 'payment.cancelled', { payment_id: 'rolled-back' });
+        await recordSyntheticEvent(t, test(), 'payment.cancelled', { payment_id: 'rolled-back' });
         throw new Error('state change failed');
       }),
     ).rejects.toThrow('state change failed');

@@ -1,6 +1,5 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 
-import { EventsService } from '../../src/events/events.service';
 import {
   PER_ENDPOINT_MAX,
   PER_ENDPOINT_START,
@@ -12,7 +11,7 @@ import {
   createEndpoint,
   dispatcherOf,
   eventually,
-  lastEventId,
+  recordSyntheticEvent,
   workersOf,
 } from '../support/webhooks';
 
@@ -40,14 +39,15 @@ describe('webhooks: throughput to a healthy endpoint, restraint with a failing o
 
   /** `n` events in one transaction: a burst for every endpoint of the app. */
   async function burst(n: number): Promise<number[]> {
-    const events = t.app.get(EventsService);
     const txHost = t.app.get(TransactionHost);
     return txHost.withTransaction(async () => {
       const ids: number[] = [];
-      for (let i = 0; i < n; i++) {
-        await events.record({ appId: app.id, mode: 'TEST' }, 'refund.succeeded', { n: i });
-        ids.push(await lastEventId(txHost));
-      }
+      for (let i = 0; i < n; i++)
+        ids.push(
+          await recordSyntheticEvent(t, { appId: app.id, mode: 'TEST' }, 'refund.succeeded', {
+            n: i,
+          }),
+        );
       return ids;
     });
   }
@@ -134,10 +134,11 @@ describe('webhooks: a burst above the cap drains without the poll', () => {
     const app = await createApp(t);
     r = await WebhookReceiver.start(() => ({ status: 200, delayMs: 5 }));
     await createEndpoint(t, app.TEST, { url: r.url() });
-    const events = t.app.get(EventsService);
     await t.app.get(TransactionHost).withTransaction(async () => {
       for (let i = 0; i < 120; i++)
-        await events.record({ appId: app.id, mode: 'TEST' }, 'refund.succeeded', { n: i });
+        await recordSyntheticEvent(t, { appId: app.id, mode: 'TEST' }, 'refund.succeeded', {
+          n: i,
+        });
     });
     const got = await r.waitFor(120, 15_000);
     expect(new Set(got.map((w) => w.id)).size).toBe(120);

@@ -101,7 +101,20 @@ describe('billing use cases (medium tier: services on a real database)', () => {
     const fact = () =>
       new PaymentSucceeded(
         scope,
-        { id: 1, invoiceId: null, reference: 'x', amountMinor: 1000, succeededAt: null } as never,
+        {
+          id: 1,
+          invoiceId: null,
+          reference: 'x',
+          amountMinor: 1000,
+          excessMinor: 0,
+          currency: 'BDT',
+          gateway: 'sandbox',
+          gatewayTxnId: null,
+          paymentMethod: null,
+          metadata: null,
+          riskLevel: 'NORMAL',
+          succeededAt: null,
+        } as never,
         'PENDING',
         'nobody',
       );
