@@ -20,6 +20,12 @@ export default async function globalSetup(): Promise<void> {
   execFileSync(process.execPath, [join(__dirname, '..', '..', 'scripts', 'build-dashboard.mjs')], {
     stdio: 'inherit',
   });
+  // The service as JavaScript, for the specs that start src/main.ts in child processes.
+  process.env.JOMA_TEST_MAIN_JS = execFileSync(
+    process.execPath,
+    [join(__dirname, '..', '..', 'scripts', 'transpile-for-tests.mjs')],
+    { encoding: 'utf8' },
+  ).trim();
   const given = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   let serverUrl: string;
   if (given) {

@@ -19,7 +19,11 @@ export interface Run {
 }
 
 export function startMain(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  // The run's transpiled copy (scripts/transpile-for-tests.mjs) when global setup made one:
+  // the same code, started without transpiling it again in each process.
+  const main = process.env.JOMA_TEST_MAIN_JS;
+  const args = main ? [main] : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
