@@ -73,8 +73,8 @@ export function paymentResultPage(p: Payment, merchant: Merchant, lang: Lang = '
   return page(
     w.title,
     '#0f766e',
-    html`<header><h1>${w.payment} <span data-testid="payment-amount">${takaFor(lang, p.amountMinor)}</span></h1>
-<p data-testid="merchant">${w.to(merchant.name)}</p></header>
+    html`<header><h1>${w.payment} <span data-testid="payment-amount">${takaFor(lang, p.amountMinor)}</span></h1></header>
+<p data-testid="merchant">${w.to(merchant.name)}</p>
 ${langToggle(`/pay/result/${p.reference}`, lang)}
 <p><span class="status ${p.status.toLowerCase()}" data-testid="payment-status">${w.status[p.status] ?? p.status}</span></p>
 <p>${w.message[p.status] ?? ''}</p>
