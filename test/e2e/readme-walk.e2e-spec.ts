@@ -10,12 +10,11 @@ const run = promisify(execFile);
 
 const repo = resolve(__dirname, '..', '..');
 
-/** The bash blocks of the README's "Try it" section, in order (as scripts/readme-walk.mjs reads them). */
-function readmeWalk(readme: string): string[] {
-  const start = readme.indexOf('### Try it');
-  const end = readme.indexOf('\n## ', start);
-  const section = readme.slice(start, end);
-  return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
+/** The bash blocks of the README's "Try it" section, in order: scripts/readme-walk.mjs reads them. */
+async function readmeWalk(readme: string): Promise<string[]> {
+  const script = join(repo, 'scripts', 'readme-walk.mjs');
+  const walk = (await import(script)) as { readmeWalk(readme: string): string[] };
+  return walk.readmeWalk(readme);
 }
 
 /**
@@ -67,8 +66,8 @@ describe('the README walk, as a script', () => {
   }, 150_000);
 
   it('a second run issues a second invoice (fresh Idempotency-Key), not a 422', async () => {
-    const [setup] = readmeWalk(
-      readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8'),
+    const [setup] = (
+      await readmeWalk(readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8'))
     ).map((b) => b.replace('B=http://localhost:3000\n', `B=${t.baseUrl}\n`));
     const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${setup}`], { cwd: dir });
     expect(stdout.trim()).toMatch(/\/pay\/[A-Za-z0-9_-]{20,64}$/);
