@@ -74,7 +74,7 @@ export class PayPageController {
       // The built-in sandbox's checkout speaks the pay page's language (real gateways choose their own).
       const checkout =
         payment.checkoutUrl && payment.gateway === 'sandbox'
-          ? `${payment.checkoutUrl}?lang=${pickLang(lang, cookie, accept)}`
+          ? withQuery(payment.checkoutUrl, 'lang', pickLang(lang, cookie, accept))
           : payment.checkoutUrl;
       redirectSeeOther(res, checkout ?? `/pay/${token}`);
     } catch (err) {
@@ -99,4 +99,11 @@ export class PayPageController {
       throw err;
     }
   }
+}
+
+/** `url` with one query parameter set (whatever query it already had). */
+function withQuery(url: string, name: string, value: string): string {
+  const u = new URL(url);
+  u.searchParams.set(name, value);
+  return u.toString();
 }
