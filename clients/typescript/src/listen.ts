@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import { createJomaClient, type JomaClient } from './client.js';
 import { unwrap } from './errors.js';
+import { paginate, unwrapPage } from './paginate.js';
 import { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 
 /**
@@ -183,7 +184,11 @@ async function listenByPolling(
         const fresh: EventItem[] = [];
         let cursor: string | undefined;
         for (;;) {
-          const { data, pagination } = await unwrapList(joma, cursor);
+          const { data, pagination } = await unwrapPage(
+            joma.GET('/api/v1/events', {
+              params: { query: { sortBy: 'id', order: 'desc', size: 100, cursor } },
+            }),
+          );
           fresh.push(...data.filter((e) => e.id > last));
           cursor = pagination.nextCursor ?? undefined;
           if (!cursor || data.some((e) => e.id <= last)) break;
@@ -222,20 +227,6 @@ async function listenByPolling(
   };
 }
 
-async function unwrapList(
-  joma: JomaClient,
-  cursor: string | undefined,
-): Promise<{ data: EventItem[]; pagination: { nextCursor?: string | null } }> {
-  const { data, error, response } = await joma.GET('/api/v1/events', {
-    params: { query: { sortBy: 'id', order: 'desc', size: 100, cursor } },
-  });
-  if (!response.ok || !data) {
-    const meta = (error as { meta?: { message?: string } } | undefined)?.meta;
-    throw new Error(meta?.message ?? `HTTP ${response.status}`);
-  }
-  return data as unknown as { data: EventItem[]; pagination: { nextCursor?: string | null } };
-}
-
 async function listenForDeliveries(
   joma: JomaClient,
   options: ListenOptions,
@@ -245,10 +236,15 @@ async function listenForDeliveries(
   forwarded: () => number,
 ): Promise<Listener> {
   const url = options.publicUrl!;
-  const endpoints = await unwrap(
-    joma.GET('/api/v1/webhook-endpoints', { params: { query: { size: 100 } } }),
-  );
-  const existing = endpoints.find((e) => e.url === url);
+  let existing: { id: number; enabled: boolean } | undefined;
+  // Every page of the mode's endpoints: a reused endpoint may be past the first hundred.
+  for await (const e of paginate((cursor) =>
+    unwrapPage(joma.GET('/api/v1/webhook-endpoints', { params: { query: { size: 100, cursor } } })),
+  ))
+    if (e.url === url) {
+      existing = e;
+      break;
+    }
   let secret: string;
   if (existing) {
     if (!existing.enabled)
