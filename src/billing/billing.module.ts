@@ -2,8 +2,9 @@ import { Module } from '@nestjs/common';
 
 import { AuthModule } from '../auth';
 import { InvoicesModule } from '../invoices';
-import { PaymentsModule } from '../payments';
+import { InvoicePayPages, PaymentsModule } from '../payments';
 import { CreatePaymentController } from './create-payment.controller';
+import { BillingInvoicePayPages } from './invoice-pay-pages.provider';
 import { InvoicePaymentsService } from './invoice-payments.service';
 import { PayPageController } from './pay-page.controller';
 
@@ -15,7 +16,11 @@ import { PayPageController } from './pay-page.controller';
 @Module({
   imports: [AuthModule, InvoicesModule, PaymentsModule],
   controllers: [CreatePaymentController, PayPageController],
-  providers: [InvoicePaymentsService],
+  providers: [
+    InvoicePaymentsService,
+    // Found by the payments result page through ModuleRef (payments cannot import billing).
+    { provide: InvoicePayPages, useClass: BillingInvoicePayPages },
+  ],
   exports: [InvoicePaymentsService],
 })
 export class BillingModule {}

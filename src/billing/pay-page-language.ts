@@ -80,6 +80,10 @@ export const WORDS = {
       'Online payment is not available for this invoice right now. Please contact the merchant.',
     busyNow:
       'This invoice already has payments in progress. Finish one of them, or try again in a few minutes.',
+    notCounted: (amount: string, done: boolean) =>
+      `${amount} received and ${done ? 'refunded' : 'being refunded'} (could not be counted toward this invoice).`,
+    excessRefund: (amount: string, done: boolean) =>
+      `${amount} received beyond what this invoice needed, and ${done ? 'refunded' : 'being refunded'}.`,
   },
   bn: {
     invoice: 'ইনভয়েস',
@@ -133,5 +137,9 @@ export const WORDS = {
       'এই ইনভয়েস এখন অনলাইনে পরিশোধ করা যাচ্ছে না। অনুগ্রহ করে বিক্রেতার সাথে যোগাযোগ করুন।',
     busyNow:
       'এই ইনভয়েসের কয়েকটি পরিশোধ এখন চলমান। সেগুলোর একটি শেষ করুন, অথবা কয়েক মিনিট পরে আবার চেষ্টা করুন।',
+    notCounted: (amount: string, done: boolean) =>
+      `${amount} পাওয়া গেছে এবং ফেরত ${done ? 'দেওয়া হয়েছে' : 'দেওয়া হচ্ছে'} (এই ইনভয়েসে গণনা করা যায়নি)।`,
+    excessRefund: (amount: string, done: boolean) =>
+      `এই ইনভয়েসের প্রয়োজনের চেয়ে বেশি পাওয়া ${amount} ফেরত ${done ? 'দেওয়া হয়েছে' : 'দেওয়া হচ্ছে'}।`,
   },
 } as const;

@@ -2,6 +2,7 @@ import { dhakaDate } from '../common/clock/dhaka-calendar';
 import { html, page, safeColor, safeUrl } from '../common/html/html';
 import { type Lang, langToggle, localDigits, takaFor } from '../common/html/language';
 import { amountDueOf, type InvoiceTemplate, type InvoiceView, isPayable } from '../invoices';
+import type { Payment } from '../payments';
 import { GATEWAY_LABELS, PAY_BUTTONS, WORDS } from './pay-page-language';
 
 /**
@@ -85,6 +86,7 @@ ${i.subscriptionId !== null ? html`<p class="muted" data-testid="subscription">$
 ${payable && !canPay ? html`<p class="notice unavailable" role="alert" data-testid="unavailable">${outsideLimits ? w.outsideLimits(company) : w.unavailable(company)}</p>` : ''}
 ${notice ? html`<p class="muted" role="status">${notice}</p>` : ''}
 ${attempt && canPay ? html`<p class="notice" role="status" data-testid="attempt-notice">${attempt}</p>` : ''}
+${refundNotices(view, lang)}
 <table>
   <thead><tr><th>${w.item}</th><th class="num">${w.qty}</th><th class="num">${w.unit}</th><th class="num">${w.amount}</th></tr></thead>
   <tbody>
@@ -139,14 +141,44 @@ function succeeded(view: InvoiceView) {
   return view.payments.filter((p) => p.status === 'SUCCEEDED');
 }
 
-/** One row per captured payment: the customer's proof of payment. */
+/** What a capture counted on the invoice: its amount less its excess (refunded, decisions section 13). */
+function countedOf(p: Payment): number {
+  return p.amountMinor - p.excessMinor;
+}
+
+/** Captures that paid (part of) the invoice; a capture counted on it for nothing is no payment of it. */
+function counted(view: InvoiceView) {
+  return succeeded(view).filter((p) => countedOf(p) > 0);
+}
+
+/**
+ * One line per capture that brought more than the invoice needed: all of it
+ * not counted (another amount than asked, or the invoice already paid or
+ * void), or part of it; that money is refunded automatically.
+ */
+function refundNotices(view: InvoiceView, lang: Lang) {
+  const w = WORDS[lang];
+  const lines = succeeded(view)
+    .filter((p) => p.excessMinor > 0)
+    .map((p) => {
+      const done = p.amountRefundedMinor >= p.excessMinor;
+      const words =
+        countedOf(p) === 0
+          ? w.notCounted(takaFor(lang, p.amountMinor), done)
+          : w.excessRefund(takaFor(lang, p.excessMinor), done);
+      return html`<p class="notice" role="status" data-testid="refund-notice">${words}</p>`;
+    });
+  return lines.length ? html`${lines}` : '';
+}
+
+/** One row per payment counted on the invoice, with what it counted: the customer's proof of payment. */
 function paymentRows(view: InvoiceView, lang: Lang) {
-  return succeeded(view).map(
+  return counted(view).map(
     (p) => html`<tr data-testid="receipt-payment">
   <td>${dhakaTime(p.succeededAt ?? p.updatedAt, lang)}</td>
   <td>${p.paymentMethodLabel ?? GATEWAY_LABELS[p.gateway]?.[lang] ?? p.gateway}</td>
   <td class="txn" data-testid="txn-id">${p.gatewayTxnId ?? p.reference}</td>
-  <td class="num">${takaFor(lang, p.amountMinor)}</td>
+  <td class="num">${takaFor(lang, countedOf(p))}</td>
 </tr>`,
   );
 }
@@ -161,7 +193,7 @@ function paymentsTable(view: InvoiceView, lang: Lang) {
 
 /** On the pay page: what was received, with links to the receipt and back to the merchant. */
 function paymentsReceived(view: InvoiceView, lang: Lang) {
-  if (succeeded(view).length === 0) return '';
+  if (counted(view).length === 0) return '';
   const w = WORDS[lang];
   const back = safeUrl(view.merchantUrl);
   return html`<section data-testid="payments-received">
@@ -177,15 +209,16 @@ ${paymentsTable(view, lang)}
 /**
  * A print-friendly receipt at /pay/{token}/receipt, in the pay page's
  * language: merchant, invoice, lines, and every captured payment with its
- * transaction id, time (Asia/Dhaka), method and amount. Null when nothing
- * has been paid yet.
+ * transaction id, time (Asia/Dhaka), method and the amount it counted on
+ * the invoice (never the excess, which is refunded: said below the table).
+ * Null when nothing has been counted on it yet.
  */
 export function receiptPage({ view, template, lang = 'en' }: PayPageInput): string | null {
-  if (succeeded(view).length === 0) return null;
+  if (counted(view).length === 0) return null;
   const w = WORDS[lang];
   const i = view.invoice;
   const company = template?.companyName || view.appName;
-  const paid = succeeded(view).reduce((sum, p) => sum + p.amountMinor, 0);
+  const paid = counted(view).reduce((sum, p) => sum + countedOf(p), 0);
   const body = html`${merchantHeader(view, template)}
 ${langToggle(`/pay/${i.payToken}/receipt`, lang, 'lang no-print')}
 <h2>${w.receipt}</h2>
@@ -197,6 +230,7 @@ ${langToggle(`/pay/${i.payToken}/receipt`, lang, 'lang no-print')}
   <tfoot><tr class="total"><td colspan="2">${w.invoiceTotal}</td><td class="num">${takaFor(lang, i.totalMinor)}</td></tr></tfoot>
 </table>
 ${paymentsTable(view, lang)}
+${refundNotices(view, lang)}
 <p class="total">${w.paid} <span data-testid="receipt-paid">${takaFor(lang, paid)}</span></p>
 <p class="muted no-print">${w.printHint} <a href="/pay/${i.payToken}?lang=${lang}">${w.backToInvoice}</a></p>
 ${template?.footerNote ? html`<footer>${template.footerNote}</footer>` : ''}`;

@@ -10,6 +10,7 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import {
   ApiBody,
   ApiConsumes,
@@ -29,6 +30,7 @@ import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { AppConfig } from '../config/app-config';
 import { GATEWAY_NAMES } from '../gateways';
 import { IpnAckDto } from './dto/payment.dto';
+import { InvoicePayPages } from './invoice-pay-pages';
 import type { Payment } from './payment.entity';
 import { PaymentConfirmationsService, WAITING_ASK_EVERY_MS } from './payment-confirmations.service';
 import { type Merchant, paymentNotFoundPage, paymentResultPage } from './payment-result.page';
@@ -47,7 +49,25 @@ export class GatewayCallbacksController {
     private readonly payments: PaymentsService,
     private readonly config: AppConfig,
     private readonly apps: AppsService,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  /**
+   * The invoice's pay page when a capture of this invoice payment could not
+   * be counted at all (refunded whole) and the invoice still has something
+   * due; null otherwise, or when no module provides invoice pages.
+   */
+  private async invoicePayPageOf(p: Payment): Promise<string | null> {
+    if (p.status !== 'SUCCEEDED' || p.invoiceId === null) return null;
+    if (p.excessMinor <= 0 || p.excessMinor < p.amountMinor) return null;
+    let pages: InvoicePayPages;
+    try {
+      pages = this.moduleRef.get(InvoicePayPages, { strict: false });
+    } catch {
+      return null;
+    }
+    return pages.whileDue({ appId: p.appId, mode: p.mode }, p.invoiceId);
+  }
 
   /**
    * The merchant a result page names, and the way back: the invoice's pay
@@ -140,7 +160,13 @@ export class GatewayCallbacksController {
     // Still PENDING (the gateway was asked above): the page reloads itself until it is settled.
     const refresh: Record<string, string> =
       p.status === 'PENDING' ? { Refresh: String(WAITING_ASK_EVERY_MS / 1000) } : {};
-    sendHtml(res, paymentResultPage(p, await this.merchantOf(p), chosen), 200, {
+    const page = paymentResultPage(
+      p,
+      await this.merchantOf(p),
+      chosen,
+      await this.invoicePayPageOf(p),
+    );
+    sendHtml(res, page, 200, {
       ...langChoiceHeaders(lang, this.config),
       ...refresh,
     });

@@ -1,5 +1,6 @@
 /** The payments feature's public door: what other features may use. */
 export { CreatePaymentDto, PaymentDto } from './dto/payment.dto';
+export { InvoicePayPages } from './invoice-pay-pages';
 export type { Payment } from './payment.entity';
 export { toPaymentDto } from './payment.mapper';
 export { PaymentConfirmationsService } from './payment-confirmations.service';

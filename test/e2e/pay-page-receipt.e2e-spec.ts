@@ -155,4 +155,61 @@ describe('hosted pay page: honest and a receipt', () => {
     expect(none.text).toContain('এখনও কোনো রসিদ নেই');
     expect(none.text).toContain('<html lang="bn">');
   });
+
+  it('a capture of another amount from the Pay button: the page says it is being refunded and still asks for what is due, in both languages', async () => {
+    const invoice = await createInvoice(t, app.TEST, {
+      customerReference: 'mismatch-page',
+      lineItems: [{ description: 'Novel', qty: 2, unitAmountMinor: 45000 }],
+    });
+    const click = await t.http().post(pathOf(invoice));
+    expect(click.status).toBe(303);
+    // The customer pays at the sandbox, which captures ৳1 more than asked (amount_mismatch).
+    const session = new URL(click.headers.location).pathname.split('/').pop();
+    await t.db.query(
+      'UPDATE sandbox_sessions SET amount_minor = amount_minor + 100 WHERE session_id = $1',
+      [session],
+    );
+    const done = await t
+      .http()
+      .post(`/sandbox/checkout/${session}`)
+      .type('form')
+      .send({ outcome: 'pay' });
+    const ret = new URL(done.headers.location);
+    const back = await t.http().get(ret.pathname + ret.search);
+    expect(back.status).toBe(303);
+    expect(new URL(back.headers.location).pathname).toBe(pathOf(invoice));
+    const payment = (
+      await t.db.query(
+        'SELECT status, amount_minor, excess_minor FROM payments WHERE invoice_id = $1',
+        [invoice.id],
+      )
+    ).rows;
+    expect(payment).toEqual([{ status: 'SUCCEEDED', amount_minor: 90100, excess_minor: 90100 }]);
+
+    const en = await t.http().get(pathOf(invoice));
+    expect(en.text).toContain('data-testid="invoice-status">Issued</span>');
+    expect(en.text).toContain(
+      '<p class="notice" role="status" data-testid="refund-notice">৳901.00 received and being refunded (could not be counted toward this invoice).</p>',
+    );
+    expect(en.text).toContain(
+      'Amount due</td><td class="num" data-testid="amount-due">৳900.00</td>',
+    );
+    expect(en.text).toContain('id="pay-button"');
+    expect(en.text).not.toContain('Payment received');
+    expect(en.text).not.toContain('data-testid="paid-message"');
+    expect(en.text).not.toContain('data-testid="receipt-link"');
+
+    const bn = await t.http().get(pathOf(invoice)).set('Accept-Language', 'bn-BD,bn;q=0.9');
+    expect(bn.text).toContain(
+      'data-testid="refund-notice">৳৯০১.০০ পাওয়া গেছে এবং ফেরত দেওয়া হচ্ছে (এই ইনভয়েসে গণনা করা যায়নি)।</p>',
+    );
+    expect(bn.text).toContain(
+      'পরিশোধযোগ্য</td><td class="num" data-testid="amount-due">৳৯০০.০০</td>',
+    );
+    expect(bn.text).toContain('id="pay-button"');
+    expect(bn.text).not.toContain('পেমেন্ট পাওয়া গেছে<');
+    expect(bn.text).not.toContain('data-testid="paid-message"');
+    // No receipt: nothing was counted on the invoice.
+    expect((await t.http().get(`${pathOf(invoice)}/receipt`)).status).toBe(404);
+  });
 });
