@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 
 import { AppError } from '../common/errors/app-error';
@@ -15,6 +15,7 @@ import type { GatewayContext, GatewayMode, PaymentGateway } from './payment-gate
  */
 @Injectable()
 export class GatewayRegistry implements OnModuleInit {
+  private readonly logger = new Logger('Gateways');
   private gateways = new Map<string, PaymentGateway>();
 
   constructor(
@@ -39,7 +40,10 @@ export class GatewayRegistry implements OnModuleInit {
   /**
    * Remembers the last error a gateway gave for the app and mode (shown by
    * GET /admin/apps/{id}/gateways); the text is the adapter's, which never
-   * carries credentials. Never throws: diagnostics must not fail a payment.
+   * carries credentials. An app without credentials for the gateway there
+   * (removed while work was in flight, or never set) has no setup to keep it
+   * on: it is logged as an error instead (the caller's own line names the
+   * payment or refund). Never throws: diagnostics must not fail a payment.
    */
   async noteError(
     scope: { appId: number; mode: GatewayMode },
@@ -47,7 +51,22 @@ export class GatewayRegistry implements OnModuleInit {
     error: string,
   ): Promise<void> {
     if (this.gateways.get(gateway)?.credentialFields.length === 0) return;
-    await this.credentials.noteError(scope, gateway, error).catch(() => undefined);
+    const kept = await this.credentials.noteError(scope, gateway, error).catch(() => true);
+    if (!kept)
+      this.logger.error(
+        `${gateway} failed for app ${scope.appId} in ${scope.mode} mode, which has no ${gateway} credentials there (set them with PATCH /api/v1/admin/apps/${scope.appId}/gateways/${gateway}?mode=${scope.mode}): ${error}`,
+      );
+  }
+
+  /**
+   * Remembers that a gateway answered a call for the app and mode (a
+   * checkout opened, a status or a refund answered), shown as
+   * `lastSuccessAt` beside the last error. Written at most once a minute
+   * per app, mode and gateway, at once after an error. Never throws.
+   */
+  async noteSuccess(scope: { appId: number; mode: GatewayMode }, gateway: string): Promise<void> {
+    if (this.gateways.get(gateway)?.credentialFields.length === 0) return;
+    await this.credentials.noteSuccess(scope, gateway).catch(() => undefined);
   }
 
   /**

@@ -1,5 +1,6 @@
 /** The gateways feature's public door: the registry, the port adapters implement, and the adapters. */
 export { BkashGatewayModule } from './bkash';
+export { GatewayCredentialsRemoved } from './credentials/gateway-credentials-events';
 export { GatewayAdapter } from './gateway-adapter.decorator';
 export { GatewayRegistry } from './gateway-registry.service';
 export { GatewaysModule } from './gateways.module';

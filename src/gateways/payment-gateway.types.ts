@@ -69,9 +69,12 @@ export type GatewayOutcome = 'captured' | 'failed' | 'cancelled' | 'open';
 /** What the gateway itself says about a session, after verification. */
 export interface VerifiedStatus {
   sessionId: string;
+  /** The merchant reference the gateway states ('' when its answer leaves it out: no difference). */
   reference: string;
   outcome: GatewayOutcome;
-  amountMinor: number;
+  /** What the gateway states it moved (null when its answer leaves the amount out: no difference). */
+  amountMinor: number | null;
+  /** '' when the answer leaves it out (no difference). */
   currency: string;
   txnId?: string | null;
   /** The gateway's risk verdict on a capture (SSLCommerz `risk_level` 1: HIGH). */
@@ -146,6 +149,11 @@ export interface StatusQueryCapability {
 }
 
 export interface RefundCapability {
+  /**
+   * How many days after its capture the gateway still refunds a payment
+   * (bKash: 15); none: no published limit. Checked before a refund is opened.
+   */
+  readonly refundWindowDays?: number;
   /**
    * Asks the gateway to refund part or all of a capture. `reference` is
    * Joma's refund reference: sending the same one again must not refund

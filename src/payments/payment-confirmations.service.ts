@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config';
 import type { TenantScope } from '../database/tenant';
 import { retryOnConflict } from '../database/transaction';
 import type { VerifiedStatus } from '../gateways';
-import { GatewayRegistry } from '../gateways';
+import { gatewayErrorText, GatewayRegistry } from '../gateways';
 import { Payment } from './payment.entity';
 import { ApplyResult, PaymentTransitions } from './payment-transitions';
 import { PaymentsRepository } from './payments.repository';
@@ -238,16 +238,18 @@ export class PaymentConfirmationsService {
     if (!payment.gatewaySessionId) return null;
     try {
       const ctx = await this.gateways.context(payment, payment.gateway);
-      return await this.gateways
+      const status = await this.gateways
         .get(payment.gateway)
         .statusQuery.queryStatus(
           { sessionId: payment.gatewaySessionId, reference: payment.reference },
           ctx,
         );
+      await this.gateways.noteSuccess(payment, payment.gateway);
+      return status;
     } catch (err) {
-      this.logger.warn(
-        `Gateway status query failed for payment ${payment.id}: ${(err as Error).name}`,
-      );
+      const reason = gatewayErrorText(err);
+      this.logger.warn(`Gateway status query failed for payment ${payment.id}: ${reason}`);
+      await this.gateways.noteError(payment, payment.gateway, reason);
       return null;
     }
   }

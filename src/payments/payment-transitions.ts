@@ -36,35 +36,29 @@ export class PaymentTransitions {
   ) {}
 
   /**
-   * A gateway's verified answer about a locked payment; one about another
-   * payment or currency is logged and changes nothing. A capture of another
-   * amount is still a capture (decisions section 13): SUCCEEDED for what was
-   * captured, nothing counted on the invoice, all of it refunded
-   * (`amount_mismatch`).
+   * A gateway's verified answer about a locked payment. A capture the
+   * gateway reports for this payment's checkout is the truth about money
+   * (decisions sections 13 and 19): it always ends SUCCEEDED, and when its
+   * reference, amount or currency differs from the payment's, it is counted
+   * on no invoice and refunded whole (`amount_mismatch`). A field the
+   * answer leaves out is no difference. Any other outcome that does not
+   * match the payment is logged and changes nothing.
    */
   async applyVerified(payment: Payment, verified: VerifiedStatus): Promise<ApplyResult> {
     if (verified.outcome === 'open') return { payment, changed: false };
-    const otherAmount =
-      verified.amountMinor !== payment.amountMinor &&
-      !(
-        verified.outcome === 'captured' &&
-        Number.isSafeInteger(verified.amountMinor) &&
-        verified.amountMinor > 0
+    const differences = differencesOf(payment, verified);
+    if (verified.outcome === 'captured')
+      return this.apply(payment, 'capture', verified, differences);
+    if (differences.length > 0) {
+      this.logger.error(
+        `Gateway answer (${verified.outcome}) for payment ${payment.id} differs in ${differences.join(', ')}; ignored`,
       );
-    if (
-      verified.reference !== payment.reference ||
-      otherAmount ||
-      verified.currency !== payment.currency
-    ) {
-      this.logger.error(`Gateway confirmation does not match payment ${payment.id}; ignored`);
       return {
         payment,
         changed: false,
         invalid: 'Gateway confirmation does not match the payment',
       };
     }
-    // A verified capture always applies (it is the truth about money); other
-    // outcomes follow the state table.
     return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
   }
 
@@ -73,6 +67,7 @@ export class PaymentTransitions {
     payment: Payment,
     trigger: PaymentTrigger,
     verified?: VerifiedStatus,
+    differences: readonly string[] = [],
   ): Promise<ApplyResult> {
     const t = transition(payment.status, trigger);
     if (t.kind === 'noop') return { payment, changed: false };
@@ -92,13 +87,17 @@ export class PaymentTransitions {
       payment.paymentMethodAccount = maskAccount(verified?.method?.account ?? null);
       payment.paymentMethodLabel = maskIn(payment.paymentMethodLabel, verified?.method?.account);
       payment.riskLevel = verified?.riskLevel ?? 'NORMAL';
-      if (verified && verified.amountMinor !== requestedMinor) {
+      if (
+        verified?.amountMinor &&
+        verified.amountMinor > 0 &&
+        verified.amountMinor !== requestedMinor
+      )
         // What the gateway captured is what moved (ledger, refund); the request is in the log.
         payment.amountMinor = verified.amountMinor;
+      if (differences.length > 0)
         this.logger.error(
-          `Payment ${payment.id}: ${payment.gateway} captured ${verified.amountMinor} where ${requestedMinor} was asked; refunded in full (amount_mismatch)`,
+          `Payment ${payment.id}: ${payment.gateway} captured ${payment.amountMinor} ${verified?.currency || payment.currency} (reference ${verified?.reference || 'not stated'}) where ${requestedMinor} ${payment.currency} (${payment.reference}) was asked: it differs in ${differences.join(', ')}; refunded in full (amount_mismatch)`,
         );
-      }
     }
     if (t.to === 'FAILED' && verified?.failureReason)
       payment.failureReason = verified.failureReason;
@@ -106,8 +105,7 @@ export class PaymentTransitions {
     const scope = { appId: saved.appId, mode: saved.mode };
     const customer = await this.customers.get(scope, saved.customerId);
     const fact = paymentFact(t.event, scope, saved, previous, customer.externalId);
-    if (fact instanceof PaymentSucceeded && saved.amountMinor !== requestedMinor)
-      fact.markAmountMismatch();
+    if (fact instanceof PaymentSucceeded && differences.length > 0) fact.markAmountMismatch();
     await this.bus.publish(fact);
     // What a subscriber did not count (an invoice already paid, or needing less) is excess, to be refunded.
     if (fact instanceof PaymentSucceeded && fact.excessMinor > 0) {
@@ -119,4 +117,18 @@ export class PaymentTransitions {
     }
     return { payment: saved, changed: true };
   }
+}
+
+/**
+ * Where a gateway's answer differs from the payment: the reference, amount
+ * and currency it states (one it leaves out is no difference: decisions
+ * section 19).
+ */
+export function differencesOf(payment: Payment, verified: VerifiedStatus): string[] {
+  const differs: string[] = [];
+  if (verified.reference && verified.reference !== payment.reference) differs.push('reference');
+  if (verified.amountMinor != null && verified.amountMinor !== payment.amountMinor)
+    differs.push('amount');
+  if (verified.currency && verified.currency !== payment.currency) differs.push('currency');
+  return differs;
 }

@@ -197,6 +197,16 @@ export class PaymentsRepository {
     });
   }
 
+  /** How many of the app's payments in the mode are PENDING at the gateway (still need its credentials). */
+  async countPendingAtGateway(scope: TenantScope, gateway: string): Promise<number> {
+    const [row] = await sql(this.txHost.tx).rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payments
+        WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND status = 'PENDING'`,
+      [scope.appId, scope.mode, gateway],
+    );
+    return Number(row.n);
+  }
+
   /**
    * The invoice's PENDING and EXPIRED payments not asked about since
    * `askedBefore`, claimed for one status query each (the claim is the

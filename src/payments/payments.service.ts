@@ -214,6 +214,11 @@ export class PaymentsService {
     return new Map(rows.map((r) => [r.reference, r]));
   }
 
+  /** How many of the app's payments in the mode are PENDING at the gateway (they still need its credentials). */
+  countPendingAtGateway(scope: TenantScope, gateway: string): Promise<number> {
+    return this.payments.countPendingAtGateway(scope, gateway);
+  }
+
   /** A refund of the payment succeeded at the gateway (in the refund's transaction). */
   recordRefunded(paymentId: number, amountMinor: number): Promise<void> {
     return this.payments.addRefunded(paymentId, amountMinor);
@@ -277,6 +282,7 @@ export class PaymentsService {
         `The ${gateway.name} gateway could not open a checkout; payment ${payment.id} is FAILED. Try again.`,
       );
     }
+    await this.gateways.noteSuccess(scope, gateway.name);
     const attached = await this.payments.attachCheckout(payment.id, session, this.clock.now());
     if (attached) return attached;
     await this.closeSession(payment, session.sessionId);

@@ -9,6 +9,7 @@ import { GatewaysModule } from '../gateways';
 import { IdempotencyModule } from '../idempotency';
 import { PaymentsModule } from '../payments';
 import { ExcessRefundSubscriber } from './excess-refund.subscriber';
+import { GatewayInFlightSubscriber } from './gateway-in-flight.subscriber';
 import { Refund } from './refund.entity';
 import { RefundRecheckJob } from './refund-recheck.job';
 import { AdminRefundsController, RefundsController } from './refunds.controller';
@@ -28,7 +29,13 @@ import { RefundsService } from './refunds.service';
     TypeOrmModule.forFeature([Refund]),
   ],
   controllers: [RefundsController, AdminRefundsController],
-  providers: [RefundsRepository, RefundsService, RefundRecheckJob, ExcessRefundSubscriber],
+  providers: [
+    RefundsRepository,
+    RefundsService,
+    RefundRecheckJob,
+    ExcessRefundSubscriber,
+    GatewayInFlightSubscriber,
+  ],
   exports: [RefundsService, RefundRecheckJob],
 })
 export class RefundsModule {}

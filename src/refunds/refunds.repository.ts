@@ -108,6 +108,16 @@ export class RefundsRepository {
     return rows.map((r) => Number(r.id));
   }
 
+  /** How many of the app's refunds in the mode are PENDING (not final) through the gateway. */
+  async countPendingAtGateway(scope: TenantScope, gateway: string): Promise<number> {
+    const [row] = await sql(this.txHost.tx).rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM refunds
+        WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND status = 'PENDING'`,
+      [scope.appId, scope.mode, gateway],
+    );
+    return Number(row.n);
+  }
+
   /** The gateway's ids of a payment's other refunds (a status query tells them from this one). */
   async otherGatewayIds(paymentId: number, exceptId: number): Promise<string[]> {
     const rows = await sql(this.txHost.tx).rows<{ gateway_refund_id: string }>(

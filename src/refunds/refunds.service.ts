@@ -29,7 +29,7 @@ export const REFUND_DECIDE_MS = 72 * 3_600_000;
 /** Sends at most, each only after the gateway said it has no such refund. */
 export const REFUND_MAX_SENDS = 5;
 
-/** Joma's reference for a refund at the gateway (SSLCommerz refund_trans_id, bKash sku). */
+/** Joma's reference for a refund at the gateway (SSLCommerz `refe_id`, bKash `sku`). */
 export const refundReference = (id: number): string => `rfd_${id}`;
 
 /**
@@ -95,6 +95,7 @@ export class RefundsService {
         [{ field: 'amountMinor', message: `at most ${Math.max(refundable, 0)}` }],
       );
     }
+    this.withinRefundWindow(payment);
     const app = await this.apps.get(scope.appId);
     // Cumulative (decisions section 7): splitting a refund into parts cannot dodge approval.
     const approvalRequired = totals.requested + amount > app.refundApprovalThresholdMinor;
@@ -105,6 +106,19 @@ export class RefundsService {
     });
     await this.idempotency.checkpoint(REFUND_CREATED, { refundId: refund.id });
     return refund;
+  }
+
+  /** 422 for a payment its gateway no longer refunds (bKash: 15 days after the capture). */
+  private withinRefundWindow(payment: Readonly<Payment>): void {
+    const days = this.gateways.get(payment.gateway).refunds?.refundWindowDays;
+    if (!days || !payment.succeededAt) return;
+    const until = payment.succeededAt.getTime() + days * 86_400_000;
+    if (this.clock.nowMs() <= until) return;
+    throw new AppError(
+      ErrorCode.AMOUNT_OUT_OF_RANGE,
+      `The ${payment.gateway} gateway refunds a payment only within ${days} days of its capture; payment ${payment.id} was captured on ${payment.succeededAt.toISOString().slice(0, 10)}. Refund the customer outside Joma.`,
+      [{ field: 'paymentId', message: `refund window of ${days} days has passed` }],
+    );
   }
 
   /**
@@ -292,6 +306,8 @@ export class RefundsService {
           },
           ctx,
         );
+        // An answer (a refund's status, or a definite "no such refund"): the gateway works for this app.
+        await this.gateways.noteSuccess(claimed, claimed.gateway);
         if (known) return await this.applyAnswer(claimed.id, known, 'Refused by the gateway');
         if (claimed.sendAttempts >= REFUND_MAX_SENDS) {
           this.logger.warn(
@@ -303,6 +319,7 @@ export class RefundsService {
       step = 'send';
       await this.markSent(claimed.id);
       const answer = await gateway.refunds.refund({ ...request, reason: claimed.reason }, ctx);
+      await this.gateways.noteSuccess(claimed, claimed.gateway);
       if (claimed.sendAttempts > 0 && answer.status === 'failed') {
         // A re-send refused may be the gateway refusing a duplicate of the
         // first send, which it did make: only its status query decides.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { fixture, shaped } from './gateway-shapes';
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 import type { SimulatedRefunds } from './sslcommerz.simulator';
 
@@ -21,6 +22,10 @@ interface FakePayment {
   refunds: { refundTrxID: string; amount: string; sku: string; queries: number }[];
   /** Picked on the page: how this payment's refunds behave. */
   refundMode?: SimulatedRefunds;
+  payerReference?: string;
+  /** Picked on the page: the execute's answer, or the first refund's, never reaches Joma. */
+  loseExecuteAnswer?: boolean;
+  loseRefundAnswer?: boolean;
 }
 
 /**
@@ -34,6 +39,27 @@ interface FakePayment {
  * behave. The tests use it as their contract fake, with switches: hang,
  * 500, garbage, a lost refund answer, expired tokens.
  */
+/** The calls whose answer shape can be switched among the published variants. */
+export type BkashCall =
+  'grant' | 'refresh' | 'create' | 'execute' | 'query-payment' | 'refund' | 'refund-status';
+
+/** The published shape each answer takes by default (test/fixtures/gateways/bkash). */
+export const BKASH_SHAPES: Record<BkashCall, string> = {
+  grant: 'grant.success',
+  refresh: 'refresh.success',
+  create: 'create.success',
+  execute: 'execute.completed',
+  'query-payment': 'query-payment.completed-merchantInvoice',
+  refund: 'refund.success',
+  'refund-status': 'refund-status.with-refund',
+};
+
+/** bKash's time format in its answers ("2023-01-23T15:53:29:120 GMT+0600"). */
+function bkashTime(at = new Date()): string {
+  const d = new Date(at.getTime() + 6 * 3_600_000).toISOString();
+  return `${d.slice(0, 19)}:${d.slice(20, 23)} GMT+0600`;
+}
+
 export class BkashSimulator extends SimulatorServer {
   readonly payments = new Map<string, FakePayment>();
   readonly tokens = new Set<string>();
@@ -44,6 +70,16 @@ export class BkashSimulator extends SimulatorServer {
   wrongAmount = false;
   /** The next refund is made, and its answer never reaches Joma (the connection drops). */
   loseNextRefundAnswer = false;
+  /** The next execute captures, and its answer never reaches Joma (the connection drops). */
+  loseNextExecuteAnswer = false;
+  /** Token calls answer HTTP 503 (bKash failing), counted in `grants` all the same. */
+  tokenCallsFail = false;
+  /**
+   * Which published shape each answer takes (test/fixtures/gateways/bkash,
+   * decisions section 19): switch one to another variant of the same
+   * answer, e.g. `shapes['query-payment'] = 'query-payment.completed-both-invoice-fields'`.
+   */
+  readonly shapes: Record<BkashCall, string> = { ...BKASH_SHAPES };
   /** Refund requests fail with HTTP 500 before bKash makes anything (its status still answers). */
   refundSendsFail = false;
   /** Refunds stay Pending until this is false again (then the status says Completed). */
@@ -135,6 +171,25 @@ export class BkashSimulator extends SimulatorServer {
 </form></body></html>`;
   }
 
+  /** An answer as a published fixture gives it (status and shape), with `values` in it. */
+  private answer(res: ServerResponse, name: string, values: Record<string, unknown> = {}): void {
+    const f = fixture('bkash', name);
+    this.send(
+      res,
+      f.response?.status ?? 200,
+      JSON.stringify(shaped(f.response?.body, values)),
+      'application/json',
+    );
+  }
+
+  /** An error in bKash's tokenized form (HTTP 200, statusCode and statusMessage). */
+  private bkashError(res: ServerResponse, code: string, message: string): void {
+    this.answer(res, 'execute.error-2056-not-yet-authorised', {
+      statusCode: code,
+      statusMessage: message,
+    });
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.localUrl(req);
     if (this.checkoutPage(url, res)) return;
@@ -154,21 +209,19 @@ export class BkashSimulator extends SimulatorServer {
     const h = req.headers;
     if (path === 'token/grant' || path === 'token/refresh') {
       if (this.tokenDelayMs) await new Promise((r) => setTimeout(r, this.tokenDelayMs));
+      this.grants++;
+      if (this.tokenCallsFail) return this.send(res, 503, 'Service Unavailable');
       if (
         h.username !== this.app.username ||
         h.password !== this.app.password ||
         body.app_key !== this.app.appKey ||
         body.app_secret !== this.app.appSecret
       )
-        return this.json(res, { statusCode: '2001', statusMessage: 'Invalid App Key' });
-      this.grants++;
+        return this.answer(res, 'grant.error-errorCode-2001');
       const idToken = `tok_${randomBytes(12).toString('hex')}`;
       this.tokens.add(idToken);
-      return this.json(res, {
-        statusCode: '0000',
-        statusMessage: 'Successful',
+      return this.answer(res, this.shapes[path === 'token/grant' ? 'grant' : 'refresh'], {
         id_token: idToken,
-        token_type: 'Bearer',
         expires_in: 3600,
         refresh_token: `ref_${randomBytes(12).toString('hex')}`,
       });
@@ -176,28 +229,27 @@ export class BkashSimulator extends SimulatorServer {
     if (this.expireTokens > 0) {
       this.expireTokens--;
       this.tokens.delete(String(h.authorization));
-      return this.send(
-        res,
-        401,
-        JSON.stringify({ message: 'The incoming token has expired' }),
-        'application/json',
-      );
+      return this.answer(res, 'execute.error-401-unauthorized');
     }
     if (!this.tokens.has(String(h.authorization)) || h['x-app-key'] !== this.app.appKey)
-      return this.json(res, { statusCode: '2079', statusMessage: 'Invalid Token' });
+      return this.answer(res, 'execute.error-401-unauthorized');
     const p = body.paymentID ? this.payments.get(body.paymentID) : undefined;
-    const view = (x: FakePayment) => ({
-      statusCode: '0000',
-      statusMessage: 'Successful',
-      paymentID: x.paymentID,
-      trxID: x.trxID,
-      transactionStatus: x.state === 'Authorized' ? 'Initiated' : x.state,
-      amount: x.amount,
-      currency: x.currency,
-      intent: 'sale',
-      merchantInvoiceNumber: x.invoice,
-      customerMsisdn: '01770618575',
-    });
+    // A payment as bKash states it, in the shape of the call's published answer.
+    const view = (call: 'execute' | 'query-payment', x: FakePayment) =>
+      this.answer(res, this.shapes[call], {
+        paymentID: x.paymentID,
+        trxID: x.trxID,
+        transactionStatus: x.state === 'Authorized' ? 'Initiated' : x.state,
+        amount: x.amount,
+        currency: x.currency,
+        merchantInvoiceNumber: x.invoice,
+        merchantInvoice: x.invoice,
+        payerReference: x.payerReference,
+        customerMsisdn: x.trxID ? '01770618575' : undefined,
+        paymentExecuteTime: x.trxID ? bkashTime() : undefined,
+        paymentCreateTime: bkashTime(),
+        verificationStatus: x.trxID ? 'Complete' : undefined,
+      });
     switch (path) {
       case 'create': {
         const paymentID = `TR0011${randomBytes(8).toString('hex').toUpperCase()}`;
@@ -206,76 +258,77 @@ export class BkashSimulator extends SimulatorServer {
           amount: body.amount,
           currency: body.currency,
           invoice: body.merchantInvoiceNumber,
+          payerReference: body.payerReference,
           callbackURL: body.callbackURL,
           state: 'Initiated',
           refunded: 0,
           refunds: [],
         });
-        return this.json(res, {
-          statusCode: '0000',
-          statusMessage: 'Successful',
+        const callback = body.callbackURL;
+        return this.answer(res, this.shapes.create, {
           paymentID,
           bkashURL: `${pageOrigin(this.baseUrl, this.pageHost)}${this.mountPath}/v1.2.0-beta/checkout?paymentID=${paymentID}`,
-          callbackURL: body.callbackURL,
+          callbackURL: callback,
+          successCallbackURL: `${callback}?status=success`,
+          failureCallbackURL: `${callback}?status=failure`,
+          cancelledCallbackURL: `${callback}?status=cancel`,
           amount: body.amount,
-          intent: 'sale',
           currency: body.currency,
-          transactionStatus: 'Initiated',
+          paymentCreateTime: bkashTime(),
           merchantInvoiceNumber: body.merchantInvoiceNumber,
         });
       }
       case 'execute':
-        if (!p)
-          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
+        if (!p) return this.answer(res, 'execute.error-2056-not-yet-authorised');
         if (p.state === 'Completed')
-          return this.json(res, {
-            statusCode: '2062',
-            statusMessage: 'The payment has already been completed',
-          });
+          return this.answer(res, 'execute.error-2062-already-completed');
         if (p.state !== 'Authorized')
-          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
+          return this.answer(res, 'execute.error-2056-not-yet-authorised');
         p.state = 'Completed';
         // The wallet was charged another amount than the checkout asked (a gateway fault).
         if (this.wrongAmount || p.chargeMore) p.amount = (Number(p.amount) + 1).toFixed(2);
         p.trxID = `BKX${randomBytes(4).toString('hex').toUpperCase()}`;
-        return this.json(res, view(p));
+        if (this.loseNextExecuteAnswer || p.loseExecuteAnswer) {
+          this.loseNextExecuteAnswer = false;
+          p.loseExecuteAnswer = false;
+          res.destroy();
+          return;
+        }
+        return view('execute', p);
       case 'payment/status':
-        if (!p)
-          return this.json(res, { statusCode: '2056', statusMessage: 'Invalid Payment State' });
-        return this.json(res, view(p));
+        if (!p) return this.answer(res, 'query-payment.error-2002-invalid-payment-id');
+        return view('query-payment', p);
       case 'payment/refund': {
-        if (!p || p.state !== 'Completed' || body.trxID !== p.trxID)
-          return this.json(res, { statusCode: '2071', statusMessage: 'Invalid refund request' });
+        // Codes and messages from bKash's published error list (test/fixtures/gateways/README.md).
+        if (!p) return this.answer(res, 'query-payment.error-2002-invalid-payment-id');
+        if (p.state !== 'Completed')
+          return this.bkashError(res, '2127', 'Transaction not yet completed');
+        if (body.trxID !== p.trxID) return this.bkashError(res, '2077', 'Invalid TrxID');
         const item = (r: FakePayment['refunds'][number]) => ({
+          originalTrxID: p.trxID,
           refundTrxID: r.refundTrxID,
           transactionStatus:
             this.refundsProcessing || (p.refundMode === 'slow' && r.queries < 2)
               ? 'Pending'
               : 'Completed',
           amount: r.amount,
-          sku: r.sku,
           currency: p.currency,
-          charge: '0.00',
+          completedTime: bkashTime(),
         });
         if (body.amount === undefined) {
-          // Refund status: the transaction's refunds.
+          // Refund status (v1.2.0-beta): one refund, the latest; a transaction
+          // with none is an error, not an empty list (the published shapes).
+          const latest = p.refunds[p.refunds.length - 1];
+          if (!latest) return this.answer(res, 'refund-status.no-refund');
           for (const r of p.refunds) r.queries++;
-          return this.json(res, {
-            statusCode: '0000',
-            statusMessage: 'Successful',
-            originalTrxID: p.trxID,
-            refundTransactions: p.refunds.map(item),
-          });
+          return this.answer(res, this.shapes['refund-status'], item(latest));
         }
         if (p.refundMode === 'refused')
-          return this.json(res, {
-            statusCode: '2071',
-            statusMessage: 'Refund not permitted for this transaction',
-          });
+          return this.bkashError(res, '2074', 'The transaction cannot be reversed');
         if (this.refundSendsFail) return this.send(res, 500, 'Internal Server Error');
         const minor = Math.round(Number(body.amount) * 100);
         if (p.refunded + minor > Math.round(Number(p.amount) * 100))
-          return this.json(res, { statusCode: '2073', statusMessage: 'Refund amount exceeds' });
+          return this.bkashError(res, '2072', 'Refund amount not valid');
         p.refunded += minor;
         const made = {
           refundTrxID: `RFX${randomBytes(4).toString('hex').toUpperCase()}`,
@@ -284,17 +337,13 @@ export class BkashSimulator extends SimulatorServer {
           queries: 0,
         };
         p.refunds.push(made);
-        if (this.loseNextRefundAnswer) {
+        if (this.loseNextRefundAnswer || p.loseRefundAnswer) {
           this.loseNextRefundAnswer = false;
+          p.loseRefundAnswer = false;
           res.destroy();
           return;
         }
-        return this.json(res, {
-          statusCode: '0000',
-          statusMessage: 'Successful',
-          originalTrxID: p.trxID,
-          ...item(made),
-        });
+        return this.answer(res, this.shapes.refund, item(made));
       }
       default:
         return this.send(res, 404, 'Not Found');

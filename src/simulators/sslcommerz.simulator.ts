@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { fixture, shaped } from './gateway-shapes';
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 
 /** What the developer picks on the simulator's checkout page. */
@@ -51,6 +52,8 @@ interface FakeSession {
   capturedAmount?: string;
   risk?: '0' | '1';
   refunds?: SimulatedRefunds;
+  /** Picked on the page: the first refund's answer never reaches Joma. */
+  loseRefundAnswer?: boolean;
 }
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
@@ -89,8 +92,6 @@ export class SslcommerzSimulator extends SimulatorServer {
   refundsProcessing = false;
   /** The next refund is made, and its answer never reaches Joma (the connection drops). */
   loseNextRefundAnswer = false;
-  /** The refund query by refund_trans_id finds nothing (as an API that ignores the field would). */
-  refundQueryBlind = false;
   /** What the refund query says of a refund once it is no longer processing. */
   refundEnd: 'refunded' | 'cancelled' = 'refunded';
   /** SSLCommerz's risk verdict on captures (`1`: high risk). */
@@ -177,6 +178,17 @@ export class SslcommerzSimulator extends SimulatorServer {
     return res.status;
   }
 
+  /** An answer as a published fixture gives it (status and shape), with `values` in it. */
+  private answer(res: ServerResponse, name: string, values: Record<string, unknown>): void {
+    const f = fixture('sslcommerz', name);
+    this.send(
+      res,
+      f.response?.status ?? 200,
+      JSON.stringify(shaped(f.response?.body, values)),
+      'application/json',
+    );
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.localUrl(req);
     const chunks: Buffer[] = [];
@@ -254,68 +266,57 @@ export class SslcommerzSimulator extends SimulatorServer {
       case '/validator/api/merchantTransIDvalidationAPI.php': {
         if (!authed(q)) return this.json(res, { APIConnect: 'INVALID_REQUEST' });
         if (q.get('bank_tran_id') && q.get('refund_amount')) {
-          // Refund request: `success` means initiated; done later (refund query).
-          const transId = q.get('refund_trans_id') ?? '';
-          if (transId && [...this.refunds.values()].some((r) => r.transId === transId))
-            return this.json(res, {
-              APIConnect: 'DONE',
-              status: 'failed',
-              errorReason: 'Duplicate refund_trans_id',
-            });
+          // Refund request, as sslcommerz-lts sends it (`refe_id` is the
+          // merchant's reference): `success` means initiated; done later.
           const refundRef = `RF${randomBytes(6).toString('hex').toUpperCase()}`;
           const session = [...this.sessions.values()].find((x) =>
             x.attempts.some((a) => a.bankTranId === q.get('bank_tran_id')),
           );
+          if (!session) return this.answer(res, 'refund-initiate.failed', {});
           this.refunds.set(refundRef, {
             status: 'processing',
             bankTranId: q.get('bank_tran_id')!,
             amount: q.get('refund_amount') ?? '',
-            transId,
-            mode: session?.refunds ?? 'instant',
+            transId: q.get('refe_id') ?? '',
+            mode: session.refunds ?? 'instant',
             queries: 0,
           });
-          if (this.loseNextRefundAnswer) {
+          if (this.loseNextRefundAnswer || session.loseRefundAnswer) {
             this.loseNextRefundAnswer = false;
+            session.loseRefundAnswer = false;
             res.destroy();
             return;
           }
-          return this.json(res, {
-            APIConnect: 'DONE',
+          return this.answer(res, 'refund-initiate.success', {
             bank_tran_id: q.get('bank_tran_id'),
-            trans_id: q.get('refe_id'),
+            trans_id: session.tranId,
             refund_ref_id: refundRef,
-            status: 'success',
-            errorReason: '',
           });
         }
-        if (q.get('refund_ref_id') || q.get('refund_trans_id')) {
-          const byRef = q.get('refund_ref_id');
-          const entry = byRef
-            ? ([byRef, this.refunds.get(byRef)] as const)
-            : this.refundQueryBlind
-              ? undefined
-              : [...this.refunds.entries()].find(([, r]) => r.transId === q.get('refund_trans_id'));
-          if (!entry || !entry[1])
-            return this.json(res, {
-              APIConnect: 'DONE',
-              status: 'failed',
-              errorReason: 'No refund found',
-            });
-          const [ref, r] = entry;
+        if (q.has('refund_ref_id')) {
+          // The refund query takes SSLCommerz's refund_ref_id only (no published query by the merchant's reference).
+          const ref = q.get('refund_ref_id') ?? '';
+          const r = this.refunds.get(ref);
+          if (!r)
+            return this.answer(res, 'refund-query.inactive', { APIConnect: 'INVALID_REQUEST' });
           r.queries++;
           if (!this.refundsProcessing && r.status === 'processing') {
             if (r.mode === 'refused') r.status = 'cancelled';
             else if (r.mode === 'instant' || r.queries > 1) r.status = this.refundEnd;
           }
-          return this.json(res, {
-            APIConnect: 'DONE',
-            bank_tran_id: r.bankTranId,
-            tran_id: '',
-            refund_ref_id: ref,
-            trans_id: r.transId,
-            status: r.status,
-            errorReason: '',
-          });
+          const tranId = [...this.sessions.values()].find((x) =>
+            x.attempts.some((a) => a.bankTranId === r.bankTranId),
+          )?.tranId;
+          return this.answer(
+            res,
+            `refund-query.${r.status === 'processing' ? 'processing' : r.status === 'cancelled' ? 'cancelled' : 'refunded'}`,
+            {
+              bank_tran_id: r.bankTranId,
+              tran_id: tranId,
+              refund_ref_id: ref,
+              status: r.status,
+            },
+          );
         }
         const s = [...this.sessions.values()].find((x) => x.tranId === q.get('tran_id'));
         const element = s ? s.attempts.map((a) => this.element(s, a)) : [];

@@ -27,6 +27,7 @@ describe('bKash tokens: no storms', () => {
   });
   afterEach(() => {
     fake.expireTokens = 0;
+    fake.tokenCallsFail = false;
   });
   afterAll(async () => {
     await t.close();
@@ -150,5 +151,34 @@ describe('bKash tokens: no storms', () => {
     const before = fake.grants;
     expect((await checkout(a, 2)).status).toBe(201);
     expect(fake.grants - before).toBe(1);
+  });
+
+  it('bKash failing its token calls: one call per back-off step (1 s doubling), none retried, checkouts 503 naming bKash meanwhile (decisions 19)', async () => {
+    const a = await bkashApp();
+    fake.tokenCallsFail = true;
+    const before = fake.grants;
+    const refused = [];
+    for (let i = 0; i < 5; i++) refused.push(await checkout(a, 100 + i));
+    for (const r of refused) {
+      expect(r.status).toBe(503);
+      expect(r.body.meta.errorCode).toBe('SERVICE_UNAVAILABLE');
+      expect(r.body.meta.message).toMatch(/bkash/);
+    }
+    // One token call for five checkouts: never re-sent by the HTTP layer, nothing during the back-off.
+    expect(fake.grants - before).toBe(1);
+    t.clock.advance(1_001);
+    expect((await checkout(a, 110)).status).toBe(503);
+    expect((await checkout(a, 111)).status).toBe(503);
+    expect(fake.grants - before).toBe(2);
+    // The second failure doubled the step: 1 s later still nothing is sent.
+    t.clock.advance(1_001);
+    expect((await checkout(a, 112)).status).toBe(503);
+    expect(fake.grants - before).toBe(2);
+    // bKash answers again: the next step grants once and checkouts open.
+    fake.tokenCallsFail = false;
+    t.clock.advance(1_001);
+    expect((await checkout(a, 113)).status).toBe(201);
+    expect((await checkout(a, 114)).status).toBe(201);
+    expect(fake.grants - before).toBe(3);
   });
 });

@@ -204,6 +204,61 @@ describe('bKash gateway (against a contract fake)', () => {
     ]);
   });
 
+  it.each([
+    'query-payment.completed-merchantInvoice',
+    'query-payment.completed-merchantInvoiceNumber',
+  ])(
+    "execute's answer lost after bKash captured: the status query (%s) records the capture, SUCCEEDED and counted, never EXPIRED (decisions 19)",
+    async (shape) => {
+      fake.shapes['query-payment'] = shape;
+      try {
+        const errorsBefore = logged.filter((l) => /does not match|differs/.test(l)).length;
+        const p = await newPayment(9100);
+        const paymentID = paymentIdOf(p.checkoutUrl);
+        fake.customerPays(paymentID);
+        fake.loseNextExecuteAnswer = true;
+        // The return's execute loses its answer; the status query then says Completed.
+        await comeBack(paymentID, 'success');
+        expect(fake.payments.get(paymentID)!.state).toBe('Completed');
+        expect(await paymentOf(p.id)).toMatchObject({
+          status: 'SUCCEEDED',
+          amountMinor: 9100,
+          excessMinor: 0,
+        });
+        // The same with the sweep at the deadline: still SUCCEEDED, one payment.succeeded, no refund.
+        t.clock.advance(2 * 3600_000);
+        try {
+          await t.app.get(PaymentConfirmationsService).expireDue();
+        } finally {
+          t.clock.advance(-2 * 3600_000);
+        }
+        expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+        const types = (await eventsOf(t, app.id, 'payment.'))
+          .filter((e) => e.data.payment_id === p.id)
+          .map((e) => e.type);
+        expect(types).toEqual(['payment.succeeded']);
+        const refunds = await t.db.query(`SELECT 1 FROM refunds WHERE payment_id = $1`, [p.id]);
+        expect(refunds.rowCount).toBe(0);
+        // A repeated success return of the paid payment logs no false error.
+        await comeBack(paymentID, 'success');
+        expect(logged.filter((l) => /does not match|differs/.test(l)).length).toBe(errorsBefore);
+      } finally {
+        fake.shapes['query-payment'] = 'query-payment.completed-merchantInvoice';
+      }
+    },
+  );
+
+  it("a payment bKash fails carries bKash's own words in failureReason", async () => {
+    const p = await newPayment(9200);
+    const paymentID = paymentIdOf(p.checkoutUrl);
+    fake.payments.get(paymentID)!.state = 'Failed';
+    await comeBack(paymentID, 'failure');
+    expect(await paymentOf(p.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: expect.stringMatching(/^bkash .*transactionStatus Failed/),
+    });
+  });
+
   it('refunds through the refund API', async () => {
     const p = await newPayment(10000);
     const paymentID = paymentIdOf(p.checkoutUrl);

@@ -94,10 +94,100 @@ describe('gateway diagnostics, risk, masking and limits', () => {
       default: false,
       lastError: 'bkash 2001: Invalid App Key',
       lastErrorAt: expect.any(String),
+      lastSuccessAt: null,
     });
     const text = JSON.stringify(listed);
     for (const secret of [bkash.app.appSecret, bkash.app.password, 'wrong-key-9876'])
       expect(text).not.toContain(secret);
+  });
+
+  it('lastSuccessAt: set by a checkout bKash opened; an error after it shows both; a later success moves it past the error at once', async () => {
+    // Time stands still but for the steps below, so the times shown are exact.
+    t.clock.freeze();
+    try {
+      const a = await createApp(t);
+      await configure(a, 'bkash', 'TEST', bkash.app);
+      const bkashOf = async () =>
+        (await gatewaysOf(a)).find((g) => g.mode === 'TEST' && g.gateway === 'bkash')!;
+      expect(await bkashOf()).toMatchObject({
+        lastError: null,
+        lastErrorAt: null,
+        lastSuccessAt: null,
+      });
+
+      const opened = await pay(a, { amountMinor: 5000, gateway: 'bkash' });
+      expect(opened.status).toBe(201);
+      const first = await bkashOf();
+      expect(first).toMatchObject({ lastError: null, lastErrorAt: null });
+      expect(first.lastSuccessAt).toBe(t.clock.now().toISOString());
+
+      // Within the minute a success is not written again (cheap), nor is the stored time moved.
+      t.clock.advance(10_000);
+      expect((await pay(a, { amountMinor: 5100, gateway: 'bkash' })).status).toBe(201);
+      expect((await bkashOf()).lastSuccessAt).toBe(first.lastSuccessAt);
+
+      t.clock.advance(5_000);
+      bkash.mode = '500';
+      try {
+        expect((await pay(a, { amountMinor: 5200, gateway: 'bkash' })).status).toBe(503);
+      } finally {
+        bkash.mode = 'ok';
+      }
+      const failed = await bkashOf();
+      expect(failed).toMatchObject({
+        lastError: expect.stringContaining('bkash'),
+        lastErrorAt: t.clock.now().toISOString(),
+        lastSuccessAt: first.lastSuccessAt,
+      });
+      expect(Date.parse(failed.lastErrorAt as string)).toBeGreaterThan(
+        Date.parse(first.lastSuccessAt as string),
+      );
+
+      // Less than a minute after the last success, but an error came since: written at once.
+      t.clock.advance(5_000);
+      expect((await pay(a, { amountMinor: 5300, gateway: 'bkash' })).status).toBe(201);
+      const recovered = await bkashOf();
+      expect(recovered).toMatchObject({
+        lastError: failed.lastError,
+        lastErrorAt: failed.lastErrorAt,
+        lastSuccessAt: t.clock.now().toISOString(),
+      });
+      expect(Date.parse(recovered.lastSuccessAt as string)).toBeGreaterThan(
+        Date.parse(recovered.lastErrorAt as string),
+      );
+      const [row] = (
+        await t.db.query(
+          `SELECT last_success_at FROM gateway_credentials WHERE app_id = $1 AND mode = 'TEST' AND gateway = 'bkash'`,
+          [a.id],
+        )
+      ).rows;
+      expect(new Date(row.last_success_at).toISOString()).toBe(recovered.lastSuccessAt);
+    } finally {
+      const reached = t.clock.nowMs();
+      t.clock.reset();
+      t.clock.advance(Math.max(0, reached - Date.now()));
+    }
+  });
+
+  it('a gateway asked for an app whose credentials are gone: the error is logged with the payment, naming the missing credentials', async () => {
+    const a = await createApp(t);
+    await configure(a, 'bkash', 'TEST', bkash.app);
+    const p = (await pay(a, { amountMinor: 4500, gateway: 'bkash' })).body.data;
+    // Gone behind the API's back (DELETE refuses while the payment is PENDING).
+    await t.db.query(
+      `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = 'TEST' AND gateway = 'bkash'`,
+      [a.id],
+    );
+    t.clock.advance(31_000);
+    const page = await http().get(`/pay/result/${p.reference}`);
+    expect(page.status).toBe(200);
+    const text = logged.join('\n');
+    expect(text).toContain(
+      `Gateway status query failed for payment ${p.id}: bkash: app ${a.id} has no TEST credentials`,
+    );
+    expect(text).toContain(
+      `bkash failed for app ${a.id} in TEST mode, which has no bkash credentials there`,
+    );
   });
 
   it('lists every gateway per mode, and DELETE removes one (audited); a second DELETE is 404', async () => {

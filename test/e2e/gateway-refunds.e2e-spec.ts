@@ -1,6 +1,6 @@
 import { RefundsService } from '../../src/refunds';
 import { BkashFake } from '../support/bkash-fake';
-import { asApp, createApp, CreatedApp } from '../support/factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { bkashPays, setGateway } from '../support/gateways';
 import { expectBalancedLedger } from '../support/ledger';
 import { eventsOf } from '../support/payments';
@@ -45,7 +45,6 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
     ssl.refundsProcessing = false;
     bkash.refundsProcessing = false;
     ssl.refundEnd = 'refunded';
-    ssl.refundQueryBlind = false;
     await expectBalancedLedger(t.db);
   });
   afterAll(async () => {
@@ -96,24 +95,40 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
     (await http().get(`/api/v1/payments/${id}`).set(asApp(app.TEST))).body.data;
 
   describe('SSLCommerz', () => {
-    it("the send's answer is lost: the refund query finds it by refund_trans_id; never sent again", async () => {
+    it("the send's answer is lost: no published query finds a refund by the merchant's reference, so it stays PENDING and is never sent again (decisions 19)", async () => {
       const p = await paidThrough('sslcommerz', 50000);
       const sendsBefore = sslSends();
       ssl.loseNextRefundAnswer = true;
       const r = await refund(p.id, 20000);
       expect(r.status).toBe(201);
       expect(r.body.data).toMatchObject({ status: 'PENDING', gatewayRefundId: null });
-      await recheck();
+      for (let i = 0; i < 3; i++) await recheck(HOUR);
+      // An operator's "check now" goes through the same rule.
+      const checked = await http()
+        .post(`/api/v1/admin/refunds/${r.body.data.id}/check`)
+        .set(bearer(await superAdminToken(t)));
+      expect(checked.status).toBe(200);
+      expect(checked.body.data.status).toBe('PENDING');
       expect(await refundRow(r.body.data.id)).toMatchObject({
-        status: 'SUCCEEDED',
+        status: 'PENDING',
         send_attempts: 1,
-        gateway_refund_id: expect.stringMatching(/^RF/),
+        gateway_refund_id: null,
       });
-      await recheck();
+      // SSLCommerz made the refund once; Joma never sent a second.
       expect(sslSends() - sendsBefore).toBe(1);
       const txn = (await paymentOf(p.id)).gatewayTxnId as string;
       expect(sslRefundsOf(txn).map((x) => x.amount)).toEqual(['200.00']);
-      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(20000);
+      // The merchant's reference went as refe_id (as sslcommerz-lts sends it), never refund_trans_id.
+      const sent = ssl.requests.filter((x) => x.query.get('refund_amount')).at(-1)!;
+      expect(sent.query.get('refe_id')).toBe(`rfd_${r.body.data.id}`);
+      expect(sent.query.has('refund_trans_id')).toBe(false);
+      // Undecided 72 hours after its send: FAILED, saying to check at the gateway; still one send.
+      await recheck(72 * HOUR);
+      expect(await refundRow(r.body.data.id)).toMatchObject({
+        status: 'FAILED',
+        failure_reason: expect.stringMatching(/check it at the gateway/),
+      });
+      expect(sslSends() - sendsBefore).toBe(1);
     });
 
     it('"initiated" stays PENDING through every re-check until the query says refunded; cancelled at the gateway is FAILED with its reason', async () => {
@@ -149,53 +164,32 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
       expect((await paymentOf(p.id)).amountRefundedMinor).toBe(10000);
     });
 
-    it('garbage instead of an answer: asked, the gateway has no such refund, so it is sent again, once', async () => {
+    it('garbage instead of the send\'s answer is "unknown": never sent again on it', async () => {
       const p = await paidThrough('sslcommerz', 40000);
       const sendsBefore = sslSends();
       ssl.mode = 'garbage';
       const r = await refund(p.id, 40000);
       expect(r.body.data.status).toBe('PENDING');
       ssl.mode = 'ok';
-      await recheck(); // asks: none; sends again; "initiated"
-      await recheck(); // asks: refunded
+      await recheck();
+      await recheck(HOUR);
       expect(await refundRow(r.body.data.id)).toMatchObject({
-        status: 'SUCCEEDED',
-        send_attempts: 2,
+        status: 'PENDING',
+        send_attempts: 1,
       });
-      expect(sslSends() - sendsBefore).toBe(2);
-      const txn = (await paymentOf(p.id)).gatewayTxnId as string;
-      expect(sslRefundsOf(txn)).toHaveLength(1);
+      expect(sslSends() - sendsBefore).toBe(1);
     });
 
-    it('a query that cannot find the first send: the re-send is refused as a duplicate, and that refusal fails nothing', async () => {
-      const p = await paidThrough('sslcommerz', 25000);
-      const sendsBefore = sslSends();
-      ssl.loseNextRefundAnswer = true;
-      ssl.refundQueryBlind = true;
-      try {
-        const r = await refund(p.id, 25000);
-        await recheck(); // query: nothing found; re-sent with the same refund_trans_id: "Duplicate"
-        expect(await refundRow(r.body.data.id)).toMatchObject({
-          status: 'PENDING',
-          send_attempts: 2,
-        });
-        ssl.refundQueryBlind = false;
-        await recheck(HOUR); // the query finds the first send: refunded
-        expect((await refundRow(r.body.data.id)).status).toBe('SUCCEEDED');
-      } finally {
-        ssl.refundQueryBlind = false;
-      }
-      expect(sslSends() - sendsBefore).toBe(2);
-      const txn = (await paymentOf(p.id)).gatewayTxnId as string;
-      expect(sslRefundsOf(txn)).toHaveLength(1);
-      expect((await paymentOf(p.id)).amountRefundedMinor).toBe(25000);
-    });
-
-    it('a query that answers garbage decides nothing and sends nothing', async () => {
+    it('a refund query by refund_ref_id that answers garbage, or no status, decides nothing and sends nothing', async () => {
       const p = await paidThrough('sslcommerz', 20000);
       const sendsBefore = sslSends();
-      ssl.loseNextRefundAnswer = true;
+      ssl.refundsProcessing = true;
       const r = await refund(p.id, 20000);
+      expect(r.body.data).toMatchObject({
+        status: 'PENDING',
+        gatewayRefundId: expect.stringMatching(/^RF/),
+      });
+      ssl.refundsProcessing = false;
       ssl.mode = 'garbage';
       await recheck();
       await recheck(120_000);
@@ -313,7 +307,7 @@ describe('gateway refunds: at most once per refund at the gateway', () => {
       const refused = await refund(p.id, 7000);
       expect(refused.body.data).toMatchObject({
         status: 'FAILED',
-        failureReason: expect.stringContaining('bkash 2073'),
+        failureReason: expect.stringContaining('bkash 2072: Refund amount not valid'),
       });
       bkash.payments.get(p.paymentID!)!.refunded = 0;
       const whole = await refund(p.id, 7000);

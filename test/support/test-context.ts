@@ -21,7 +21,10 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function createTestContext(): Promise<TestContext> {
+/** `config`: settings beyond the defaults (a gateway's base URL, say). */
+export async function createTestContext(
+  settings: Partial<ConstructorParameters<typeof AppConfig>[0]> = {},
+): Promise<TestContext> {
   const url = await createTestDatabase('medium');
   const clock = new ManualClock();
   const config = new AppConfig({
@@ -33,6 +36,7 @@ export async function createTestContext(): Promise<TestContext> {
     encryptionKeyHex: createHash('sha256').update(`enc:${url}`).digest('hex'),
     workersEnabled: false,
     logLevel: 'silent',
+    ...settings,
   });
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { clock }), {
     logger: false,

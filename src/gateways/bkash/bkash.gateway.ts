@@ -38,7 +38,10 @@ interface BkashAnswer {
   transactionStatus?: string;
   amount?: string;
   currency?: string;
+  /** create and execute answers name the merchant's invoice so... */
   merchantInvoiceNumber?: string;
+  /** ...and the query-payment answer so (decisions section 19). */
+  merchantInvoice?: string;
   customerMsisdn?: string;
   refundTrxID?: string;
   refundTransactions?: BkashRefundItem[];
@@ -69,6 +72,13 @@ const OUTCOME: Record<string, GatewayOutcome> = {
 
 /** Codes that mean "this payment was already executed": ask its status instead. */
 const ALREADY_EXECUTED = new Set(['2062', '2117']);
+/**
+ * bKash's answer to a refund status of a transaction that has no refund:
+ * an error ("otherwise invalid payment id will return", bKash's own
+ * WooCommerce plugin), not an empty list; 2002 is "Invalid Payment ID"
+ * (decisions section 19; test/fixtures/gateways/bkash/refund-status.*).
+ */
+const NO_REFUND_YET = new Set(['2002']);
 /** Codes for which trying again later may succeed (system errors). */
 const RETRYABLE = new Set(['9999', '503']);
 
@@ -81,6 +91,15 @@ const TOKEN_POLL_MS = 100;
 const INVALID_TOKEN = new Set(['2079']);
 
 class TokenRefused extends Error {}
+
+/** Token calls are backing off after bKash failed them: nothing is sent to bKash meanwhile. */
+export class BkashBackingOff extends Error {
+  constructor(readonly until: Date) {
+    super(
+      `bkash is not answering token requests; no call to bKash until ${until.toISOString()} (back-off)`,
+    );
+  }
+}
 
 const tokenRefused = (err: unknown): boolean =>
   (err instanceof GatewayHttpError && err.httpStatus === 401) ||
@@ -117,6 +136,11 @@ export class BkashGateway
   readonly checkout = this;
   readonly statusQuery = this;
   readonly refunds = this;
+  /**
+   * bKash refunds a transaction "no older than 15 days" (its own WooCommerce
+   * plugin; error 2071 "Refund after specified days not allowed").
+   */
+  readonly refundWindowDays = 15;
   private readonly logger = new Logger('bKash');
   private readonly http: GatewayHttp;
   /** This process's token calls in flight, per app and mode (the single flight). */
@@ -167,6 +191,9 @@ export class BkashGateway
       const now = this.clock.nowMs();
       const stored = await this.credentials.token<Token>(ctx, this.name, now, 60_000);
       if (stored) return stored.idToken;
+      // bKash is failing: no token call until the back-off step is over (decisions section 19).
+      const backoff = await this.credentials.tokenBackoff(ctx, this.name, now);
+      if (backoff) throw new BkashBackingOff(backoff);
       if (await this.credentials.leaseToken(ctx, this.name, now, TOKEN_LEASE_MS)) {
         try {
           return await this.grantOrRefresh(ctx, now);
@@ -181,31 +208,46 @@ export class BkashGateway
     }
   }
 
-  /** The one grant or refresh call (the caller holds the lease); stores what bKash gave. */
+  /**
+   * The one grant or refresh call (the caller holds the lease); stores what
+   * bKash gave. Exactly one call: never sent again by the HTTP layer, and a
+   * failed refresh is not followed by a grant. A failure starts (or
+   * lengthens) the back-off; a refresh bKash refuses is forgotten, so the
+   * next step grants.
+   */
   private async grantOrRefresh(ctx: GatewayContext, now: number): Promise<string> {
     const c = this.creds(ctx);
     const old = await this.credentials.anyToken<Token>(ctx, this.name);
     const user = { username: c.username, password: c.password };
-    const answer = old?.refreshToken
-      ? await this.call(
-          ctx,
-          'token/refresh',
-          { app_key: c.appKey, app_secret: c.appSecret, refresh_token: old.refreshToken },
-          user,
-          true,
-        ).catch(() => null)
-      : null;
-    const granted = answer?.id_token
-      ? answer
-      : await this.call(
-          ctx,
-          'token/grant',
-          { app_key: c.appKey, app_secret: c.appSecret },
-          user,
-          true,
-        );
-    if (!granted.id_token)
-      throw new BkashError(granted.statusCode ?? '?', 'no token granted', true);
+    const refreshing = Boolean(old?.refreshToken);
+    let granted: BkashAnswer;
+    try {
+      granted = refreshing
+        ? await this.call(
+            ctx,
+            'token/refresh',
+            { app_key: c.appKey, app_secret: c.appSecret, refresh_token: old!.refreshToken },
+            user,
+            false,
+          )
+        : await this.call(
+            ctx,
+            'token/grant',
+            { app_key: c.appKey, app_secret: c.appSecret },
+            user,
+            false,
+          );
+      if (!granted.id_token)
+        throw new BkashError(granted.statusCode ?? '?', 'no token granted', true);
+    } catch (err) {
+      const until = await this.credentials.noteTokenFailure(ctx, this.name, this.clock.nowMs());
+      if (refreshing && err instanceof BkashError && !err.retryable)
+        await this.credentials.discardToken(ctx, this.name, () => true);
+      this.logger.warn(
+        `app ${ctx.appId} ${ctx.mode}: bKash ${refreshing ? 'refresh' : 'grant'} failed (${(err as Error).message}); no token call until ${until.toISOString()}`,
+      );
+      throw err;
+    }
     const token: Token = {
       idToken: granted.id_token,
       refreshToken: granted.refresh_token ?? old?.refreshToken ?? '',
@@ -231,16 +273,18 @@ export class BkashGateway
       idempotent,
       signal: ctx.signal,
     });
+    // Errors come as statusCode/statusMessage or errorCode/errorMessage, with
+    // HTTP 200 or another status (decisions section 19).
     const code = answer.statusCode ?? answer.errorCode;
-    if (code !== undefined && code !== '0000') {
+    if (code !== undefined && String(code) !== '0000') {
       throw new BkashError(
-        code,
+        String(code),
         answer.statusMessage ?? answer.errorMessage ?? 'error',
-        RETRYABLE.has(code),
+        RETRYABLE.has(String(code)),
       );
     }
-    if (code === undefined && !answer.id_token)
-      throw new BkashError('?', 'an answer without a statusCode', true);
+    if (code === undefined && !statesSomething(answer))
+      throw new BkashError('?', 'an answer that states neither a result nor an error', true);
     return answer;
   }
 
@@ -295,7 +339,7 @@ export class BkashGateway
       'create',
       {
         mode: '0011',
-        payerReference: req.customer.phone || req.customer.reference,
+        payerReference: payerReference(req.customer),
         callbackURL: req.returnUrl,
         amount: toTaka(req.amountMinor),
         currency: req.currency,
@@ -344,30 +388,42 @@ export class BkashGateway
   }
 
   /**
-   * execute (the capture), believed as the status query would be; refused
-   * ("already executed", not authorized, a forged return...): what the
-   * status query says, nothing more. A system error or no answer throws.
+   * execute (the capture), believed as the status query would be. Refused
+   * ("already executed", not authorized, a forged return...), or its answer
+   * lost or unclear (a timeout, a 5xx, garbage: it may have captured): what
+   * the status query says, nothing more. Throws only when the status query
+   * cannot answer either.
    */
   private async executeThenStatus(
     paymentID: string,
     ctx: GatewayContext,
     customerSaidPaid: boolean,
   ): Promise<VerifiedStatus | null> {
+    let refusal: BkashError | null = null;
     try {
       return this.toStatus(paymentID, await this.authed(ctx, 'execute', { paymentID }, false));
     } catch (err) {
-      if (!(err instanceof BkashError) || (err.retryable && !ALREADY_EXECUTED.has(err.code)))
-        throw err;
-      // Refused after the customer's "success": worth a line (not paid yet, or forged).
-      if (customerSaidPaid && !ALREADY_EXECUTED.has(err.code))
-        this.logger.warn(`execute of ${paymentID} refused: ${err.code}`);
+      if (err instanceof BkashBackingOff || ctx.signal?.aborted) throw err;
+      if (err instanceof BkashError && !err.retryable && !ALREADY_EXECUTED.has(err.code)) {
+        refusal = err;
+        // Refused after the customer's "success": worth a line (not paid yet, or forged).
+        if (customerSaidPaid) this.logger.warn(`execute of ${paymentID} refused: ${err.code}`);
+      } else if (!(err instanceof BkashError && ALREADY_EXECUTED.has(err.code))) {
+        this.logger.warn(
+          `execute of ${paymentID} got no clear answer (${(err as Error).message}); asking bKash's status`,
+        );
+      }
     }
-    return this.askStatus(paymentID, ctx);
+    return this.askStatus(paymentID, ctx, refusal);
   }
 
-  private async askStatus(paymentID: string, ctx: GatewayContext): Promise<VerifiedStatus | null> {
+  private async askStatus(
+    paymentID: string,
+    ctx: GatewayContext,
+    refusal: BkashError | null = null,
+  ): Promise<VerifiedStatus | null> {
     const answer = await this.authed(ctx, 'payment/status', { paymentID }, true);
-    return this.toStatus(paymentID, answer);
+    return this.toStatus(paymentID, answer, refusal);
   }
 
   /**
@@ -416,13 +472,23 @@ export class BkashGateway
    * Anything it cannot tell apart throws (asked again, never re-sent).
    */
   async queryRefund(req: RefundQuery, ctx: GatewayContext): Promise<GatewayRefund | null> {
-    const answer = await this.authed(
-      ctx,
-      'payment/refund',
-      { paymentID: req.sessionId, trxID: req.txnId },
-      true,
-    );
-    const { items, complete } = this.refundItems(answer);
+    let listed: { items: BkashRefundItem[]; complete: boolean };
+    try {
+      listed = this.refundItems(
+        await this.authed(
+          ctx,
+          'payment/refund',
+          { paymentID: req.sessionId, trxID: req.txnId },
+          true,
+        ),
+      );
+    } catch (err) {
+      // bKash's documented answer for a transaction with no refund at all.
+      if (err instanceof BkashError && NO_REFUND_YET.has(err.code) && !req.gatewayRefundId)
+        return null;
+      throw err;
+    }
+    const { items, complete } = listed;
     const byId = req.gatewayRefundId
       ? items.find((r) => r.refundTrxID === req.gatewayRefundId)
       : undefined;
@@ -435,9 +501,9 @@ export class BkashGateway
     );
     const mine = byId ?? bySku ?? (unclaimed.length === 1 ? unclaimed[0] : undefined);
     if (mine) return this.toRefund(mine);
-    // "No such refund" only from a complete list with nothing that could be ours.
-    if (!req.gatewayRefundId && unclaimed.length === 0 && (items.length === 0 || complete))
-      return null;
+    // "No such refund" only from a complete list with nothing that could be
+    // ours: one refund's answer, or one without a list, says nothing of the others.
+    if (complete && !req.gatewayRefundId && unclaimed.length === 0) return null;
     throw new BkashError('?', `cannot tell what became of refund ${req.reference}`, true);
   }
 
@@ -456,15 +522,29 @@ export class BkashGateway
     return { refundId, status: 'pending' };
   }
 
-  private toStatus(paymentID: string, a: BkashAnswer): VerifiedStatus {
+  /**
+   * A status as bKash states it. The invoice is `merchantInvoiceNumber` in
+   * create and execute answers and `merchantInvoice` in the status query's;
+   * a field left out is no difference (decisions section 19). A failure
+   * carries bKash's own words: execute's refusal, else the status.
+   */
+  private toStatus(
+    paymentID: string,
+    a: BkashAnswer,
+    refusal: BkashError | null = null,
+  ): VerifiedStatus {
     const outcome = OUTCOME[a.transactionStatus ?? ''] ?? 'open';
     return {
       sessionId: paymentID,
-      reference: a.merchantInvoiceNumber ?? '',
+      reference: a.merchantInvoiceNumber ?? a.merchantInvoice ?? '',
       outcome,
-      amountMinor: fromTaka(a.amount) ?? -1,
+      amountMinor: fromTaka(a.amount),
       currency: a.currency ?? '',
       txnId: a.trxID ?? null,
+      failureReason:
+        outcome === 'failed'
+          ? `${refusal ? refusal.message : 'bkash'} (transactionStatus ${a.transactionStatus})`
+          : null,
       method:
         outcome === 'captured'
           ? {
@@ -477,4 +557,25 @@ export class BkashGateway
           : undefined,
     };
   }
+}
+
+/** Whether an answer without a status code states a result (a token, a payment, a refund). */
+function statesSomething(a: BkashAnswer): boolean {
+  return Boolean(
+    a.id_token ||
+    a.paymentID ||
+    a.transactionStatus ||
+    a.refundTrxID ||
+    Array.isArray(a.refundTransactions),
+  );
+}
+
+/**
+ * bKash pre-fills the payer's wallet from `payerReference` when it is a
+ * wallet number as Bangladeshis write it (`01XXXXXXXXX`); Joma keeps phones
+ * as +8801XXXXXXXXX. Without a phone, the customer's reference.
+ */
+export function payerReference(customer: { reference: string; phone?: string | null }): string {
+  const wallet = /^(?:\+?88)?(01[3-9]\d{8})$/.exec((customer.phone ?? '').replace(/[\s-]/g, ''));
+  return wallet ? wallet[1] : customer.reference;
 }

@@ -81,6 +81,14 @@ export class GatewayStatusDto {
   })
   lastError: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) lastErrorAt: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description:
+      'When the gateway last answered a call for this app and mode (a checkout opened, a payment status or a refund answered); kept to the minute, and always later than `lastErrorAt` once the gateway answers again after an error. A `lastErrorAt` older than it is a stale error. Null when none is recorded',
+  })
+  lastSuccessAt: string | null;
 }
 
 export class GatewayRemovedDto {
@@ -105,7 +113,7 @@ export class GatewayCredentialsController {
   @ApiOperation({
     summary: "List an app's gateways per mode",
     description:
-      'Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, and the last error it gave (with its time). Never a secret.',
+      'Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, the last error it gave (with its time) and when it last answered successfully (to tell a stale error from a current one). Never a secret.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(GatewayStatusDto, { isArray: true })
@@ -130,6 +138,7 @@ export class GatewayCredentialsController {
           default: defaultName === name,
           lastError: setup?.lastError ?? null,
           lastErrorAt: setup?.lastErrorAt?.toISOString() ?? null,
+          lastSuccessAt: setup?.lastSuccessAt?.toISOString() ?? null,
         });
       }
     }
@@ -142,12 +151,12 @@ export class GatewayCredentialsController {
   @ApiOperation({
     summary: "Remove an app's credentials for a gateway in one mode",
     description:
-      "Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). Payments already open at the gateway keep being confirmed only while credentials exist: remove a gateway once its payments have settled. 404 when none were set.",
+      "Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). 409 INVALID_STATE while the gateway has work in flight for the app in this mode (PENDING payments or PENDING refunds through it, which need the credentials to be confirmed or decided): the message names how many of each, and nothing is removed. Replacing the credentials (PATCH) is allowed at any time; the work in flight goes on with the new ones. 404 when none were set.",
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'bkash' })
   @ApiEnvelope(GatewayRemovedDto)
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 409)
   async remove(
     @Param('id', ParseIdPipe) appId: number,
     @Param('gateway') name: string,
@@ -164,7 +173,7 @@ export class GatewayCredentialsController {
   @ApiOperation({
     summary: "Set an app's credentials for a gateway in one mode",
     description:
-      'Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged). `default: true` makes it the gateway new payments of this mode use when they name none.',
+      'Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged), also while payments or refunds are in flight at the gateway: they go on with the new ones. `default: true` makes it the gateway new payments of this mode use when they name none.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'sslcommerz' })

@@ -72,7 +72,8 @@ export class GatewayCredentialsRepository {
   ): Promise<void> {
     await sql(this.txHost.tx).run(
       `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, updated_at = now()`,
+       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
+         failures = 0, backoff_until = NULL, updated_at = now()`,
       [appId, mode, gateway, sealed, expiresAt],
     );
   }
@@ -92,11 +93,47 @@ export class GatewayCredentialsRepository {
       `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at, lease_until)
        VALUES ($1, $2, $3, NULL, 'epoch', $5)
        ON CONFLICT (app_id, mode, gateway) DO UPDATE SET lease_until = EXCLUDED.lease_until
-         WHERE gateway_tokens.lease_until IS NULL OR gateway_tokens.lease_until <= $4
+         WHERE (gateway_tokens.lease_until IS NULL OR gateway_tokens.lease_until <= $4)
+           AND (gateway_tokens.backoff_until IS NULL OR gateway_tokens.backoff_until <= $4)
        RETURNING 1`,
       [appId, mode, gateway, now, until],
     );
     return rows.length > 0;
+  }
+
+  /** Until when token calls of the app and mode back off (null: they may be made). */
+  async tokenBackoff(appId: number, mode: GatewayMode, gateway: string): Promise<Date | null> {
+    const [row] = await sql(this.txHost.tx).rows<{ backoff_until: Date | null }>(
+      `SELECT backoff_until FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+      [appId, mode, gateway],
+    );
+    return row?.backoff_until ? new Date(row.backoff_until) : null;
+  }
+
+  /**
+   * A token call failed: one more failure in a row, and no token call until
+   * `baseMs` doubled per earlier failure (at most `maxMs`) from `now`.
+   * Returns until when.
+   */
+  async noteTokenFailure(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    now: Date,
+    baseMs: number,
+    maxMs: number,
+  ): Promise<Date> {
+    const [row] = await sql(this.txHost.tx).rows<{ backoff_until: Date }>(
+      `INSERT INTO gateway_tokens (app_id, mode, gateway, sealed, expires_at, failures, backoff_until)
+       VALUES ($1, $2, $3, NULL, 'epoch', 1, $4::timestamptz + make_interval(secs => $5::double precision / 1000))
+       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET
+         failures = gateway_tokens.failures + 1,
+         backoff_until = $4::timestamptz + make_interval(secs =>
+           LEAST($6::double precision, $5::double precision * power(2, LEAST(gateway_tokens.failures, 30))) / 1000)
+       RETURNING backoff_until`,
+      [appId, mode, gateway, now, baseMs, maxMs],
+    );
+    return new Date(row.backoff_until);
   }
 
   async releaseTokenLease(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
@@ -127,10 +164,33 @@ export class GatewayCredentialsRepository {
     gateway: string,
     error: string,
     at: Date,
-  ): Promise<void> {
-    await sql(this.txHost.tx).run(
+  ): Promise<boolean> {
+    const updated = await sql(this.txHost.tx).run(
       `UPDATE gateway_credentials SET last_error = $4, last_error_at = $5 WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway, error, at],
+    );
+    return updated > 0;
+  }
+
+  /**
+   * Records a success at `at` unless the stored one is less than `everyMs`
+   * old and no error was noted since it (then the UPDATE matches no row and
+   * writes nothing).
+   */
+  async noteSuccess(
+    appId: number,
+    mode: GatewayMode,
+    gateway: string,
+    at: Date,
+    everyMs: number,
+  ): Promise<void> {
+    await sql(this.txHost.tx).run(
+      `UPDATE gateway_credentials SET last_success_at = $4
+        WHERE app_id = $1 AND mode = $2 AND gateway = $3
+          AND (last_success_at IS NULL
+               OR last_success_at <= $4::timestamptz - make_interval(secs => $5::double precision / 1000)
+               OR (last_error_at IS NOT NULL AND last_error_at >= last_success_at))`,
+      [appId, mode, gateway, at, everyMs],
     );
   }
 
@@ -143,6 +203,7 @@ export class GatewayCredentialsRepository {
       isDefault: boolean;
       lastError: string | null;
       lastErrorAt: Date | null;
+      lastSuccessAt: Date | null;
     }[]
   > {
     const rows = await sql(this.txHost.tx).rows<{
@@ -152,8 +213,9 @@ export class GatewayCredentialsRepository {
       is_default: boolean;
       last_error: string | null;
       last_error_at: Date | null;
+      last_success_at: Date | null;
     }>(
-      `SELECT mode, gateway, sealed, is_default, last_error, last_error_at
+      `SELECT mode, gateway, sealed, is_default, last_error, last_error_at, last_success_at
          FROM gateway_credentials WHERE app_id = $1 ORDER BY mode, gateway`,
       [appId],
     );
@@ -164,6 +226,7 @@ export class GatewayCredentialsRepository {
       isDefault: r.is_default,
       lastError: r.last_error,
       lastErrorAt: r.last_error_at ? new Date(r.last_error_at) : null,
+      lastSuccessAt: r.last_success_at ? new Date(r.last_success_at) : null,
     }));
   }
 

@@ -4,12 +4,14 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../../audit';
 import { Clock } from '../../common/clock/clock';
 import { decryptSecret, encryptSecret } from '../../common/crypto/crypto';
+import { DomainEventBus } from '../../common/domain-events';
 import { AppError } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { appTopic, ChangeFeed, ReplicaCache } from '../../database/change-feed';
 import { isForeignKeyViolation } from '../../database/transaction';
 import type { GatewayContext, GatewayMode } from '../payment-gateway.types';
 import { GatewayCredentialsRepository } from './gateway-credentials.repository';
+import { GatewayCredentialsRemoved } from './gateway-credentials-events';
 
 /**
  * Apps' credentials for real gateways, sealed with ENCRYPTION_KEY at rest,
@@ -18,6 +20,17 @@ import { GatewayCredentialsRepository } from './gateway-credentials.repository';
  */
 /** How long one replica trusts the list of an app's configured gateways (a backstop to the change feed). */
 const CONFIGURED_CACHE_MS = 10_000;
+/**
+ * A success is written at most once per this long per app, mode and gateway
+ * (the stored time is at most this stale), unless an error was noted since
+ * the last one: then at once, so a current success is never shown older
+ * than a stale error.
+ */
+export const SUCCESS_NOTE_EVERY_MS = 60_000;
+
+/** Token calls back off after a failure: this long at first, doubling per failure in a row (decisions 19). */
+export const TOKEN_BACKOFF_BASE_MS = 1_000;
+export const TOKEN_BACKOFF_MAX_MS = 60_000;
 
 type ConfiguredGateway = { gateway: string; isDefault: boolean };
 
@@ -32,6 +45,7 @@ export class GatewayCredentialsService {
     private readonly changes: ChangeFeed,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly events: DomainEventBus,
   ) {
     this.configuredCache = new ReplicaCache(changes, CONFIGURED_CACHE_MS, () => clock.nowMs());
   }
@@ -158,6 +172,28 @@ export class GatewayCredentialsService {
     );
   }
 
+  /** Until when token calls back off for the app and mode, or null when they may be made. */
+  async tokenBackoff(ctx: GatewayContext, gateway: string, nowMs: number): Promise<Date | null> {
+    const until = await this.credentials.tokenBackoff(ctx.appId, ctx.mode, gateway);
+    return until && until.getTime() > nowMs ? until : null;
+  }
+
+  /**
+   * A token call failed (timeout, 5xx, refusal): token calls of the app and
+   * mode back off, 1 s doubling up to 60 s, across replicas (decisions
+   * section 19). Returns until when. A stored token resets it.
+   */
+  noteTokenFailure(ctx: GatewayContext, gateway: string, nowMs: number): Promise<Date> {
+    return this.credentials.noteTokenFailure(
+      ctx.appId,
+      ctx.mode,
+      gateway,
+      new Date(nowMs),
+      TOKEN_BACKOFF_BASE_MS,
+      TOKEN_BACKOFF_MAX_MS,
+    );
+  }
+
   releaseTokenLease(ctx: GatewayContext, gateway: string): Promise<void> {
     return this.credentials.releaseTokenLease(ctx.appId, ctx.mode, gateway);
   }
@@ -177,18 +213,38 @@ export class GatewayCredentialsService {
     await this.credentials.discardToken(ctx.appId, ctx.mode, gateway, row.sealed);
   }
 
-  /** The last error the gateway gave for the app and mode, kept with its setup. */
+  /**
+   * The last error the gateway gave for the app and mode, kept with its
+   * setup. False when the app has no credentials for it there (removed, or
+   * never set): there is no setup to keep it on, the caller logs it.
+   */
   noteError(
     scope: { appId: number; mode: GatewayMode },
     gateway: string,
     error: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     return this.credentials.noteError(
       scope.appId,
       scope.mode,
       gateway,
       error.slice(0, 500),
       this.clock.now(),
+    );
+  }
+
+  /**
+   * The gateway answered a call for the app and mode. Cheap: one UPDATE by
+   * primary key that writes only when the stored time is SUCCESS_NOTE_EVERY_MS
+   * old or older than the last error (otherwise it matches no row and writes
+   * nothing).
+   */
+  async noteSuccess(scope: { appId: number; mode: GatewayMode }, gateway: string): Promise<void> {
+    await this.credentials.noteSuccess(
+      scope.appId,
+      scope.mode,
+      gateway,
+      this.clock.now(),
+      SUCCESS_NOTE_EVERY_MS,
     );
   }
 
@@ -212,11 +268,17 @@ export class GatewayCredentialsService {
         isDefault: r.isDefault,
         lastError: r.lastError,
         lastErrorAt: r.lastErrorAt,
+        lastSuccessAt: r.lastSuccessAt,
       };
     });
   }
 
-  /** Removes the app's credentials (and token) for a gateway in a mode, audited; 404 when none. */
+  /**
+   * Removes the app's credentials (and token) for a gateway in a mode,
+   * audited; 404 when none. The removal is published (GatewayCredentialsRemoved)
+   * in its transaction: 409 from a feature with work in flight at the
+   * gateway (decisions section 19) rolls it back, audit entry included.
+   */
   async remove(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
     await this.removeInTx(appId, mode, gateway);
     this.changes.touch(appTopic(appId));
@@ -226,6 +288,7 @@ export class GatewayCredentialsService {
   private async removeInTx(appId: number, mode: GatewayMode, gateway: string): Promise<void> {
     if (!(await this.credentials.remove(appId, mode, gateway)))
       throw AppError.notFound('Gateway credentials');
+    await this.events.publish(new GatewayCredentialsRemoved({ appId, mode }, gateway));
     await this.audit.record({
       action: 'app.gateway_credentials_removed',
       targetType: 'app',
@@ -243,4 +306,5 @@ export interface GatewaySetup {
   isDefault: boolean;
   lastError: string | null;
   lastErrorAt: Date | null;
+  lastSuccessAt: Date | null;
 }

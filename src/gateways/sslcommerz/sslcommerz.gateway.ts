@@ -128,10 +128,9 @@ export class SslcommerzGateway
         cus_name: req.customer.name || req.customer.reference,
         cus_email: req.customer.email || 'customer@example.com',
         cus_phone: req.customer.phone || '01700000000',
-        cus_add1: 'N/A',
-        cus_city: 'Dhaka',
-        cus_postcode: '1000',
-        cus_country: 'Bangladesh',
+        // No address: Joma keeps none, and SSLCommerz scores risk on what it is
+        // sent, so none is made up (the official library calls these "not
+        // mandatory but useful"; docs/gateways.md lists it to check in the sandbox).
         shipping_method: 'NO',
         num_of_item: '1',
         product_name: (req.description || `Payment to ${req.merchantName}`).slice(0, 255),
@@ -203,11 +202,12 @@ export class SslcommerzGateway
   }
 
   /**
-   * The refund API. `refund_trans_id` (Joma's reference, unique per refund)
-   * lets the refund query find a refund whose answer was lost; `refe_id`
-   * carries it too. Its `success` means *initiated*: the refund stays
-   * PENDING until the refund query says `refunded` (decisions section 7).
-   * Never retried here: a second request could refund twice.
+   * The refund API, as the official `sslcommerz-lts` package calls it
+   * (`bank_tran_id`, `refund_amount`, `refund_remarks`, `refe_id` carrying
+   * Joma's refund reference). Its `success` means *initiated*: the refund
+   * stays PENDING until the refund query by the `refund_ref_id` it gives
+   * says `refunded` (decisions sections 7 and 19). Never retried here: a
+   * second request could refund twice.
    */
   async refund(
     req: {
@@ -223,16 +223,18 @@ export class SslcommerzGateway
       method: 'GET',
       url: this.api(ctx, {
         bank_tran_id: req.txnId,
-        refund_trans_id: req.reference,
         refund_amount: toTaka(req.amountMinor),
         refund_remarks: (req.reason || 'Refund').slice(0, 255),
         refe_id: req.reference,
+        v: '1',
       }),
       idempotent: false,
       signal: ctx.signal,
     });
-    if (answer.APIConnect !== 'DONE') throw new Error(`sslcommerz refund: ${answer.APIConnect}`);
     const status = (answer.status ?? '').toLowerCase();
+    // A refusal is definite with or without APIConnect (the published `failed` answer has none).
+    if (answer.APIConnect !== 'DONE' && status !== 'failed')
+      throw new Error(`sslcommerz refund: ${answer.APIConnect ?? 'no APIConnect'}`);
     if (status === 'success' || status === 'processing')
       return { refundId: answer.refund_ref_id ?? '', status: 'pending' };
     if (status === 'failed')
@@ -245,26 +247,28 @@ export class SslcommerzGateway
   }
 
   /**
-   * The refund query: by SSLCommerz's refund_ref_id once an answer named it,
-   * else by Joma's refund_trans_id. `refunded` is done, `processing` not yet,
-   * `cancelled` refused; an answer that names no refund for the reference is
-   * "no such refund" (null); anything else throws (asked again later).
+   * The refund query, by the `refund_ref_id` SSLCommerz gave when it took
+   * the refund: `refunded` is done, `processing` not yet, `cancelled`
+   * refused. No published query finds a refund by Joma's own reference, so
+   * a refund whose first answer was lost (no `refund_ref_id`) can never be
+   * shown absent: it is "unknown", never re-sent, and waits PENDING for the
+   * settlement import, an operator or section 7's 72 hours (decisions
+   * section 19). Any answer without a known status is unknown too (throws).
    */
   async queryRefund(req: RefundQuery, ctx: GatewayContext): Promise<GatewayRefund | null> {
+    if (!req.gatewayRefundId)
+      throw new Error(
+        `sslcommerz refund query: refund ${req.reference} has no refund_ref_id (its answer was lost); SSLCommerz publishes no query by the merchant's reference, so it is not sent again`,
+      );
     const answer = await this.http.json<RefundAnswer>({
       method: 'GET',
-      url: this.api(
-        ctx,
-        req.gatewayRefundId
-          ? { refund_ref_id: req.gatewayRefundId }
-          : { refund_trans_id: req.reference },
-      ),
+      url: this.api(ctx, { refund_ref_id: req.gatewayRefundId }),
       idempotent: true,
       signal: ctx.signal,
     });
     if (answer.APIConnect !== 'DONE')
-      throw new Error(`sslcommerz refund query: ${answer.APIConnect}`);
-    const refundId = answer.refund_ref_id || req.gatewayRefundId || '';
+      throw new Error(`sslcommerz refund query: ${answer.APIConnect ?? 'no APIConnect'}`);
+    const refundId = answer.refund_ref_id || req.gatewayRefundId;
     const status = (answer.status ?? '').toLowerCase();
     if (status === 'refunded') return { refundId, status: 'succeeded' };
     if (status === 'processing' || status === 'initiated') return { refundId, status: 'pending' };
@@ -274,8 +278,6 @@ export class SslcommerzGateway
         status: 'failed',
         failureReason: `sslcommerz ${answer.errorReason || 'cancelled the refund'}`,
       };
-    if (!answer.refund_ref_id && !req.gatewayRefundId && (status === 'failed' || status === ''))
-      return null;
     throw new Error(`sslcommerz refund query: an answer with status "${answer.status ?? ''}"`);
   }
 
@@ -319,7 +321,7 @@ export class SslcommerzGateway
       reference,
       // A capture the validation API did not state is not believed.
       outcome: unvalidated && outcome === 'captured' ? 'open' : outcome,
-      amountMinor: amount ?? -1,
+      amountMinor: amount,
       currency: v.currency ?? '',
       txnId: v.bank_tran_id ?? null,
       riskLevel: String(v.risk_level ?? '0') === '1' ? 'HIGH' : 'NORMAL',

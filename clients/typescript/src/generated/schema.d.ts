@@ -1645,7 +1645,7 @@ export interface paths {
         };
         /**
          * List an app's gateways per mode
-         * @description Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, and the last error it gave (with its time). Never a secret.
+         * @description Every gateway serving each mode: whether it is configured, the last 4 characters of its first credential field, whether it is the default, the last error it gave (with its time) and when it last answered successfully (to tell a stale error from a current one). Never a secret.
          *
          *     Requires the permission `apps:read` (a super admin has every permission).
          */
@@ -1670,7 +1670,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an app's credentials for a gateway in one mode
-         * @description Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). Payments already open at the gateway keep being confirmed only while credentials exist: remove a gateway once its payments have settled. 404 when none were set.
+         * @description Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). 409 INVALID_STATE while the gateway has work in flight for the app in this mode (PENDING payments or PENDING refunds through it, which need the credentials to be confirmed or decided): the message names how many of each, and nothing is removed. Replacing the credentials (PATCH) is allowed at any time; the work in flight goes on with the new ones. 404 when none were set.
          *
          *     Requires the permission `apps:write` (a super admin has every permission).
          */
@@ -1679,7 +1679,7 @@ export interface paths {
         head?: never;
         /**
          * Set an app's credentials for a gateway in one mode
-         * @description Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged). `default: true` makes it the gateway new payments of this mode use when they name none.
+         * @description Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged), also while payments or refunds are in flight at the gateway: they go on with the new ones. `default: true` makes it the gateway new payments of this mode use when they name none.
          *
          *     Requires the permission `apps:write` (a super admin has every permission).
          */
@@ -2987,6 +2987,11 @@ export interface components {
             lastError: string | null;
             /** Format: date-time */
             lastErrorAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the gateway last answered a call for this app and mode (a checkout opened, a payment status or a refund answered); kept to the minute, and always later than `lastErrorAt` once the gateway answers again after an error. A `lastErrorAt` older than it is a stale error. Null when none is recorded
+             */
+            lastSuccessAt: string | null;
         };
         GatewayRemovedDto: {
             applicationId: number;
@@ -9535,6 +9540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
