@@ -4,7 +4,10 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 import { sql } from '../database/sql';
 
-/** Every query of the login_throttles table (failure counters keyed by hashes). */
+/**
+ * Every query of the login_throttles table (failure counters keyed by hashes)
+ * and of login_known_addresses (where each account last logged in).
+ */
 @Injectable()
 export class LoginThrottleRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
@@ -48,30 +51,67 @@ export class LoginThrottleRepository {
     await sql(this.txHost.tx).run('DELETE FROM login_throttles WHERE key = $1', [key]);
   }
 
-  /** Takes one failure back from each key (never below zero). */
-  async takeBackOne(keys: string[]): Promise<void> {
+  /**
+   * In one read (no row lock, no write): whether the pair `knownKey` logged
+   * in successfully at or after `since`, and the counters of `keys` as they
+   * stand. For refusing a locked attempt before anything else is done.
+   */
+  async standing(
+    keys: string[],
+    knownKey: string,
+    since: Date,
+  ): Promise<{ known: boolean; counters: { key: string; failures: number; lastAt: Date }[] }> {
+    const [row] = await sql(this.txHost.tx).rows<{
+      known: boolean;
+      counters: { key: string; failures: number; last_at: string }[];
+    }>(
+      `SELECT EXISTS (SELECT 1 FROM login_known_addresses WHERE key = $2 AND last_success_at >= $3) AS known,
+              COALESCE((SELECT json_agg(json_build_object('key', key, 'failures', failures, 'last_at', last_at))
+                          FROM login_throttles WHERE key = ANY($1)), '[]'::json) AS counters`,
+      [keys, knownKey, since],
+    );
+    return {
+      known: row.known,
+      counters: row.counters.map((c) => ({
+        key: c.key,
+        failures: c.failures,
+        lastAt: new Date(c.last_at),
+      })),
+    };
+  }
+
+  /**
+   * Takes one failure back from each key that holds fewer than its limit: a
+   * key at its limit is locked, and a success never lifts a lock.
+   */
+  async takeBackOne(keys: { key: string; limit: number }[]): Promise<void> {
     await sql(this.txHost.tx).run(
-      'UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ANY($1)',
-      [keys],
+      `UPDATE login_throttles AS t SET failures = GREATEST(t.failures - 1, 0)
+       FROM unnest($1::text[], $2::int[]) AS k(key, lim)
+       WHERE t.key = k.key AND t.failures < k.lim`,
+      [keys.map((k) => k.key), keys.map((k) => k.limit)],
     );
   }
 
-  /** Records a successful login of the (email, address) pair. */
-  async rememberSuccess(key: string, at: Date): Promise<void> {
+  /**
+   * Records a successful login of the (email, address) pair for the account
+   * (`accountKey`), and forgets that account's known addresses beyond its
+   * `keep` most recent.
+   */
+  async rememberSuccess(key: string, accountKey: string, at: Date, keep: number): Promise<void> {
     await sql(this.txHost.tx).run(
-      `INSERT INTO login_known_addresses (key, last_success_at) VALUES ($1, $2)
-       ON CONFLICT (key) DO UPDATE SET last_success_at = GREATEST(login_known_addresses.last_success_at, $2)`,
-      [key, at],
+      `INSERT INTO login_known_addresses (key, account_key, last_success_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET
+         account_key = $2,
+         last_success_at = GREATEST(login_known_addresses.last_success_at, $3)`,
+      [key, accountKey, at],
     );
-  }
-
-  /** Whether the pair logged in successfully at or after `since`. */
-  async succeededSince(key: string, since: Date): Promise<boolean> {
-    const rows = await sql(this.txHost.tx).rows<unknown>(
-      'SELECT 1 FROM login_known_addresses WHERE key = $1 AND last_success_at >= $2',
-      [key, since],
+    await sql(this.txHost.tx).run(
+      `DELETE FROM login_known_addresses WHERE account_key = $1 AND key NOT IN (
+         SELECT key FROM login_known_addresses WHERE account_key = $1
+         ORDER BY last_success_at DESC, key LIMIT $2)`,
+      [accountKey, keep],
     );
-    return rows.length > 0;
   }
 
   async purgeSuccessesBefore(before: Date): Promise<number> {
