@@ -19,10 +19,10 @@ export class LedgerController {
   @ApiOperation({
     summary: 'Ledger balances: one row per account',
     description:
-      'Sums of every posting, for one app and/or mode or for all. balanceMinor = debitMinor - creditMinor; the rows sum to 0.',
+      "Sums of every posting, for one app and/or mode or for all (every app and mode in the caller's scope). balanceMinor = debitMinor - creditMinor; the rows sum to 0. Sums are exact; a figure above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app whose figures overflow (ask for another app: its balances are answered as usual).",
   })
   @ApiEnvelope(LedgerBalanceDto, { isArray: true })
-  @ApiErrors(400)
+  @ApiErrors(400, 422)
   async balances(
     @Query() query: LedgerBalanceQuery,
     @CurrentAdmin() admin: AdminPrincipal,

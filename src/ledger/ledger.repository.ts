@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
 import type { Mode } from '../common/http/request-context';
+import { exactMinor } from '../common/money/exact-sum';
 import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import type { LedgerKind, Posting } from './ledger-postings';
@@ -11,6 +12,14 @@ export interface AccountBalance {
   account: string;
   debitMinor: number;
   creditMinor: number;
+}
+
+/** One app's exact sums of one account (NUMERIC in PostgreSQL, BigInt here). */
+export interface AppAccountSums {
+  appId: number;
+  account: string;
+  debit: bigint;
+  credit: bigint;
 }
 
 /** Every query of ledger_transactions and ledger_entries (insert and read only: they are append-only). */
@@ -78,25 +87,46 @@ export class LedgerRepository {
     return rows.map((r) => r.source_id);
   }
 
-  /** Sums per account, optionally for one app and/or mode. */
-  async balances(filter: {
+  /**
+   * Exact sums per app and account, optionally for one app and/or mode:
+   * NUMERIC read as text (a sum may pass 2^53; the service decides what
+   * can be answered).
+   */
+  async balancesByApp(filter: {
     appId?: number;
     mode?: Mode;
     appIds?: number[];
-  }): Promise<AccountBalance[]> {
-    const rows = await sql(this.txHost.tx).rows<{ account: string; debit: number; credit: number }>(
-      `SELECT account, COALESCE(sum(debit_minor), 0)::bigint AS debit, COALESCE(sum(credit_minor), 0)::bigint AS credit
+  }): Promise<AppAccountSums[]> {
+    const rows = await sql(this.txHost.tx).rows<{
+      app_id: number;
+      account: string;
+      debit: string;
+      credit: string;
+    }>(
+      `SELECT app_id, account, COALESCE(sum(debit_minor), 0)::text AS debit, COALESCE(sum(credit_minor), 0)::text AS credit
          FROM ledger_entries
         WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2)
           AND ($3::bigint[] IS NULL OR app_id = ANY($3))
-        GROUP BY account ORDER BY account`,
+        GROUP BY app_id, account ORDER BY app_id, account`,
       [filter.appId ?? null, filter.mode ?? null, filter.appIds ?? null],
     );
     return rows.map((r) => ({
+      appId: Number(r.app_id),
       account: r.account,
-      debitMinor: Number(r.debit),
-      creditMinor: Number(r.credit),
+      debit: exactMinor(r.debit),
+      credit: exactMinor(r.credit),
     }));
+  }
+
+  /** Whether debits equal credits over the filter, compared exactly in SQL (NUMERIC sums of any size). */
+  async debitsEqualCredits(filter: { appId?: number; mode?: Mode }): Promise<boolean> {
+    const row = await sql(this.txHost.tx).one<{ balanced: boolean }>(
+      `SELECT COALESCE(sum(debit_minor), 0) = COALESCE(sum(credit_minor), 0) AS balanced
+         FROM ledger_entries
+        WHERE ($1::bigint IS NULL OR app_id = $1) AND ($2::mode IS NULL OR mode = $2)`,
+      [filter.appId ?? null, filter.mode ?? null],
+    );
+    return row?.balanced ?? true;
   }
 
   /** Ids of ledger transactions (in the filter) whose entries do not balance; none, if the books are sound. */

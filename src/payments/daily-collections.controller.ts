@@ -4,7 +4,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppAuth, CurrentApp } from '../auth/decorators';
 import { Page } from '../common/http/envelope';
 import type { AppPrincipal } from '../common/http/request-context';
-import { ApiEnvelope } from '../common/http/swagger';
+import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { DailyCollectionDto, DailyCollectionsQuery } from './dto/daily-collections.dto';
 import { PaymentsService } from './payments.service';
 
@@ -19,9 +19,10 @@ export class DailyCollectionsController {
   @ApiOperation({
     summary: "Taka collected per Asia/Dhaka day, in the key's mode",
     description:
-      'One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture has collectedMinor 0. A payment counts on the Dhaka day it succeeded, for its captured amount.',
+      'One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture has collectedMinor 0. A payment counts on the Dhaka day it succeeded, for its captured amount. Sums are exact; a day whose sum is above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app.',
   })
   @ApiEnvelope(DailyCollectionDto, { isArray: true })
+  @ApiErrors(422)
   async list(
     @CurrentApp() app: AppPrincipal,
     @Query() query: DailyCollectionsQuery,

@@ -42,6 +42,8 @@ function toRunDto(r: RunRow): ReconciliationRunDto {
     amountMismatch: r.amountMismatch,
     deferred: r.deferred,
     ledgerBalanced: r.ledgerBalanced,
+    status: r.status,
+    failureReason: r.failureReason,
     trigger: r.trigger,
     createdAt: new Date(r.createdAt).toISOString(),
   };
@@ -77,7 +79,7 @@ export class ReconciliationController {
   @ApiOperation({
     summary: "Import a gateway's settlement CSV for one app and mode",
     description:
-      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. Audited (`settlement.imported`).',
+      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED. Audited (`settlement.imported`).',
   })
   @ApiEnvelope(SettlementImportResultDto, { status: 201 })
   @ApiErrors(400, 404)
@@ -100,7 +102,7 @@ export class ReconciliationController {
   @ApiOperation({
     summary: 'Reconcile one Asia/Dhaka day: every capture and settlement line, classified once',
     description:
-      'matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).',
+      'matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances (compared exactly, however large the sums). Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).',
   })
   @ApiEnvelope(ReconciliationRunDto, { status: 201 })
   @ApiErrors(400, 404)

@@ -32,6 +32,9 @@ export interface RunRow extends RunCounts {
   period: string;
   trigger: 'api' | 'nightly';
   ledgerBalanced: boolean;
+  /** FAILED: the run could not be completed (the nightly job records why); its counts are 0. */
+  status: 'COMPLETED' | 'FAILED';
+  failureReason: string | null;
   createdAt: Date;
 }
 
@@ -49,7 +52,8 @@ export interface ItemRow {
 
 const RUN_COLUMNS = `id, app_id AS "appId", mode, to_char(period, 'YYYY-MM-DD') AS period, trigger,
   matched, missing_in_settlement AS "missingInSettlement", missing_internal AS "missingInternal",
-  amount_mismatch AS "amountMismatch", deferred, ledger_balanced AS "ledgerBalanced", created_at AS "createdAt"`;
+  amount_mismatch AS "amountMismatch", deferred, ledger_balanced AS "ledgerBalanced", status,
+  failure_reason AS "failureReason", created_at AS "createdAt"`;
 
 /**
  * Every query of reconciliation_runs and reconciliation_items. Captures are
@@ -70,6 +74,19 @@ export class ReconciliationRepository {
       `INSERT INTO reconciliation_runs (app_id, mode, period, trigger, matched, missing_in_settlement, missing_internal, amount_mismatch, deferred, ledger_balanced)
        VALUES ($1, $2, $3, $4, 0, 0, 0, 0, 0, false) RETURNING id`,
       [fields.appId, fields.mode, fields.period, fields.trigger],
+    );
+    return Number(row.id);
+  }
+
+  /** A run that could not be completed: counts 0, ledger not checked (false), and why. */
+  async insertFailedRun(
+    fields: { appId: number | null; mode: Mode | null; period: string; trigger: 'api' | 'nightly' },
+    reason: string,
+  ): Promise<number> {
+    const [row] = await sql(this.txHost.tx).rows<{ id: number }>(
+      `INSERT INTO reconciliation_runs (app_id, mode, period, trigger, matched, missing_in_settlement, missing_internal, amount_mismatch, deferred, ledger_balanced, status, failure_reason)
+       VALUES ($1, $2, $3, $4, 0, 0, 0, 0, 0, false, 'FAILED', $5) RETURNING id`,
+      [fields.appId, fields.mode, fields.period, fields.trigger, reason],
     );
     return Number(row.id);
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 
 import { AuditService } from '../audit';
@@ -50,6 +50,8 @@ export function previousDhakaDay(ms: number): string {
  */
 @Injectable()
 export class ReconciliationService {
+  private readonly logger = new Logger('Reconciliation');
+
   constructor(
     private readonly runs: ReconciliationRepository,
     private readonly settlements: SettlementsService,
@@ -103,11 +105,37 @@ export class ReconciliationService {
     return run;
   }
 
-  /** The nightly run of the previous Dhaka day, if no replica claimed it yet. */
+  /**
+   * The nightly run of the previous Dhaka day, if no replica claimed it yet.
+   * A run that cannot be completed (a figure out of range, anything else
+   * that fails) is recorded FAILED with the reason instead of leaving the
+   * claimed period without a run; an operator re-runs it through the API.
+   */
   async runNightly(): Promise<RunRow | null> {
     const period = previousDhakaDay(this.clock.nowMs());
     if (!(await this.runs.claimNightly(period))) return null;
-    return this.run(period, {}, { fetch: true, trigger: 'nightly' });
+    try {
+      return await this.run(period, {}, { fetch: true, trigger: 'nightly' });
+    } catch (err) {
+      const reason =
+        err instanceof AppError
+          ? [err.message, ...(err.details ?? []).map((d) => d.message)].join('; ')
+          : 'Unexpected error (see the service log)';
+      this.logger.error(
+        `Nightly reconciliation of ${period} failed: ${err instanceof AppError ? reason : String((err as Error)?.stack ?? err)}`,
+      );
+      return this.recordFailed(period, reason);
+    }
+  }
+
+  /** The nightly job's FAILED run (the job acts for no admin: not audited, like its other runs). */
+  @Transactional()
+  private async recordFailed(period: string, reason: string): Promise<RunRow> {
+    const id = await this.runs.insertFailedRun(
+      { appId: null, mode: null, period, trigger: 'nightly' },
+      reason,
+    );
+    return (await this.runs.run(id))!;
   }
 
   async get(id: number): Promise<RunRow> {

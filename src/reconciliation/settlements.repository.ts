@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
+import { exactMinor } from '../common/money/exact-sum';
 import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import type { Rejection, SettlementCsvLine } from './settlement-csv';
@@ -42,6 +43,25 @@ export class SettlementsRepository {
     return Number(row.id);
   }
 
+  /**
+   * Serialises imports of one app and mode until the transaction ends, so
+   * two files cannot each pass the settled-total bound and together exceed it.
+   */
+  async lockPartition(scope: TenantScope): Promise<void> {
+    await sql(this.txHost.tx).run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `settlement-lines:${scope.appId}:${scope.mode}`,
+    ]);
+  }
+
+  /** The app and mode's settled total (every line's amount), exactly (NUMERIC, read as text). */
+  async settledTotal(scope: TenantScope): Promise<bigint> {
+    const row = await sql(this.txHost.tx).one<{ total: string }>(
+      `SELECT COALESCE(sum(amount_minor), 0)::text AS total FROM settlement_lines WHERE app_id = $1 AND mode = $2`,
+      [scope.appId, scope.mode],
+    );
+    return exactMinor(row?.total);
+  }
+
   async setImportCounts(id: number, imported: number, duplicates: number): Promise<void> {
     await sql(this.txHost.tx).run(
       `UPDATE settlement_imports SET imported = $2, duplicates = $3 WHERE id = $1`,
@@ -76,8 +96,8 @@ export class SettlementsRepository {
              AS l (txn, amount, fee, currency, at, settled_on)
          ON CONFLICT (app_id, mode, gateway, gateway_txn_id) DO NOTHING
          RETURNING amount_minor, fee_minor, transaction_time)
-       SELECT count(*)::int AS count, COALESCE(sum(amount_minor), 0) AS amount,
-              COALESCE(sum(fee_minor), 0) AS fee, max(transaction_time) AS latest
+       SELECT count(*)::int AS count, COALESCE(sum(amount_minor), 0)::text AS amount,
+              COALESCE(sum(fee_minor), 0)::text AS fee, max(transaction_time) AS latest
          FROM inserted`,
       [
         scope.appId,
@@ -92,11 +112,11 @@ export class SettlementsRepository {
         lines.map((l) => l.settledOn),
       ],
     );
-    // Exact: MAX_LINE_MINOR keeps any chunk's sums far below 2^53.
+    // Exact: MAX_LINE_MINOR keeps a chunk's sums (10,000 lines at most) far below 2^53.
     return {
       count: row.count,
-      amountMinor: Number(row.amount),
-      feeMinor: Number(row.fee),
+      amountMinor: Number(exactMinor(row.amount)),
+      feeMinor: Number(exactMinor(row.fee)),
       latest: row.latest,
     };
   }

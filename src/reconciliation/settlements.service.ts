@@ -15,6 +15,14 @@ import { SettlementsRepository } from './settlements.repository';
 /** Lines per statement. */
 const IMPORT_CHUNK = 10_000;
 
+/**
+ * The most an app's settled total (every line's amount, per app and mode)
+ * may reach: 10^15 minor units. An import that would take it further is
+ * refused whole (400 VALIDATION_FAILED), so the sums the ledger and the
+ * reconciliation views answer stay far inside 2^53 (decisions section 14).
+ */
+export const MAX_SETTLED_TOTAL_MINOR = 1_000_000_000_000_000;
+
 export interface ImportResult {
   importId: number;
   lines: number;
@@ -95,8 +103,17 @@ export class SettlementsService {
           settledOn: null,
         });
       }
-      for (const { scope, lines: own } of byScope.values())
-        imported += (await this.store(scope, name, 'gateway', own.length, own, [])).imported;
+      for (const { scope, lines: own } of byScope.values()) {
+        try {
+          imported += (await this.store(scope, name, 'gateway', own.length, own, [])).imported;
+        } catch (err) {
+          // One app's refused lines (the settled-total bound) never stop another app's.
+          if (!(err instanceof AppError)) throw err;
+          this.logger.warn(
+            `${name}: settlement lines of app ${scope.appId} (${scope.mode}) for ${day} refused: ${err.details?.[0]?.message ?? err.message}`,
+          );
+        }
+      }
     }
     return imported;
   }
@@ -116,6 +133,11 @@ export class SettlementsService {
         if (isForeignKeyViolation(err)) throw AppError.notFound('App');
         throw err;
       });
+    // One import of this app and mode at a time, so the bound below holds
+    // whatever runs in parallel.
+    await this.settlements.lockPartition(scope);
+    const before = await this.settlements.settledTotal(scope);
+    let settled = before;
     // In chunks: each statement stays short (statement timeout), all in one
     // transaction. Each chunk posts one ledger transaction, the sum of its
     // lines' postings (bank = amount - fee, gateway_fees = fee, clearing =
@@ -128,6 +150,13 @@ export class SettlementsService {
         importId,
         good.slice(i, i + IMPORT_CHUNK),
       );
+      settled += BigInt(inserted.amountMinor);
+      if (settled > BigInt(MAX_SETTLED_TOTAL_MINOR))
+        // Thrown inside the transaction: nothing of this import stays.
+        throw AppError.validation(
+          'csv',
+          `This import would take the settled total of app ${scope.appId} (${scope.mode}) from ${before.toString()} past ${MAX_SETTLED_TOTAL_MINOR} minor units (10^15); nothing was imported`,
+        );
       if (inserted.count > 0)
         await this.ledger.post(
           scope,

@@ -126,6 +126,8 @@ describe('settlement import and reconciliation', () => {
       missingInSettlement: 1,
       deferred: 1,
       ledgerBalanced: true,
+      status: 'COMPLETED',
+      failureReason: null,
       trigger: 'api',
       createdAt: expect.any(String),
     });

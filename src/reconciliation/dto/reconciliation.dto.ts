@@ -159,7 +159,20 @@ export class ReconciliationRunDto {
   @ApiProperty({ type: 'integer' }) missingInternal: number;
   @ApiProperty({ type: 'integer' }) amountMismatch: number;
   @ApiProperty({ type: 'integer' }) deferred: number;
-  @ApiProperty() ledgerBalanced: boolean;
+  @ApiProperty({ description: 'false on a FAILED run (nothing was checked)' })
+  ledgerBalanced: boolean;
+  @ApiProperty({
+    enum: ['COMPLETED', 'FAILED'],
+    description:
+      'FAILED: the nightly job could not complete the run (failureReason says why); its counts are 0',
+  })
+  status: 'COMPLETED' | 'FAILED';
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why a FAILED run failed; else null',
+  })
+  failureReason: string | null;
   @ApiProperty({ enum: ['api', 'nightly'] }) trigger: string;
   @ApiProperty({ type: 'string', format: 'date-time' }) createdAt: string;
 }
