@@ -26,7 +26,8 @@ export class PayPageController {
   /**
    * In Bangla or English: `?lang=bn|en` (the page's toggle link, kept in a
    * cookie for the way back from the gateway), else the choice kept, else
-   * the browser's Accept-Language.
+   * the browser's Accept-Language, else the invoice's language (its
+   * `customerLanguage`, else the app's `defaultLanguage`).
    */
   @Get(':token')
   async show(
@@ -36,8 +37,8 @@ export class PayPageController {
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
-    const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
+    const chosen = pickLang(lang, cookie, accept, found?.view.language);
     if (!found) return sendHtml(res, notFoundPage(WORDS[chosen].notFound, chosen), 404);
     sendHtml(res, payPage({ ...found, lang: chosen }), 200, langChoiceHeaders(lang, this.config));
   }
@@ -51,8 +52,8 @@ export class PayPageController {
     @Headers('accept-language') accept: string | undefined,
     @Res() res: HttpResponse,
   ): Promise<void> {
-    const chosen = pickLang(lang, cookie, accept);
     const found = await this.billing.payPage(token);
+    const chosen = pickLang(lang, cookie, accept, found?.view.language);
     const receipt = found ? receiptPage({ ...found, lang: chosen }) : null;
     if (!receipt) return sendHtml(res, notFoundPage(WORDS[chosen].noReceipt, chosen), 404);
     sendHtml(res, receipt, 200, langChoiceHeaders(lang, this.config));
@@ -79,8 +80,8 @@ export class PayPageController {
       redirectSeeOther(res, checkout ?? `/pay/${token}`);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL_ERROR') {
-        const chosen = pickLang(lang, cookie, accept);
         const found = await this.billing.payPage(token);
+        const chosen = pickLang(lang, cookie, accept, found?.view.language);
         if (!found) return sendHtml(res, notFoundPage(WORDS[chosen].notFound, chosen), 404);
         // State problems are the customer's business ("This invoice is paid");
         // anything else (e.g. no gateway for the mode) is the merchant's.

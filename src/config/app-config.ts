@@ -68,6 +68,8 @@ export class AppConfig {
   /** Customer email through SMTP (decisions 16); undefined: no email channel. */
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
+  /** The SMTP client's connection, greeting and socket timeouts: 60 s (decisions 16), shorter in tests. */
+  readonly smtpTimeoutMs: number;
   /** SSL Wireless SMS API base (decisions 16). */
   readonly sslwirelessSmsUrl: string;
   /** How often the notification worker looks for messages to send. */
@@ -133,6 +135,7 @@ export class AppConfig {
     webhookPollIntervalMs?: number;
     smtpUrl?: string;
     mailFrom?: string;
+    smtpTimeoutMs?: number;
     sslwirelessSmsUrl?: string;
     notificationPollIntervalMs?: number;
     logLevel?: string;
@@ -187,6 +190,7 @@ export class AppConfig {
     this.webhookPollIntervalMs = values.webhookPollIntervalMs ?? 1_000;
     this.smtpUrl = values.smtpUrl;
     this.mailFrom = values.mailFrom ?? 'Joma <no-reply@localhost>';
+    this.smtpTimeoutMs = values.smtpTimeoutMs ?? 60_000;
     this.sslwirelessSmsUrl = (
       values.sslwirelessSmsUrl ?? 'https://smsplus.sslwireless.com'
     ).replace(/\/+$/, '');

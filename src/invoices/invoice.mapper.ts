@@ -19,6 +19,8 @@ export interface InvoiceView {
   /** The app's default success URL: where the paid page links back to the merchant. */
   merchantUrl: string | null;
   payableUrl: string;
+  /** The payer's language: the invoice's `customerLanguage`, else the app's `defaultLanguage`. */
+  language: 'bn' | 'en';
 }
 
 /** Customer and money fields shared by the full invoice and the admin summary. */

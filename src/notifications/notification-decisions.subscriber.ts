@@ -15,7 +15,7 @@ import { PaymentSucceeded } from '../payments';
 import { DunningReminderDue, SubscriptionFact } from '../subscriptions';
 import { EmailChannel } from './channels/email-channel';
 import { bangladeshiMsisdn, SMS_PROVIDER, type SmsProvider } from './channels/sms-channel';
-import type { NotificationChannel, NotificationKind } from './notification.entity';
+import type { Language, NotificationChannel, NotificationKind } from './notification.entity';
 import { type MessageFacts, renderMessage } from './notification-messages';
 import { NotificationMetrics } from './notification-metrics';
 import { type NewNotification, NotificationsRepository } from './notifications.repository';
@@ -132,17 +132,18 @@ export class NotificationDecisions {
     if (customer.email) contacts.push(['EMAIL', customer.email]);
     if (customer.phone) contacts.push(['SMS', customer.phone]);
     if (contacts.length === 0) return;
-    const app = await this.apps.settingsOf(scope.appId);
     const template = await this.templates.get(scope);
-    const language = invoice.customerLanguage ?? app.defaultLanguage;
+    const language = d.view.language;
+    const merchant = template?.companyName || d.view.appName;
     const facts: MessageFacts = {
       kind: d.kind,
       language,
-      merchant: template?.companyName || d.view.appName,
+      merchant,
       invoiceNumber: invoice.number,
       amountMinor: d.amountMinor,
       dueDate: invoice.dueDate,
-      link: d.link,
+      // The page opens in the message's language, whatever the payer's browser says.
+      link: withLang(d.link, language),
       transactionId: d.transactionId,
       paidAt: d.paidAt,
       trialEndDate: d.trialEndDate,
@@ -169,6 +170,7 @@ export class NotificationDecisions {
         subject: channel === 'EMAIL' ? message.subject : null,
         bodyText: channel === 'EMAIL' ? message.text : message.sms,
         bodyHtml: channel === 'EMAIL' ? message.html : null,
+        senderName: channel === 'EMAIL' ? merchant : null,
         nextAttemptAt: status === 'QUEUED' ? now : null,
         createdAt: now,
         lastError: reason,
@@ -198,4 +200,11 @@ export class NotificationDecisions {
           reason: `No SMS channel: no ${this.smsProvider.name} credentials for this app and mode`,
         };
   }
+}
+
+/** `link` with `?lang=` of the message's language (any query it had kept). */
+export function withLang(link: string, language: Language): string {
+  const url = new URL(link);
+  url.searchParams.set('lang', language);
+  return url.toString();
 }

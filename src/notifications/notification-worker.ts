@@ -11,7 +11,7 @@ import { SendError } from './channels/send-error';
 import { SMS_PROVIDER, type SmsProvider } from './channels/sms-channel';
 import { type Notification, NOTIFICATION_CHANNELS } from './notification.entity';
 import { NotificationMetrics } from './notification-metrics';
-import { NotificationsRepository } from './notifications.repository';
+import { NotificationsRepository, OUTCOME_UNKNOWN } from './notifications.repository';
 import { SmsCredentialsService } from './sms-credentials.service';
 
 /** After the first try: 1 and 5 minutes, 30 minutes, 2, 6, 12 and 24 hours; then FAILED (decisions 16). */
@@ -24,8 +24,18 @@ export const RETRY_AFTER_FIRST_TRY_MS = [
   12 * 3600_000,
   24 * 3600_000,
 ] as const;
-/** How long a claimed message is the claimant's: longer than any send may take. */
+/**
+ * How long a claim holds before the message is handed over: a worker that
+ * stopped before handing it over leaves it to another within this lease
+ * and a poll interval (decisions 16: within 2 minutes).
+ */
 export const SEND_LEASE_MS = 60_000;
+/**
+ * How long a handed-over message stays its sender's: longer than any send
+ * takes (the SMTP client's 60 s timeouts, each phase of the conversation);
+ * past it with no outcome, the sender stopped: FAILED, outcome unknown.
+ */
+export const HANDED_OVER_LEASE_MS = 15 * 60_000;
 const BATCH = 50;
 
 export interface NotificationTick {
@@ -36,14 +46,20 @@ export interface NotificationTick {
 }
 
 /**
- * Sends the QUEUED messages after their facts committed. A message is
- * claimed (FOR UPDATE SKIP LOCKED, a lease, the try counted) in a short
- * transaction of its own, sent with no transaction open, and its outcome
- * recorded only while the claim holds. A sender that stopped mid-send
- * leaves a claim that runs out with no outcome: that message is never sent
- * again (FAILED, outcome unknown), so no payer gets one twice, across
- * replicas and crashes. Temporary failures are tried again on
- * RETRY_AFTER_FIRST_TRY_MS, counted from the message's first try.
+ * Sends the QUEUED messages after their facts committed, at most once. A
+ * message is claimed (FOR UPDATE SKIP LOCKED, a 60-second lease) in a short
+ * transaction of its own; just before the network call the worker commits
+ * that it hands it over (the try counted, the lease lengthened); it is sent
+ * with no transaction open and its outcome recorded only while the claim
+ * holds. A claim that runs out before the hand-over is taken by another
+ * worker (nothing went out). A message handed over whose outcome is unknown
+ * (a timeout or a lost connection after the hand-over, or a sender that
+ * stopped before recording) is never sent again: FAILED, outcome unknown,
+ * so no payer gets one twice, across replicas and crashes. The one
+ * exception is an SMS provider that refuses a repeated message id: there
+ * asking again under the same id cannot send twice, and its "duplicate"
+ * answer says the first was accepted. Temporary failures are tried again
+ * on RETRY_AFTER_FIRST_TRY_MS, counted from the message's first try.
  */
 @Injectable()
 export class NotificationWorker extends IntervalJob<NotificationTick> {
@@ -75,7 +91,7 @@ export class NotificationWorker extends IntervalJob<NotificationTick> {
       );
       for (const message of batch) {
         const outcome = await this.sendOne(message, claimedAt);
-        out[outcome]++;
+        if (outcome) out[outcome]++;
       }
       if (batch.length < BATCH) break;
     }
@@ -85,9 +101,39 @@ export class NotificationWorker extends IntervalJob<NotificationTick> {
     return out;
   }
 
-  private async sendOne(m: Notification, claimedAt: Date): Promise<'sent' | 'retrying' | 'failed'> {
+  /** One claimed message; null when another worker took it over (this claim ran out first). */
+  private async sendOne(
+    m: Notification,
+    claimedAt: Date,
+  ): Promise<'sent' | 'retrying' | 'failed' | null> {
     const id = Number(m.id);
     const channel = m.channel;
+    let credentials: Record<string, string> | null = null;
+    if (channel === 'SMS') {
+      credentials = await this.sms.get(
+        { appId: Number(m.appId), mode: m.mode },
+        this.smsProvider.name,
+      );
+      if (!credentials) return this.fail(m, claimedAt, 'The SMS credentials were removed');
+      const since = m.outcomeUnknownSince ? new Date(m.outcomeUnknownSince) : null;
+      if (since && !this.smsProvider.canAskAgain?.(since, this.clock.now()))
+        return this.fail(
+          m,
+          claimedAt,
+          `${OUTCOME_UNKNOWN}: an earlier try may have been accepted, and ${this.smsProvider.name} would no longer refuse its id as a repeat, so it is not sent again`,
+        );
+    }
+    const handedOverAt = this.clock.now();
+    const handed = await this.txHost.withTransaction(() =>
+      this.repo.handOver(
+        id,
+        claimedAt,
+        handedOverAt,
+        new Date(handedOverAt.getTime() + HANDED_OVER_LEASE_MS),
+      ),
+    );
+    if (!handed) return null;
+    const tried = { ...m, attempts: m.attempts + 1 };
     try {
       if (channel === 'EMAIL') {
         await this.email.send({
@@ -96,31 +142,43 @@ export class NotificationWorker extends IntervalJob<NotificationTick> {
           text: m.bodyText,
           html: m.bodyHtml ?? '',
           id: `notification-${id}`,
+          senderName: m.senderName,
         });
       } else {
-        const scope = { appId: Number(m.appId), mode: m.mode };
-        const credentials = await this.sms.get(scope, this.smsProvider.name);
-        if (!credentials) throw new SendError('The SMS credentials were removed', false);
-        await this.smsProvider.send(credentials, m.recipient, m.bodyText, `joma-${id}`);
+        await this.smsProvider.send(credentials ?? {}, m.recipient, m.bodyText, `joma-${id}`);
       }
     } catch (err) {
-      const e = err instanceof SendError ? err : new SendError((err as Error).message, true);
-      const retryAt = this.retryAt(m);
-      if (e.temporary && retryAt) {
+      const e = err instanceof SendError ? err : new SendError((err as Error).message, true, true);
+      const retryAt = this.retryAt(tried);
+      // An unknown outcome is asked about again only where asking cannot send twice.
+      const askAgain =
+        !e.outcomeUnknown || (channel === 'SMS' && this.smsProvider.canAskAgain !== undefined);
+      if (e.temporary && retryAt && askAgain) {
         await this.record(id, claimedAt, {
           status: 'QUEUED',
           error: e.message,
           nextAttemptAt: retryAt,
+          outcomeUnknown: e.outcomeUnknown,
         });
         return 'retrying';
       }
-      await this.record(id, claimedAt, { status: 'FAILED', error: e.message });
-      this.metrics.messages.labels(channel, 'FAILED').inc();
-      return 'failed';
+      return this.fail(
+        m,
+        claimedAt,
+        e.outcomeUnknown
+          ? `${OUTCOME_UNKNOWN} (the provider may have accepted it), so it is not sent again: ${e.message}`
+          : e.message,
+      );
     }
     await this.record(id, claimedAt, { status: 'SENT', at: this.clock.now() });
     this.metrics.messages.labels(channel, 'SENT').inc();
     return 'sent';
+  }
+
+  private async fail(m: Notification, claimedAt: Date, error: string): Promise<'failed'> {
+    await this.record(Number(m.id), claimedAt, { status: 'FAILED', error });
+    this.metrics.messages.labels(m.channel, 'FAILED').inc();
+    return 'failed';
   }
 
   /** When to try again after this try (`attempts` counts it), or null when the schedule is over. */

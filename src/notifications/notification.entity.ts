@@ -43,9 +43,19 @@ export class Notification {
   @Column({ type: 'integer' }) attempts: number;
   @Column({ type: 'text', nullable: true }) lastError: string | null;
   @Column({ type: 'timestamptz', nullable: true }) nextAttemptAt: Date | null;
-  /** Set while a worker sends it: still set after the lease, the outcome is unknown. */
+  /** When a worker claimed it (its claim's token), until `claimedUntil`. */
   @Column({ type: 'timestamptz', nullable: true }) sendingSince: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) claimedUntil: Date | null;
+  /**
+   * When the claimant handed it to the SMTP server or the SMS API (committed
+   * just before the call). A claim that ran out without it is taken by
+   * another worker; one that ran out with it is FAILED, outcome unknown.
+   */
+  @Column({ type: 'timestamptz', nullable: true }) handedOverAt: Date | null;
+  /** The first try whose outcome was unknown (an SMS asked again under its `csms_id`). */
+  @Column({ type: 'timestamptz', nullable: true }) outcomeUnknownSince: Date | null;
+  /** Emails: the sender's display name, the merchant the message names (null: `MAIL_FROM`'s). */
+  @Column({ type: 'text', nullable: true }) senderName: string | null;
   @Column({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) sentAt: Date | null;
 }

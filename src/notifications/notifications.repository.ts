@@ -15,8 +15,18 @@ import {
 
 export type NewNotification = Omit<
   Notification,
-  'id' | 'attempts' | 'lastError' | 'sendingSince' | 'claimedUntil' | 'sentAt'
+  | 'id'
+  | 'attempts'
+  | 'lastError'
+  | 'sendingSince'
+  | 'claimedUntil'
+  | 'handedOverAt'
+  | 'outcomeUnknownSince'
+  | 'sentAt'
 > & { lastError?: string | null };
+
+/** The last error of a message never sent again because it may have reached the payer. */
+export const OUTCOME_UNKNOWN = 'Outcome unknown';
 
 /** Every query of the notifications and sms_credentials tables. */
 @Injectable()
@@ -48,49 +58,78 @@ export class NotificationsRepository {
 
   /**
    * Claims up to `limit` messages due now (FOR UPDATE SKIP LOCKED: each goes
-   * to one worker), marking them as being sent until `leaseUntil` and
-   * counting the try, in one statement that commits before anything is sent.
+   * to one worker) until `leaseUntil`, in one statement that commits before
+   * anything is sent. A claim that ran out before its message was handed
+   * over is no obstacle: that worker stopped (or fell behind) before
+   * sending, so another takes the message.
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<Notification[]> {
     return sql(this.txHost.tx).rows<Notification>(
-      `UPDATE notifications n SET sending_since = $1, claimed_until = $2, attempts = n.attempts + 1
+      `UPDATE notifications n SET sending_since = $1, claimed_until = $2
         WHERE n.id IN (
           SELECT id FROM notifications
-           WHERE status = 'QUEUED' AND next_attempt_at <= $1 AND sending_since IS NULL
+           WHERE status = 'QUEUED' AND next_attempt_at <= $1
+             AND (sending_since IS NULL OR (handed_over_at IS NULL AND claimed_until <= $1))
            ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING n.id, n.app_id AS "appId", n.mode, n.channel, n.kind, n.recipient,
                   n.subject, n.body_text AS "bodyText", n.body_html AS "bodyHtml",
-                  n.attempts, n.created_at AS "createdAt", n.fact_key AS "factKey"`,
+                  n.attempts, n.created_at AS "createdAt", n.fact_key AS "factKey",
+                  n.sender_name AS "senderName", n.outcome_unknown_since AS "outcomeUnknownSince"`,
       [now, leaseUntil, limit],
     );
   }
 
   /**
-   * Messages whose sender stopped mid-send (its lease ran out with no
-   * outcome recorded): whether they went out is unknown, so they are not
-   * sent again (a payer must never get one twice); FAILED with the reason.
+   * Marks a claimed message as handed over (the try counted), in its own
+   * statement committed just before the network call, and holds it until
+   * `leaseUntil` (longer than any send takes). False when the claim is no
+   * longer this worker's (it ran out and another worker took the message):
+   * then it must not be sent.
+   */
+  async handOver(id: number, claimedAt: Date, at: Date, leaseUntil: Date): Promise<boolean> {
+    const n = await sql(this.txHost.tx).run(
+      `UPDATE notifications SET handed_over_at = $3, claimed_until = $4, attempts = attempts + 1
+        WHERE id = $1 AND sending_since = $2 AND status = 'QUEUED' AND handed_over_at IS NULL`,
+      [id, claimedAt, at, leaseUntil],
+    );
+    return n === 1;
+  }
+
+  /**
+   * Messages handed over by a sender that stopped before recording the
+   * outcome (its lease ran out): the provider may have accepted them, so
+   * they are never sent again (a payer must never get one twice); FAILED,
+   * outcome unknown. Claims that ran out before the hand-over are not
+   * touched: claimDue takes those messages again.
    */
   abandon(now: Date): Promise<number> {
     return sql(this.txHost.tx).run(
       `UPDATE notifications SET status = 'FAILED', sending_since = NULL, claimed_until = NULL,
-              last_error = 'The sender stopped mid-send; the outcome is unknown, so it is not sent again'
-        WHERE status = 'QUEUED' AND sending_since IS NOT NULL AND claimed_until <= $1`,
+              last_error = '${OUTCOME_UNKNOWN}: the sender stopped after handing it over, so the outcome is unknown and it is not sent again'
+        WHERE status = 'QUEUED' AND handed_over_at IS NOT NULL AND claimed_until <= $1`,
       [now],
     );
   }
 
-  /** The outcome of a claimed try; only while this claim holds (a lapsed claim was abandoned). */
+  /**
+   * The outcome of a claimed try; only while this claim holds (a lapsed
+   * claim was abandoned or taken over). A retry after an unknown outcome
+   * keeps when the first unknown one was (`outcomeUnknown`).
+   */
   record(
     id: number,
     claimedAt: Date,
     outcome:
       | { status: 'SENT'; at: Date }
-      | { status: 'QUEUED'; error: string; nextAttemptAt: Date }
+      | { status: 'QUEUED'; error: string; nextAttemptAt: Date; outcomeUnknown?: boolean }
       | { status: 'FAILED'; error: string },
   ): Promise<number> {
     return sql(this.txHost.tx).run(
       `UPDATE notifications SET status = $3, sending_since = NULL, claimed_until = NULL,
-              sent_at = $4, last_error = $5, next_attempt_at = COALESCE($6, next_attempt_at)
+              sent_at = $4, last_error = $5, next_attempt_at = COALESCE($6, next_attempt_at),
+              outcome_unknown_since = CASE WHEN $7 THEN COALESCE(outcome_unknown_since, handed_over_at)
+                                           ELSE outcome_unknown_since END,
+              handed_over_at = CASE WHEN $3 = 'QUEUED' THEN NULL ELSE handed_over_at END
         WHERE id = $1 AND sending_since = $2`,
       [
         id,
@@ -99,6 +138,7 @@ export class NotificationsRepository {
         outcome.status === 'SENT' ? outcome.at : null,
         outcome.status === 'SENT' ? null : outcome.error,
         outcome.status === 'QUEUED' ? outcome.nextAttemptAt : null,
+        outcome.status === 'QUEUED' && outcome.outcomeUnknown === true,
       ],
     );
   }

@@ -18,6 +18,14 @@ describe('invoices', () => {
   beforeAll(async () => {
     t = await createTestApp();
     app = await createApp(t, 'Invoice Shop');
+    // Read in English when nothing chose a language: the app's defaultLanguage (bn unless set)
+    // is the pages' fallback, tested in pay-page.e2e-spec.
+    const english = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ defaultLanguage: 'en' });
+    expect(english.status).toBe(200);
   });
   afterAll(() => t.close());
 

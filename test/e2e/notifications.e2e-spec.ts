@@ -7,6 +7,7 @@ import { NotificationWorker } from '../../src/notifications';
 import { EmailChannel } from '../../src/notifications/channels/email-channel';
 import { SslWirelessSms } from '../../src/notifications/channels/sslwireless-sms';
 import { NotificationMetrics } from '../../src/notifications/notification-metrics';
+import { SEND_LEASE_MS } from '../../src/notifications/notification-worker';
 import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { SmsCredentialsService } from '../../src/notifications/sms-credentials.service';
 import { BkashFake } from '../support/bkash-fake';
@@ -76,6 +77,8 @@ describe('customer notifications', () => {
         smtpUrl: smtp.url,
         mailFrom: 'Padma Traders <billing@padma.example>',
         sslwirelessSmsUrl: sms.baseUrl,
+        // 60 s in production (checked below); short here so a slow server is slow in seconds.
+        smtpTimeoutMs: 1_500,
       },
     });
     root = await superAdminToken(t);
@@ -111,7 +114,7 @@ describe('customer notifications', () => {
         language: 'en',
       });
       expect(n.text).toContain('৳1,25,000.00');
-      expect(n.text).toContain(`${invoice.payableUrl}/receipt`);
+      expect(n.text).toContain(`${invoice.payableUrl}/receipt?lang=en`);
       expect(n.text).toContain(invoice.number);
     }
     const email = receipts.find((n: { channel: string }) => n.channel === 'EMAIL');
@@ -162,19 +165,21 @@ describe('customer notifications', () => {
     expect(mail.parsed.subject).toBe(`Padma Traders: ইনভয়েস ${invoice.number}, ৳১,২৫,০০০.০০`);
     expect(mail.parsed.text).toContain('৳১,২৫,০০০.০০');
     expect(mail.parsed.text).toContain('৬ ডিসে ২০৩০');
-    expect(mail.parsed.text).toContain(invoice.payableUrl);
-    expect(mail.parsed.html).toContain(`href="${invoice.payableUrl}"`);
+    // The link opens the pay page in the message's language.
+    const link = `${invoice.payableUrl}?lang=bn`;
+    expect(mail.parsed.text).toContain(link);
+    expect(mail.parsed.html).toContain(`href="${link}"`);
     // No tracking: the only link is the pay link, no image but the logo.
     expect(
       String(mail.parsed.html)
         .match(/https?:\/\/[^"'\s<]+/g)
-        ?.every((u) => u === invoice.payableUrl),
+        ?.every((u) => u === link),
     ).toBe(true);
 
     expect(sms.sent).toHaveLength(1);
     expect(sms.sent[0]).toMatchObject({ msisdn: '8801711111111', sid: sms.sid });
     expect(sms.sent[0].sms).toBe(
-      `Padma Traders: ইনভয়েস ${invoice.number}, ৳১,২৫,০০০.০০, শেষ তারিখ ৬ ডিসে ২০৩০। পরিশোধ: ${invoice.payableUrl}`,
+      `Padma Traders: ইনভয়েস ${invoice.number}, ৳১,২৫,০০০.০০, শেষ তারিখ ৬ ডিসে ২০৩০। পরিশোধ: ${invoice.payableUrl}?lang=bn`,
     );
     const sent = (await notifications(app.LIVE)).body.data;
     expect(sent.map((n: { status: string; attempts: number }) => [n.status, n.attempts])).toEqual([
@@ -262,7 +267,7 @@ describe('customer notifications', () => {
     expect(mail.parsed.subject).toBe(`Receipt for invoice ${invoice.number} from Padma Traders`);
     expect(mail.parsed.text).toContain('Padma Traders received ৳2,500.00');
     expect(mail.parsed.text).toContain(`Transaction: ${paid.gatewayTxnId}`);
-    expect(mail.parsed.text).toContain(`${invoice.payableUrl}/receipt`);
+    expect(mail.parsed.text).toContain(`${invoice.payableUrl}/receipt?lang=en`);
     expect(sms.sent[before.sms].sms).toContain(`Txn ${paid.gatewayTxnId}`);
     expect(sms.sent.length - before.sms).toBe(1);
   });
@@ -290,6 +295,171 @@ describe('customer notifications', () => {
     const [after] = (await notifications(app.LIVE)).body.data;
     expect(after.status).toBe('FAILED');
     expect(after.lastError).toContain('outcome is unknown');
+  });
+
+  it('an SMTP server that answers the message past the timeout gets it once: FAILED, outcome unknown, never re-sent', async () => {
+    const app = await createApp(t);
+    const before = smtp.received.length;
+    smtp.answerDataAfter(4_000); // past the client's timeout (1.5 s here, 60 s in production)
+    try {
+      await createInvoice(t, app.LIVE, {
+        customerReference: 'slow-smtp',
+        customerEmail: 'slow@example.com',
+        notifyCustomer: true,
+      });
+      expect(await worker().tick()).toMatchObject({ sent: 0, retrying: 0, failed: 1 });
+    } finally {
+      smtp.answerDataAfter(0);
+    }
+    expect(smtp.received.length - before).toBe(1);
+    let [row] = (await notifications(app.LIVE)).body.data;
+    expect(row).toMatchObject({ status: 'FAILED', attempts: 1 });
+    expect(row.lastError).toMatch(/outcome unknown/i);
+    // Past the retry schedule's first step, the lease and hours later: never sent again.
+    for (const ms of [61_000, 16 * 60_000, 3 * 3600_000]) {
+      t.clock.advance(ms);
+      await worker().tick();
+    }
+    expect(smtp.received.length - before).toBe(1);
+    [row] = (await notifications(app.LIVE)).body.data;
+    expect(row).toMatchObject({ status: 'FAILED', attempts: 1 });
+  });
+
+  it("the SMTP client's timeouts are 60 s unless configured: a server slower than a few seconds is waited for", async () => {
+    const config = new AppConfig({
+      port: 0,
+      databaseUrl: 'postgres://unused',
+      jwtSecret: 'unused',
+      encryptionKeyHex: '00'.repeat(32),
+      smtpUrl: smtp.url,
+    });
+    expect(config.smtpTimeoutMs).toBe(60_000);
+    const channel = new EmailChannel(config);
+    const before = smtp.received.length;
+    smtp.answerDataAfter(2_500);
+    try {
+      await channel.send({ to: 'patient@example.com', subject: 's', text: 't', html: '', id: 'x' });
+    } finally {
+      smtp.answerDataAfter(0);
+      channel.onModuleDestroy();
+    }
+    expect(smtp.received.length - before).toBe(1);
+  });
+
+  it('messages claimed by a worker that stopped before handing them over are sent by the next, within 2 minutes', async () => {
+    const app = await createApp(t);
+    await withSms(app);
+    const before = { mail: smtp.received.length, sms: sms.sent.length };
+    for (let i = 0; i < 3; i++)
+      await createInvoice(t, app.LIVE, {
+        customerReference: `stopped-${i}`,
+        customerEmail: `stopped${i}@example.com`,
+        customerPhone: `0171222222${i}`,
+        notifyCustomer: true,
+      });
+    // A worker claims the batch, then stops before handing any of it over.
+    const claimedAt = t.clock.now();
+    const claimed = await t.app
+      .get(TransactionHost)
+      .withTransaction(() =>
+        t.app
+          .get(NotificationsRepository)
+          .claimDue(claimedAt, new Date(claimedAt.getTime() + SEND_LEASE_MS), 50),
+      );
+    const mine = (await notifications(app.LIVE)).body.data as { id: number }[];
+    expect(mine).toHaveLength(6);
+    const claimedIds = new Set(claimed.map((c) => Number(c.id)));
+    expect(mine.every((n) => claimedIds.has(n.id))).toBe(true);
+    // While its claim holds, nobody else sends them.
+    await worker().tick();
+    expect(smtp.received.length - before.mail).toBe(0);
+    expect(sms.sent.length - before.sms).toBe(0);
+    // Once it runs out (well within 2 minutes of the claim), the next run sends every one of them.
+    t.clock.advance(SEND_LEASE_MS + 5_000);
+    expect(SEND_LEASE_MS + 5_000 + t.app.get(AppConfig).notificationPollIntervalMs).toBeLessThan(
+      120_000,
+    );
+    await worker().tick();
+    const rows = (await notifications(app.LIVE)).body.data;
+    expect(rows.map((n: { status: string; attempts: number }) => [n.status, n.attempts])).toEqual(
+      Array(6).fill(['SENT', 1]),
+    );
+    expect(smtp.received.length - before.mail).toBe(3);
+    expect(sms.sent.length - before.sms).toBe(3);
+  });
+
+  it('an SMS whose answer was lost is asked again under its csms_id; "Duplicate CSMS ID" means SENT, one SMS', async () => {
+    const app = await createApp(t);
+    await withSms(app);
+    const before = sms.sent.length;
+    sms.loseNextAnswer(1);
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'lost-answer',
+      customerPhone: '01713333333',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ sent: 0, retrying: 1 });
+    expect(sms.sent.length - before).toBe(1);
+    let [row] = (await notifications(app.LIVE)).body.data;
+    expect(row).toMatchObject({ status: 'QUEUED', attempts: 1 });
+    expect(row.lastError).toContain('SSL Wireless');
+    t.clock.advance(61_000);
+    expect(await worker().tick()).toMatchObject({ sent: 1, failed: 0 });
+    [row] = (await notifications(app.LIVE)).body.data;
+    expect(row).toMatchObject({ status: 'SENT', attempts: 2, lastError: null });
+    expect(sms.sent.length - before).toBe(1);
+  });
+
+  it('an SMS whose answer was lost is not asked again once SSL Wireless would take its csms_id anew (another day)', async () => {
+    const app = await createApp(t);
+    await withSms(app);
+    const before = sms.sent.length;
+    sms.loseNextAnswer(1);
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'lost-answer-day',
+      customerPhone: '01714444444',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ retrying: 1 });
+    // The workers were down for a day: its id would be new to SSL Wireless again.
+    t.clock.advance(25 * 3600_000);
+    expect(await worker().tick()).toMatchObject({ sent: 0, failed: 1 });
+    const [row] = (await notifications(app.LIVE)).body.data;
+    expect(row.status).toBe('FAILED');
+    expect(row.lastError).toMatch(/outcome unknown/i);
+    expect(sms.sent.length - before).toBe(1);
+  });
+
+  it("an email's sender is the merchant the message names, at MAIL_FROM's address", async () => {
+    const app = await createApp(t, 'Meghna Foods');
+    const before = smtp.received.length;
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'sender',
+      customerEmail: 'sender@example.com',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ sent: 1 });
+    const mail = smtp.received[before];
+    expect(mail.parsed.from?.value).toEqual([
+      { name: 'Meghna Foods', address: 'billing@padma.example' },
+    ]);
+    expect(mail.from).toBe('billing@padma.example');
+    // The template's company name, when the mode has one, is the merchant.
+    const put = await t
+      .http()
+      .put('/api/v1/invoices/template')
+      .set(asApp(app.LIVE))
+      .send({ companyName: 'মেঘনা ফুডস' });
+    expect(put.status).toBe(200);
+    await createInvoice(t, app.LIVE, {
+      customerReference: 'sender-bn',
+      customerEmail: 'sender@example.com',
+      notifyCustomer: true,
+    });
+    expect(await worker().tick()).toMatchObject({ sent: 1 });
+    expect(smtp.received[before + 1].parsed.from?.value).toEqual([
+      { name: 'মেঘনা ফুডস', address: 'billing@padma.example' },
+    ]);
   });
 
   it('two workers racing over the same queue send each message once', async () => {

@@ -14,8 +14,16 @@ describe('hosted pay page: honest and a receipt', () => {
   let app: CreatedApp;
 
   const fixture = appFixture();
-  beforeAll(() => {
+  beforeAll(async () => {
     ({ t, app } = fixture);
+    // Read in English when nothing chose a language: the app's defaultLanguage (bn unless set)
+    // is the pages' fallback, tested in pay-page.e2e-spec.
+    const english = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ defaultLanguage: 'en' });
+    expect(english.status).toBe(200);
   });
 
   const pathOf = (invoice: Record<string, any>) => new URL(invoice.payableUrl).pathname;

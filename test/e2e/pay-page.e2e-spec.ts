@@ -1,5 +1,6 @@
 import { appFixture } from '../support/app-fixture';
-import { asApp, CreatedApp } from '../support/factories';
+import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
+import { createInvoice, createPayment, settle } from '../support/payments';
 import { TestApp } from '../support/test-app';
 
 /** The hosted pay page over plain HTTP: escaping of merchant input, void and unknown links. */
@@ -7,8 +8,16 @@ describe('hosted pay page (HTTP)', () => {
   let t: TestApp;
   let app: CreatedApp;
   const fixture = appFixture({ balancedLedger: true });
-  beforeAll(() => {
+  beforeAll(async () => {
     ({ t, app } = fixture);
+    // Read in English when nothing chose a language: the app's defaultLanguage (bn unless set)
+    // is the pages' fallback, tested in pay-page.e2e-spec.
+    const english = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${app.id}/settings`)
+      .set(bearer(await superAdminToken(t)))
+      .send({ defaultLanguage: 'en' });
+    expect(english.status).toBe(200);
   });
 
   async function issue(body: Record<string, unknown> = {}) {
@@ -409,5 +418,48 @@ describe('hosted pay page (HTTP)', () => {
       [invoice.id],
     );
     expect(rows.rows).toEqual([{ status: 'PENDING', amount_minor: 5000 }]);
+  });
+
+  it("with no lang, cookie or Accept-Language, the page and receipt speak the invoice's customerLanguage, else the app's defaultLanguage", async () => {
+    const other = await createApp(t, 'Language Traders');
+    const langOf = async (path: string, accept?: string) => {
+      const req = t.http().get(path);
+      const res = await (accept ? req.set('Accept-Language', accept) : req);
+      expect(res.status).toBe(200);
+      return /<html lang="(bn|en)"/.exec(res.text)?.[1];
+    };
+    const issueFor = async (body: Record<string, unknown>) => {
+      const invoice = await createInvoice(t, other.TEST, { customerReference: 'lang', ...body });
+      return new URL(invoice.payableUrl).pathname;
+    };
+    const english = await issueFor({ customerLanguage: 'en' });
+    const unset = await issueFor({});
+    // The app's defaultLanguage is bn unless changed.
+    expect(await langOf(english)).toBe('en');
+    expect(await langOf(unset)).toBe('bn');
+    // A choice still wins over both.
+    expect(await langOf(unset, 'en-US')).toBe('en');
+    expect(await langOf(`${english}?lang=bn`)).toBe('bn');
+    // The receipt, too.
+    const paid = await createInvoice(t, other.TEST, { customerReference: 'lang-paid' });
+    const p = await createPayment(t, other.TEST, {
+      amountMinor: paid.totalMinor,
+      invoiceId: paid.id,
+      customerReference: 'lang-paid',
+    });
+    expect((await settle(t, other.TEST, p.id)).status).toBe(200);
+    const receipt = `${new URL(paid.payableUrl).pathname}/receipt`;
+    expect(await langOf(receipt)).toBe('bn');
+    // An app that speaks English by default.
+    const root = await superAdminToken(t);
+    const set = await t
+      .http()
+      .patch(`/api/v1/admin/apps/${other.id}/settings`)
+      .set(bearer(root))
+      .send({ defaultLanguage: 'en' });
+    expect(set.status).toBe(200);
+    expect(await langOf(unset)).toBe('en');
+    expect(await langOf(receipt)).toBe('en');
+    expect(await langOf(await issueFor({ customerLanguage: 'bn' }))).toBe('bn');
   });
 });

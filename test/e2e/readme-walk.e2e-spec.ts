@@ -58,7 +58,11 @@ describe('the README walk, as a script', () => {
     // joma listen received what happened after it started, in order.
     expect(result.received).toEqual(['payment.succeeded', 'invoice.paid']);
 
-    const page = await t.http().get(new URL(result.payableUrl).pathname);
+    // A reader's English browser (with none, the page speaks the app's defaultLanguage, bn).
+    const page = await t
+      .http()
+      .get(new URL(result.payableUrl).pathname)
+      .set('Accept-Language', 'en');
     expect(page.text).toContain('This invoice is paid');
     expect(page.text).toContain('for Rahim Uddin');
     const rows = await t.db.query(`SELECT status, amount_paid_minor FROM invoices`);

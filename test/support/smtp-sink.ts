@@ -14,10 +14,14 @@ export interface ReceivedMail {
  * A real SMTP server on loopback (nodemailer's smtp-server), no TLS and no
  * auth, keeping every message it accepts. `refuseNext(n, code)` answers the
  * next n recipients with an SMTP error (451: try later; 550: no such user).
+ * `answerDataAfter(ms)` keeps every message it receives but answers the
+ * end of DATA only after `ms` (a slow server: past the client's timeout,
+ * the client cannot know the message was taken).
  */
 export class SmtpSink {
   readonly received: ReceivedMail[] = [];
   private refusals: { code: number; left: number } | null = null;
+  private dataAnswerDelayMs = 0;
   private server!: SMTPServer;
 
   static async start(): Promise<SmtpSink> {
@@ -51,7 +55,8 @@ export class SmtpSink {
               parsed,
               raw,
             });
-            done();
+            if (sink.dataAnswerDelayMs > 0) setTimeout(done, sink.dataAnswerDelayMs);
+            else done();
           }, done);
         });
       },
@@ -66,6 +71,11 @@ export class SmtpSink {
 
   refuseNext(count: number, code: number): void {
     this.refusals = { code, left: count };
+  }
+
+  /** Answers the end of DATA only after `ms` (0: at once), the message kept either way. */
+  answerDataAfter(ms: number): void {
+    this.dataAnswerDelayMs = ms;
   }
 
   close(): Promise<void> {

@@ -10,14 +10,18 @@ export interface SentSms {
 
 /**
  * A local stand-in for SSL Wireless's SMS API v3 (POST /api/v3/send-sms with
- * JSON api_token, sid, msisdn, sms, csms_id), answering as the real one
- * does: SUCCESS with smsinfo, FAILED for a wrong token, a bad number or a
- * repeated csms_id. `failNext(n)` answers the next n calls with HTTP 503.
+ * JSON api_token, sid, msisdn, sms, csms_id), answering with the status
+ * codes SSL Wireless publishes: SUCCESS (200) with smsinfo, FAILED for a
+ * wrong token (4001), a bad number (4025 Invalid MSISDN) or a repeated
+ * csms_id (4023 Duplicate CSMS ID). `failNext(n)` answers the next n calls
+ * with HTTP 503; `loseNextAnswer(n)` takes the next n messages and then
+ * drops the connection without answering (the answer lost on the way).
  */
 export class SslWirelessFake {
   readonly sent: SentSms[] = [];
   private server!: Server;
   private failures = 0;
+  private lostAnswers = 0;
 
   constructor(
     readonly apiToken = 'ssl-token-123',
@@ -49,16 +53,20 @@ export class SslWirelessFake {
         if (!/^8801[3-9]\d{8}$/.test(p.msisdn))
           return reply(200, {
             status: 'FAILED',
-            status_code: 4022,
+            status_code: 4025,
             error_message: 'Invalid MSISDN',
           });
         if (this.sent.some((s) => s.csmsId === p.csms_id))
           return reply(200, {
             status: 'FAILED',
-            status_code: 4025,
+            status_code: 4023,
             error_message: 'Duplicate CSMS ID',
           });
         this.sent.push({ msisdn: p.msisdn, sms: p.sms, csmsId: p.csms_id, sid: p.sid });
+        if (this.lostAnswers > 0) {
+          this.lostAnswers--;
+          return req.socket.destroy();
+        }
         reply(200, {
           status: 'SUCCESS',
           status_code: 200,
@@ -84,6 +92,10 @@ export class SslWirelessFake {
 
   failNext(count: number): void {
     this.failures = count;
+  }
+
+  loseNextAnswer(count: number): void {
+    this.lostAnswers = count;
   }
 
   close(): Promise<void> {

@@ -2,7 +2,8 @@
  * The customer-facing pages (pay page, receipt, payment result) speak Bangla
  * and English: chosen by `?lang=` (each page's toggle link), else the choice
  * the customer made before (the `joma_lang` cookie the toggle sets), else
- * the browser's Accept-Language, else English. Amounts are taka with
+ * the browser's Accept-Language, else the invoice's language (pay page and
+ * receipt), else English. Amounts are taka with
  * Bangladeshi lakh grouping (৳1,23,456.50), in Bengali digits in Bangla.
  */
 import { formatTaka } from '../money/money';
@@ -16,10 +17,16 @@ const isLang = (value: unknown): value is Lang => value === 'bn' || value === 'e
 const LANG_COOKIE = 'joma_lang';
 const KEPT_CHOICE = new RegExp(`(?:^|;\\s*)${LANG_COOKIE}=(bn|en)(?:;|$)`);
 
+/**
+ * `fallback` speaks when nothing was chosen: the pay page and receipt pass
+ * the invoice's language (its `customerLanguage`, else the app's
+ * `defaultLanguage`); pages without an invoice, English.
+ */
 export function pickLang(
   query: unknown,
   cookieHeader: string | undefined,
   acceptLanguage: string | undefined,
+  fallback: Lang = 'en',
 ): Lang {
   if (isLang(query)) return query;
   const kept = KEPT_CHOICE.exec(cookieHeader ?? '');
@@ -29,7 +36,7 @@ export function pickLang(
     if (tag.startsWith('bn')) return 'bn';
     if (tag.startsWith('en')) return 'en';
   }
-  return 'en';
+  return fallback;
 }
 
 /**

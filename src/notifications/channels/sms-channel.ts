@@ -7,7 +7,9 @@ export interface SmsProvider {
   /**
    * Sends `text` to a Bangladeshi mobile number (8801XXXXXXXXX, no plus).
    * `clientId` is unique per message: providers that know it refuse a second
-   * send with the same id. Throws SendError.
+   * send with the same id, and that refusal means the first was accepted
+   * (the send resolves). Throws SendError (`outcomeUnknown` when the answer
+   * was lost after the request went out).
    */
   send(
     credentials: Record<string, string>,
@@ -15,6 +17,13 @@ export interface SmsProvider {
     text: string,
     clientId: string,
   ): Promise<void>;
+  /**
+   * Whether a message whose first unknown-outcome try was at `firstUnknownAt`
+   * may be asked for again at `now` under the same `clientId`: only while
+   * the provider still refuses that id as a repeat. Absent: never (the
+   * message ends FAILED, outcome unknown).
+   */
+  canAskAgain?(firstUnknownAt: Date, now: Date): boolean;
 }
 
 export const SMS_PROVIDER = Symbol('SMS_PROVIDER');
