@@ -81,6 +81,13 @@ export interface VerifiedStatus {
   riskLevel?: 'NORMAL' | 'HIGH';
   /** Why the gateway failed it, in its own words (code and message). */
   failureReason?: string | null;
+  /**
+   * `failed` is one attempt's, on a checkout the payer may still pay (an
+   * SSLCommerz session takes another try after a declined card): it ends
+   * the payment only once the payment's deadline has passed, so no
+   * `payment.failed` precedes a later success (decisions section 19).
+   */
+  attemptOnly?: boolean;
   method?: {
     type?: string | null;
     label?: string | null;
@@ -138,9 +145,11 @@ export interface CheckoutCapability {
    * voided its invoice), where the gateway allows it, so the customer can no
    * longer pay there. Optional: without it (or when the customer already
    * paid), a later capture still arrives and counts as excess. Expiry never
-   * closes a checkout: a late payment revives the payment.
+   * closes a checkout: a late payment revives the payment. True when the
+   * gateway confirms the checkout can take no payment any more; otherwise
+   * the cancelled payment is asked about for 72 hours (decisions 13).
    */
-  closeCheckout?(sessionId: string, ctx: GatewayContext): Promise<void>;
+  closeCheckout?(sessionId: string, ctx: GatewayContext): Promise<boolean>;
 }
 
 /** Asking the gateway what became of a checkout (sweeps, the pay button's refresh). */

@@ -130,6 +130,7 @@ export class InvoicesService {
       appName: app.name,
       merchantUrl: app.defaultSuccessUrl,
       payableUrl: this.payableUrl(invoice),
+      language: invoice.customerLanguage ?? app.defaultLanguage,
     };
   }
 
@@ -188,14 +189,19 @@ export class InvoicesService {
       appName: app.name,
       merchantUrl: app.defaultSuccessUrl,
       payableUrl: this.payableUrl(invoice),
+      language: invoice.customerLanguage ?? app.defaultLanguage,
     }));
   }
 
   /**
    * Voids an ISSUED invoice with nothing paid; its open payments are
    * cancelled with it, and then their checkouts closed (no lock held).
+   * Their gateways are asked first, with nothing locked: a capture that
+   * landed just before the void is recorded (decisions section 13), and the
+   * void then answers as the invoice now stands (409 once it is paid).
    */
   async void(scope: TenantScope, id: number): Promise<InvoiceView> {
+    await this.payments.captureBeforeClosing(await this.payments.openOfInvoice(scope, id));
     const { view, cancelled } = await this.voidLocked(scope, id);
     await this.payments.closeCheckouts(cancelled);
     return view;

@@ -168,6 +168,49 @@ export class PaymentConfirmationsService {
     }
   }
 
+  /**
+   * Before a payment is cancelled: asks its gateway (nothing locked) and
+   * records a capture it reports (decisions section 13). Anything else, or
+   * no answer, changes nothing here: the cancel goes on, and a checkout the
+   * gateway does not confirm closed is asked about later.
+   */
+  async settleIfCaptured(payment: Payment): Promise<void> {
+    const status = await this.askGateway(payment);
+    if (status?.outcome === 'captured') await this.applyStatus(payment.id, status);
+  }
+
+  /**
+   * CANCELLED payments whose checkout the gateway did not confirm closed,
+   * for 72 hours after the cancel (decisions section 13): each due one is
+   * claimed with a lease, its gateway asked with nothing locked, a capture
+   * recorded (the payment revives: SUCCEEDED, excess on a VOID invoice),
+   * and a checkout the gateway reports ended (cancelled or failed for good)
+   * is asked about no more. Returns how many were claimed.
+   */
+  async recheckCancelled(limit = 100): Promise<number> {
+    const now = this.clock.now();
+    const claimed = await this.payments.claimOpenCancelled(
+      now,
+      new Date(now.getTime() + SWEEP_LEASE_MS),
+      limit,
+    );
+    for (const payment of claimed) {
+      try {
+        const status = await this.askGateway(payment);
+        if (status?.outcome === 'captured') await this.applyStatus(payment.id, status);
+        else if (status && status.outcome !== 'open' && !status.attemptOnly)
+          await this.payments.checkoutClosed(payment.id);
+      } catch (err) {
+        this.logger.error(
+          `Could not recheck cancelled payment ${payment.id}: ${(err as Error).name}`,
+        );
+      } finally {
+        await this.payments.releaseSweepClaim(payment.id);
+      }
+    }
+    return claimed.length;
+  }
+
   /** A verified answer applied in its own transaction (run again if it lost a deadlock). */
   private applyStatus(id: number, verified: VerifiedStatus): Promise<ApplyResult | null> {
     return retryOnConflict(() => this.applyStatusInTx(id, verified));

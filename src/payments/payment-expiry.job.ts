@@ -7,7 +7,8 @@ import { PaymentConfirmationsService } from './payment-confirmations.service';
 export const EXPIRY_SWEEP_MS = 15_000;
 
 /**
- * Moves due PENDING payments to EXPIRED every 15 s. Runs on every replica
+ * Moves due PENDING payments to EXPIRED every 15 s, and asks about
+ * cancelled checkouts the gateway did not confirm closed. Runs on every replica
  * with workers enabled; each batch is claimed with a lease, so replicas
  * share the work and never expire one payment twice.
  */
@@ -38,6 +39,12 @@ export class PaymentExpiryJob implements OnApplicationBootstrap {
     try {
       for (;;) {
         const n = await this.confirmations.expireDue(100);
+        total += n;
+        if (n < 100) break;
+      }
+      // Cancelled checkouts the gateway did not confirm closed (decisions 13): asked like PENDING ones.
+      for (;;) {
+        const n = await this.confirmations.recheckCancelled(100);
         total += n;
         if (n < 100) break;
       }

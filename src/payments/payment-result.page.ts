@@ -33,6 +33,8 @@ const WORDS = {
     excess: (amount: string, done: boolean) =>
       `Payment received. Thank you! ${amount} of it was more than was needed and ${done ? 'has been' : 'is being'} refunded to you.`,
     payDue: 'Go back to the invoice to pay what is still due',
+    attemptFailed: 'That attempt did not go through, and no money was taken. You can try again.',
+    tryAgain: 'Try again',
   },
   bn: {
     title: 'পেমেন্টের অবস্থা',
@@ -64,6 +66,8 @@ const WORDS = {
     excess: (amount: string, done: boolean) =>
       `পেমেন্ট পাওয়া গেছে। ধন্যবাদ! এর মধ্যে প্রয়োজনের চেয়ে বেশি ${amount} আপনাকে ফেরত ${done ? 'দেওয়া হয়েছে' : 'দেওয়া হচ্ছে'}।`,
     payDue: 'বাকি টাকা পরিশোধ করতে ইনভয়েসে ফিরে যান',
+    attemptFailed: 'এই চেষ্টাটি সফল হয়নি, কোনো টাকা কাটা হয়নি। আবার চেষ্টা করতে পারেন।',
+    tryAgain: 'আবার চেষ্টা করুন',
   },
 } as const;
 
@@ -100,8 +104,13 @@ export function paymentResultPage(
   const status = whole
     ? html`<span class="status refunding" data-testid="payment-status">${refunded ? w.refundedStatus : w.refundingStatus}</span>`
     : html`<span class="status ${p.status.toLowerCase()}" data-testid="payment-status">${w.status[p.status] ?? p.status}</span>`;
-  const message =
-    excess === 0
+  // A declined attempt on a checkout the payer may still pay (decisions 19): say so, offer it again.
+  const retry =
+    p.status === 'PENDING' && p.failureReason && /^https?:\/\//.test(p.checkoutUrl ?? '');
+  const message = retry
+    ? html`<p data-testid="attempt-failed">${w.attemptFailed}</p>
+<div class="actions"><a class="button" href="${p.checkoutUrl!}" data-testid="try-again">${w.tryAgain}</a></div>`
+    : excess === 0
       ? html`<p>${w.message[p.status] ?? ''}</p>`
       : html`<p data-testid="refund-message">${whole ? w.notCounted(takaFor(lang, p.amountMinor), refunded) : w.excess(takaFor(lang, excess), refunded)}</p>
 ${whole && invoicePayPage ? html`<div class="actions"><a class="button" href="${invoicePayPage}?lang=${lang}" data-testid="invoice-pay-page">${w.payDue}</a></div>` : ''}`;

@@ -10,6 +10,9 @@ import { paymentFact, PaymentSucceeded } from './payment-events';
 import { PaymentTrigger, transition } from './payment-state';
 import { PaymentsRepository } from './payments.repository';
 
+/** How long a cancelled payment's checkout is asked about when the gateway did not confirm it closed. */
+export const CANCELLED_CHECKOUT_WATCH_MS = 72 * 3_600_000;
+
 export type ApplyResult = { payment: Payment; changed: boolean; invalid?: string };
 
 const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
@@ -59,7 +62,31 @@ export class PaymentTransitions {
         invalid: 'Gateway confirmation does not match the payment',
       };
     }
+    if (
+      verified.outcome === 'failed' &&
+      verified.attemptOnly &&
+      payment.status === 'PENDING' &&
+      this.clock.nowMs() < payment.expiresAt.getTime()
+    )
+      return this.noteFailedAttempt(payment, verified);
     return this.apply(payment, TRIGGER_OF[verified.outcome], verified);
+  }
+
+  /**
+   * One declined attempt on a checkout the payer may still pay: the payment
+   * stays PENDING (no event), carrying the gateway's words so the payer's
+   * page can say the attempt failed and offer another; at its deadline the
+   * sweep ends it FAILED if nothing was captured.
+   */
+  private async noteFailedAttempt(
+    payment: Payment,
+    verified: VerifiedStatus,
+  ): Promise<ApplyResult> {
+    const reason = verified.failureReason ?? 'The attempt failed at the gateway';
+    if (payment.failureReason === reason) return { payment, changed: false };
+    payment.failureReason = reason;
+    payment.updatedAt = this.clock.now();
+    return { payment: await this.payments.save(payment), changed: false };
   }
 
   /** Applies a trigger to a payment already locked FOR UPDATE in this transaction. */
@@ -79,6 +106,8 @@ export class PaymentTransitions {
     payment.updatedAt = now;
     if (t.to === 'SUCCEEDED') {
       payment.succeededAt = now;
+      // A declined attempt before this capture is history, not why the payment ended.
+      payment.failureReason = null;
       payment.gatewayTxnId = verified?.txnId ?? payment.gatewayTxnId;
       payment.paymentMethod = verified?.method?.type ?? null;
       payment.paymentMethodLabel = verified?.method?.label ?? null;
@@ -99,6 +128,11 @@ export class PaymentTransitions {
           `Payment ${payment.id}: ${payment.gateway} captured ${payment.amountMinor} ${verified?.currency || payment.currency} (reference ${verified?.reference || 'not stated'}) where ${requestedMinor} ${payment.currency} (${payment.reference}) was asked: it differs in ${differences.join(', ')}; refunded in full (amount_mismatch)`,
         );
     }
+    // A cancelled checkout may still be paid at the gateway until it confirms
+    // it closed: asked about for 72 hours (decisions section 13); a capture ends that.
+    if (t.to === 'CANCELLED' && payment.gatewaySessionId)
+      payment.checkoutOpenUntil = new Date(now.getTime() + CANCELLED_CHECKOUT_WATCH_MS);
+    if (t.to === 'SUCCEEDED') payment.checkoutOpenUntil = null;
     if (t.to === 'FAILED' && verified?.failureReason)
       payment.failureReason = verified.failureReason;
     const saved = await this.payments.save(payment);

@@ -50,6 +50,12 @@ export class Payment {
   @Column({ type: 'text', nullable: true }) failureReason: string | null;
   /** When the pay button last asked the gateway about this checkout (at most once per 30 s). */
   @Column({ type: 'timestamptz', nullable: true }) statusCheckedAt: Date | null;
+  /**
+   * A CANCELLED payment whose checkout the gateway did not confirm closed
+   * may still be paid there: it is asked about until then (72 hours after
+   * the cancel; decisions section 13). Null otherwise.
+   */
+  @Column({ type: 'timestamptz', nullable: true }) checkoutOpenUntil: Date | null;
   @CreatedAtColumn() createdAt: Date;
   @UpdatedAtColumn() updatedAt: Date;
 }

@@ -5,6 +5,7 @@ import { In } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { exactMinor, safeMinor } from '../common/money/exact-sum';
 import { countedRows } from '../database/list-counts';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
@@ -123,14 +124,24 @@ export class PaymentsRepository {
   ): Promise<{ date: string; collectedMinor: number; payments: number }[]> {
     const rows = await sql(this.txHost.tx).rows<{ date: string; total: string; n: number }>(
       `SELECT to_char(succeeded_at AT TIME ZONE 'Asia/Dhaka', 'YYYY-MM-DD') AS date,
-              sum(amount_minor)::bigint AS total, count(*)::int AS n
+              sum(amount_minor)::text AS total, count(*)::int AS n
          FROM payments
         WHERE status = 'SUCCEEDED' AND succeeded_at >= $3 AND succeeded_at < $4
           AND app_id = $1 AND mode = $2
         GROUP BY 1`,
       [scope.appId, scope.mode, from, to],
     );
-    return rows.map((r) => ({ date: r.date, collectedMinor: Number(r.total), payments: r.n }));
+    // Exact (NUMERIC): a day's sum past 2^53-1 is 422 naming the app, never a 500.
+    return rows.map((r) => ({
+      date: r.date,
+      collectedMinor: safeMinor(
+        exactMinor(r.total),
+        scope.appId,
+        'Daily collections',
+        `collectedMinor of ${r.date}`,
+      ),
+      payments: r.n,
+    }));
   }
 
   adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
@@ -252,6 +263,46 @@ export class PaymentsRepository {
    * `until`, SKIP LOCKED so replicas claim different rows), in one statement
    * that holds no lock after it returns.
    */
+  /** Ends a sweep's claim on a payment it asked about (the next question waits for its turn). */
+  async releaseSweepClaim(id: number): Promise<void> {
+    await sql(this.txHost.tx).run(`UPDATE payments SET sweep_claimed_until = NULL WHERE id = $1`, [
+      id,
+    ]);
+  }
+
+  /** The gateway confirmed a cancelled payment's checkout closed: it is asked about no more. */
+  async checkoutClosed(id: number): Promise<void> {
+    await sql(this.txHost.tx).run(
+      `UPDATE payments SET checkout_open_until = NULL WHERE id = $1 AND status = 'CANCELLED'`,
+      [id],
+    );
+  }
+
+  /**
+   * Claims (a lease, SKIP LOCKED) CANCELLED payments whose checkout may
+   * still take a payment (`checkout_open_until` ahead) and that are due a
+   * question: asked a minute after the cancel at first, then after a tenth
+   * of the time since, at most hourly.
+   */
+  async claimOpenCancelled(now: Date, until: Date, limit: number): Promise<Payment[]> {
+    const rows = await sql(this.txHost.tx).rows<{ id: string }>(
+      `UPDATE payments SET sweep_claimed_until = $2, status_checked_at = $1
+       WHERE id IN (
+         SELECT id FROM payments
+         WHERE status = 'CANCELLED' AND checkout_open_until > $1
+           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= $1)
+           AND (status_checked_at IS NULL OR status_checked_at <= $1::timestamptz - GREATEST(
+                 interval '1 minute',
+                 LEAST(interval '1 hour', ($1::timestamptz - (checkout_open_until - interval '72 hours')) / 10)))
+         ORDER BY checkout_open_until LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [now, until, limit],
+    );
+    const ids = rows.map((r) => Number(r.id));
+    return ids.length ? this.repo.find({ where: { id: In(ids) }, order: { id: 'ASC' } }) : [];
+  }
+
   async claimDue(now: Date, until: Date, limit: number): Promise<Payment[]> {
     const rows = await sql(this.txHost.tx).rows<{ id: string }>(
       `UPDATE payments SET sweep_claimed_until = $2

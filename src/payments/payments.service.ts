@@ -19,6 +19,7 @@ import { gatewayErrorText, GatewayRegistry } from '../gateways';
 import { IdempotencyService } from '../idempotency';
 import type { CreatePaymentDto } from './dto/payment.dto';
 import { Payment } from './payment.entity';
+import { PaymentConfirmationsService } from './payment-confirmations.service';
 import { PaymentTransitions } from './payment-transitions';
 import { AdminPaymentFilter, PaymentsRepository } from './payments.repository';
 
@@ -64,6 +65,7 @@ export class PaymentsService {
     private readonly idempotency: IdempotencyService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly confirmations: PaymentConfirmationsService,
   ) {}
 
   /**
@@ -181,6 +183,7 @@ export class PaymentsService {
       expiresAt: new Date(now.getTime() + app.paymentExpiryMinutes * 60_000),
       succeededAt: null,
       statusCheckedAt: null,
+      checkoutOpenUntil: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -359,13 +362,31 @@ export class PaymentsService {
 
   /**
    * App-requested cancel: only a PENDING payment; cancelling twice is a
-   * no-op. Once the cancel is committed the gateway checkout is closed where
-   * the gateway allows it; a capture that still arrives is recorded.
+   * no-op. The gateway is asked about the checkout first, with nothing
+   * locked: a capture it reports is recorded, and the cancel is then 409
+   * with the payment SUCCEEDED (decisions section 13: a capture that lands
+   * just before a cancel is never lost). Once the cancel is committed the
+   * checkout is closed where the gateway allows it; one it does not confirm
+   * closed is asked about for 72 hours, and a capture that still arrives
+   * is recorded.
    */
   async cancel(scope: TenantScope, id: number): Promise<Payment> {
+    await this.captureBeforeClosing([await this.payments.get(scope, id)]);
     const payment = await this.cancelLocked(scope, id);
     await this.closeCheckouts([payment]);
     return payment;
+  }
+
+  /**
+   * Before payments are cancelled (a cancel, a void): asks each PENDING
+   * one's gateway, with nothing locked, and records a capture it reports.
+   * A gateway that cannot answer delays nothing: the cancelled checkout is
+   * then asked about later (`checkoutOpenUntil`).
+   */
+  async captureBeforeClosing(payments: readonly Payment[]): Promise<void> {
+    for (const p of payments)
+      if (p.status === 'PENDING' && p.gatewaySessionId)
+        await this.confirmations.settleIfCaptured(p);
   }
 
   @Transactional()
@@ -400,20 +421,23 @@ export class PaymentsService {
   async closeCheckouts(payments: Payment[]): Promise<void> {
     for (const p of payments) {
       if (p.status !== 'CANCELLED' || !p.gatewaySessionId) continue;
-      await this.closeSession(p, p.gatewaySessionId);
+      // Confirmed closed: no payment can reach it, nothing left to ask about.
+      if (await this.closeSession(p, p.gatewaySessionId)) await this.payments.checkoutClosed(p.id);
     }
   }
 
-  private async closeSession(payment: Payment, sessionId: string) {
+  /** True when the gateway confirms the checkout closed. */
+  private async closeSession(payment: Payment, sessionId: string): Promise<boolean> {
     const gateway = this.gateways.get(payment.gateway);
-    if (!gateway.checkout.closeCheckout) return;
+    if (!gateway.checkout.closeCheckout) return false;
     try {
       const ctx = await this.gateways.context(payment, payment.gateway);
-      await gateway.checkout.closeCheckout(sessionId, ctx);
+      return await gateway.checkout.closeCheckout(sessionId, ctx);
     } catch (err) {
       this.logger.warn(
         `Could not close a checkout of payment ${payment.id}: ${(err as Error).name}`,
       );
+      return false;
     }
   }
 }

@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { fixture, shaped } from './gateway-shapes';
+import {
+  isWebAddress,
+  sendPage,
+  SIMULATOR_WORDS,
+  simulatorLang,
+  simulatorPage,
+} from './simulator-pages';
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 import type { SimulatedRefunds } from './sslcommerz.simulator';
 
@@ -128,7 +135,7 @@ export class BkashSimulator extends SimulatorServer {
    * callbackURL with bKash's status, as bKash redirects. Served whatever
    * `mode` the API is in.
    */
-  private checkoutPage(url: URL, res: ServerResponse): boolean {
+  private checkoutPage(url: URL, req: IncomingMessage, res: ServerResponse): boolean {
     const step = /^\/v1\.2\.0-beta\/checkout(\/pay|\/cancel)?$/.exec(url.pathname);
     if (!step) return false;
     const p = this.payments.get(url.searchParams.get('paymentID') ?? '');
@@ -137,7 +144,7 @@ export class BkashSimulator extends SimulatorServer {
       return true;
     }
     if (step[1] === undefined) {
-      this.send(res, 200, this.page(p), 'text/html');
+      sendPage(res, this.page(p, url, simulatorLang(url, req)));
       return true;
     }
     const picked = url.searchParams.get('outcome') ?? (step[1] === '/pay' ? 'success' : 'cancel');
@@ -146,6 +153,8 @@ export class BkashSimulator extends SimulatorServer {
       : 'cancel';
     const refunds = url.searchParams.get('refunds');
     p.refundMode = refunds === 'slow' || refunds === 'refused' ? refunds : 'instant';
+    p.loseExecuteAnswer = url.searchParams.get('lose_execute') === '1';
+    p.loseRefundAnswer = url.searchParams.get('lose_refund') === '1';
     if (outcome === 'success' || outcome === 'other_amount') {
       this.customerPays(p.paymentID);
       if (outcome === 'other_amount') p.chargeMore = true;
@@ -155,20 +164,28 @@ export class BkashSimulator extends SimulatorServer {
     return true;
   }
 
-  private page(p: FakePayment): string {
+  private page(p: FakePayment, url: URL, lang: 'en' | 'bn'): string {
+    const w = SIMULATOR_WORDS[lang].bkash;
     const id = escapeHtml(p.paymentID);
     const action = `${this.mountPath}/v1.2.0-beta/checkout/pay`;
-    return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>bKash (simulator)</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:1rem auto;padding:0 1rem}fieldset{margin:.75rem 0}button{font-size:1rem;padding:.5rem 1rem;margin:.2rem 0;display:block}</style></head>
-<body><h1>bKash (simulator)</h1><p><small>A local stand-in for bKash: no money moves.</small></p>
-<p><span id="bkash-amount">${escapeHtml(p.amount)} ${escapeHtml(p.currency)}</span> · <span id="bkash-invoice">${escapeHtml(p.invoice)}</span></p>
-<form method="get" action="${action}"><input type="hidden" name="paymentID" value="${id}">
-<fieldset><legend>Refunds of this payment</legend><select name="refunds"><option value="instant">completed at once</option><option value="slow">pending at the first status query, completed at the next</option><option value="refused">refused</option></select></fieldset>
-<button id="bkash-pay" name="outcome" value="success">Confirm (wallet, OTP and PIN)</button>
-<button id="bkash-other-amount" name="outcome" value="other_amount">Confirm, charging 1.00 more than asked</button>
-<button id="bkash-fail" name="outcome" value="failure">Fail (insufficient balance)</button>
-<button id="bkash-cancel" name="outcome" value="cancel">Close (cancel)</button>
-</form></body></html>`;
+    const modes = w.refundModes
+      .map(([value, label]) => `<option value="${value}">${label}</option>`)
+      .join('');
+    const page = new URL(`${this.mountPath}${url.pathname}${url.search}`, 'http://simulator');
+    return simulatorPage(
+      w.title,
+      `<p><span id="bkash-amount">${escapeHtml(p.amount)} ${escapeHtml(p.currency)}</span> · <span id="bkash-invoice">${escapeHtml(p.invoice)}</span></p>
+<form method="get" action="${action}"><input type="hidden" name="paymentID" value="${id}"><input type="hidden" name="lang" value="${lang}">
+<fieldset><legend>${w.refunds}</legend><select name="refunds" aria-label="${w.refunds}">${modes}</select></fieldset>
+<fieldset><legend>${w.faults}</legend><label><input type="checkbox" id="bkash-lose-execute" name="lose_execute" value="1"> ${w.loseExecute}</label><label><input type="checkbox" id="bkash-lose-refund" name="lose_refund" value="1"> ${w.loseRefund}</label></fieldset>
+<button id="bkash-pay" name="outcome" value="success">${w.pay}</button>
+<button id="bkash-other-amount" name="outcome" value="other_amount">${w.otherAmount}</button>
+<button id="bkash-fail" name="outcome" value="failure">${w.fail}</button>
+<button id="bkash-cancel" name="outcome" value="cancel">${w.cancel}</button>
+</form>`,
+      lang,
+      page,
+    );
   }
 
   /** An answer as a published fixture gives it (status and shape), with `values` in it. */
@@ -192,7 +209,7 @@ export class BkashSimulator extends SimulatorServer {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.localUrl(req);
-    if (this.checkoutPage(url, res)) return;
+    if (this.checkoutPage(url, req, res)) return;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = url.pathname.replace(/^\/v1\.2\.0-beta\/tokenized\/checkout\//, '');
@@ -252,6 +269,14 @@ export class BkashSimulator extends SimulatorServer {
       });
     switch (path) {
       case 'create': {
+        // The simulator's own refusal (no published code): only http(s) callbacks (decisions 17).
+        if (!isWebAddress(body.callbackURL))
+          return this.send(
+            res,
+            400,
+            JSON.stringify({ message: 'Invalid callbackURL' }),
+            'application/json',
+          );
         const paymentID = `TR0011${randomBytes(8).toString('hex').toUpperCase()}`;
         this.payments.set(paymentID, {
           paymentID,

@@ -2,6 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { fixture, shaped } from './gateway-shapes';
+import {
+  isWebAddress,
+  sendPage,
+  SIMULATOR_WORDS,
+  simulatorLang,
+  simulatorPage,
+} from './simulator-pages';
 import { escapeHtml, pageOrigin, SimulatorServer } from './simulator-server';
 
 /** What the developer picks on the simulator's checkout page. */
@@ -135,24 +142,43 @@ export class SslcommerzSimulator extends SimulatorServer {
   ): Record<string, string> {
     const s = this.sessionOf(tranId);
     const storeId = [...this.stores.keys()][0];
-    const fields: Record<string, string> = {
+    // The published IPN of this status (test/fixtures/gateways/sslcommerz/ipn.*), with this attempt's values.
+    const published = fixture(
+      'sslcommerz',
+      a.status === 'VALID' ? 'ipn.valid' : a.status === 'FAILED' ? 'ipn.failed' : 'ipn.cancelled',
+    ).request!.form as Record<string, string>;
+    const amount =
+      s.capturedAmount ?? (this.wrongAmount ? (Number(s.amount) + 1).toFixed(2) : s.amount);
+    const risk = s.risk ?? this.riskLevel;
+    const shapedFields = shaped(published, {
       tran_id: s.tranId,
-      val_id: a.status === 'VALID' ? a.valId : '',
-      amount: s.amount,
+      val_id: a.status === 'VALID' ? a.valId : undefined,
+      amount,
+      store_amount: amount,
+      currency_amount: amount,
       card_type: 'VISA-Dutch Bangla',
-      store_amount: s.amount,
       card_no: '432149XXXXXX0667',
+      card_issuer: 'STANDARD CHARTERED BANK',
+      card_brand: 'VISA',
       bank_tran_id: a.bankTranId,
       status: a.status,
       tran_date: '2026-11-25 10:00:00',
       currency: s.currency,
-      card_issuer: 'STANDARD CHARTERED BANK',
-      card_brand: 'VISA',
+      currency_type: s.currency,
       store_id: storeId,
-    };
-    const keys = Object.keys(fields);
+      risk_level: risk,
+      risk_title: risk === '1' ? 'High' : 'Safe',
+      verify_sign: undefined,
+      verify_key: undefined,
+      verify_sign_sha2: undefined,
+    }) as Record<string, string>;
+    const fields = Object.fromEntries(
+      Object.entries(shapedFields).map(([k, v]) => [k, String(v ?? '')]),
+    );
+    // Signed over the fields the published verify_key lists (those present), as SSLCommerz signs.
+    const keys = published.verify_key.split(',').filter((k) => k in fields);
     const signed: Record<string, string> = {
-      ...fields,
+      ...Object.fromEntries(keys.map((k) => [k, fields[k]])),
       store_passwd: md5(this.stores.get(storeId)!),
     };
     const data = Object.keys(signed)
@@ -209,11 +235,11 @@ export class SslcommerzSimulator extends SimulatorServer {
       this.stores.get(p.get('store_id') ?? '') === (p.get('store_passwd') ?? '\u0000');
     switch (url.pathname) {
       case '/gwprocess/v4/api.php': {
-        if (!authed(form))
-          return this.json(res, {
-            status: 'FAILED',
-            failedreason: 'Store Credential Error Or Store is De-active',
-          });
+        if (!authed(form)) return this.answer(res, 'session-init.failed', {});
+        // The simulator's own refusal: the payer goes back, and the IPN goes, only to http(s) (decisions 17).
+        const urls = ['success_url', 'fail_url', 'cancel_url', 'ipn_url'];
+        const bad = urls.find((k) => form.has(k) && !isWebAddress(form.get(k)));
+        if (bad) return this.answer(res, 'session-init.failed', { failedreason: `Invalid ${bad}` });
         const sessionkey = randomBytes(16).toString('hex').toUpperCase();
         this.sessions.set(sessionkey, {
           sessionkey,
@@ -240,7 +266,7 @@ export class SslcommerzSimulator extends SimulatorServer {
         const key = q.get('SESSIONKEY') ?? '';
         const s = this.sessions.get(key);
         if (!s) return this.send(res, 404, 'Unknown session', 'text/plain');
-        return this.send(res, 200, this.checkoutPage(s), 'text/html');
+        return sendPage(res, this.checkoutPage(s, url, simulatorLang(url, req)));
       }
       case '/simulator/pay': {
         const s = this.sessions.get(form.get('SESSIONKEY') ?? '');
@@ -248,23 +274,21 @@ export class SslcommerzSimulator extends SimulatorServer {
         const outcome = (form.get('outcome') ?? 'success') as SslcommerzOutcome;
         if (!SSLCOMMERZ_OUTCOMES.includes(outcome))
           return this.send(res, 400, 'Unknown outcome', 'text/plain');
-        return this.send(
-          res,
-          200,
-          await this.complete(s, outcome, form.get('refunds')),
-          'text/html',
-        );
+        s.loseRefundAnswer = form.get('lose_refund') === '1';
+        const lang = form.get('lang') === 'bn' ? 'bn' : 'en';
+        return sendPage(res, await this.complete(s, outcome, form.get('refunds'), lang));
       }
       case '/validator/api/validationserverAPI.php': {
-        if (!authed(q)) return this.json(res, { status: 'INVALID_TRANSACTION' });
+        if (!authed(q)) return this.answer(res, 'validation.invalid-transaction', {});
         for (const s of this.sessions.values()) {
           const a = s.attempts.find((x) => x.valId === q.get('val_id'));
-          if (a && a.status === 'VALID') return this.json(res, this.element(s, a));
+          if (a && a.status === 'VALID')
+            return this.answer(res, 'validation.valid', this.element(s, a));
         }
-        return this.json(res, { status: 'INVALID_TRANSACTION' });
+        return this.answer(res, 'validation.invalid-transaction', {});
       }
       case '/validator/api/merchantTransIDvalidationAPI.php': {
-        if (!authed(q)) return this.json(res, { APIConnect: 'INVALID_REQUEST' });
+        if (!authed(q)) return this.answer(res, 'query-by-tran-id.failed-credentials', {});
         if (q.get('bank_tran_id') && q.get('refund_amount')) {
           // Refund request, as sslcommerz-lts sends it (`refe_id` is the
           // merchant's reference): `success` means initiated; done later.
@@ -320,7 +344,10 @@ export class SslcommerzSimulator extends SimulatorServer {
         }
         const s = [...this.sessions.values()].find((x) => x.tranId === q.get('tran_id'));
         const element = s ? s.attempts.map((a) => this.element(s, a)) : [];
-        return this.json(res, { APIConnect: 'DONE', no_of_trans_found: element.length, element });
+        return this.answer(res, 'query-by-tran-id.found', {
+          no_of_trans_found: element.length,
+          element,
+        });
       }
       default:
         return this.send(res, 404, 'Not Found', 'text/plain');
@@ -334,10 +361,19 @@ export class SslcommerzSimulator extends SimulatorServer {
       status: a.status === 'VALID' ? 'VALID' : a.status,
       tran_date: '2026-11-25 10:00:00',
       tran_id: s.tranId,
-      val_id: a.valId,
+      val_id: a.status === 'VALID' ? a.valId : undefined,
+      error:
+        a.status === 'FAILED'
+          ? 'Card declined'
+          : a.status === 'CANCELLED'
+            ? 'Cancelled by User'
+            : '',
       amount,
       store_amount: amount,
       currency: s.currency,
+      currency_type: s.currency,
+      currency_amount: amount,
+      validated_on: a.status === 'VALID' ? '2026-11-25 10:00:05' : '',
       bank_tran_id: a.bankTranId,
       card_type: 'VISA-Dutch Bangla',
       card_no: '432149XXXXXX0667',
@@ -348,29 +384,26 @@ export class SslcommerzSimulator extends SimulatorServer {
     };
   }
 
-  private checkoutPage(s: FakeSession): string {
-    const choices: [SslcommerzOutcome, string][] = [
-      ['success', 'Pay (success)'],
-      ['failure', 'Card declined (failure)'],
-      ['cancel', 'Cancel'],
-      ['other_amount', 'Pay 1.00 more than asked (another amount)'],
-      ['high_risk', 'Pay, flagged high risk (risk_level 1)'],
-      ['ipn_lost', 'Pay, but the IPN never arrives'],
-      ['ipn_twice', 'Pay, and the IPN arrives twice'],
-    ];
-    const radios = choices
-      .map(
-        ([value, label], i) =>
-          `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${label}</label>`,
-      )
+  private checkoutPage(s: FakeSession, url: URL, lang: 'en' | 'bn'): string {
+    const w = SIMULATOR_WORDS[lang].ssl;
+    const radios = SSLCOMMERZ_OUTCOMES.map(
+      (value, i) =>
+        `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${w.outcomes[value]}</label>`,
+    ).join('');
+    const modes = w.refundModes
+      .map(([value, label]) => `<option value="${value}">${label}</option>`)
       .join('');
+    const page = new URL(`${this.mountPath}${url.pathname}${url.search}`, 'http://simulator');
     return simulatorPage(
-      'SSLCommerz (simulator)',
+      w.title,
       `<p><span id="ssl-amount">${escapeHtml(s.amount)} ${escapeHtml(s.currency)}</span> · <span id="ssl-reference">${escapeHtml(s.tranId)}</span></p>
-<form method="post" action="${this.mountPath}/simulator/pay"><input type="hidden" name="SESSIONKEY" value="${escapeHtml(s.sessionkey)}">
-<fieldset><legend>What happens</legend>${radios}</fieldset>
-<fieldset><legend>Refunds of this payment</legend><select name="refunds"><option value="instant">done at the first refund query</option><option value="slow">processing at the first query, done at the next</option><option value="refused">refused (cancelled)</option></select></fieldset>
-<button id="ssl-pay" type="submit">Pay now</button></form>`,
+<form method="post" action="${this.mountPath}/simulator/pay"><input type="hidden" name="SESSIONKEY" value="${escapeHtml(s.sessionkey)}"><input type="hidden" name="lang" value="${lang}">
+<fieldset><legend>${w.happens}</legend>${radios}</fieldset>
+<fieldset><legend>${w.refunds}</legend><select name="refunds" aria-label="${w.refunds}">${modes}</select></fieldset>
+<fieldset><legend>${w.faults}</legend><label><input type="checkbox" id="ssl-lose-refund" name="lose_refund" value="1"> ${w.loseRefund}</label></fieldset>
+<button id="ssl-pay" type="submit">${w.payNow}</button></form>`,
+      lang,
+      page,
     );
   }
 
@@ -383,6 +416,7 @@ export class SslcommerzSimulator extends SimulatorServer {
     s: FakeSession,
     outcome: SslcommerzOutcome,
     refunds: string | null,
+    lang: 'en' | 'bn',
   ): Promise<string> {
     s.refunds = refunds === 'slow' || refunds === 'refused' ? refunds : 'instant';
     if (outcome === 'other_amount') s.capturedAmount = (Number(s.amount) + 1).toFixed(2);
@@ -396,24 +430,14 @@ export class SslcommerzSimulator extends SimulatorServer {
     const inputs = Object.entries(this.callbackFields(s.tranId, a))
       .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
       .join('');
-    const said =
-      status === 'VALID'
-        ? 'Payment successful.'
-        : status === 'FAILED'
-          ? 'Payment failed.'
-          : 'Payment cancelled.';
+    const w = SIMULATOR_WORDS[lang].ssl;
     return simulatorPage(
-      'SSLCommerz (simulator)',
-      `<p>${said}</p><form method="post" action="${escapeHtml(back)}">${inputs}<button id="ssl-return" type="submit">Return to merchant</button></form>`,
+      w.title,
+      `<p>${w.said[status]}</p><form method="post" action="${escapeHtml(back)}">${inputs}<button id="ssl-return" type="submit">${w.back}</button></form>`,
+      lang,
     );
   }
 }
 
 /** The store the simulator knows (set them with PATCH /api/v1/admin/apps/{id}/gateways/sslcommerz). */
 export const SSLCOMMERZ_SIMULATOR_STORE = { storeId: 'joma_test', storePassword: 'joma_test@ssl' };
-
-function simulatorPage(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:1rem auto;padding:0 1rem}fieldset{margin:.75rem 0}label{display:block;margin:.3rem 0}button{font-size:1rem;padding:.5rem 1rem}</style></head>
-<body><h1>${title}</h1><p><small>A local stand-in for the gateway: no money moves.</small></p>${body}</body></html>`;
-}

@@ -72,7 +72,7 @@ describe('invoice and payment races', () => {
     }
   });
 
-  it('a void and a gateway confirmation of the same invoice racing each other both answer (no deadlock, no 500)', async () => {
+  it('a void and a gateway confirmation of a paid checkout racing each other: both answer (no deadlock, no 500), the capture counted once, the void 409', async () => {
     const ref = 'race-void-settle';
     const inv = await createInvoice(t, app.TEST, { customerReference: ref });
     const p = await createPayment(t, app.TEST, {
@@ -118,38 +118,26 @@ describe('invoice and payment races', () => {
       await t.db.query('SELECT status, amount_paid_minor FROM invoices WHERE id = $1', [inv.id])
     ).rows[0];
     const [payment] = await paymentsOf(inv.id);
-    // The void came first: it wins, so the VOID invoice counts nothing. The
-    // gateway did take the customer's money: the capture is the truth, so the
-    // payment ends SUCCEEDED with all of it as excess (to be refunded), never
-    // as a mere log line.
-    expect(voided.status).toBe(200);
-    expect(row).toEqual({ status: 'VOID', amount_paid_minor: 0 });
+    // The void asks the gateway before it locks anything (decisions 13, as
+    // amended 2026-12-02): the customer paid, so the capture is recorded and
+    // counted first, and the void then answers 409 on the paid invoice. The
+    // confirmation racing it changes nothing more (recorded once).
+    expect(voided.status).toBe(409);
+    expect(voided.body.meta.errorCode).toBe('INVALID_STATE');
+    expect(row).toEqual({ status: 'PAID', amount_paid_minor: 100000 });
     expect(payment.status).toBe('SUCCEEDED');
     const money = (
       await t.db.query('SELECT amount_minor, excess_minor FROM payments WHERE id = $1', [p.id])
     ).rows[0] as { amount_minor: number; excess_minor: number };
-    expect(money.excess_minor).toBe(money.amount_minor);
+    expect(money.excess_minor).toBe(0);
     const events = (await eventsOf(t, app.id)).filter(
       (e) => e.data.invoice_id === inv.id || e.data.payment_id === p.id,
     );
     expect(events.map((e) => e.type)).toEqual([
       'invoice.issued',
-      'payment.cancelled',
-      'invoice.voided',
       'payment.succeeded',
-      'refund.pending',
+      'invoice.paid',
     ]);
-    expect(events[3].data).toMatchObject({
-      previous_status: 'cancelled',
-      excess_minor: money.amount_minor,
-    });
-    // ... and the excess is given back by itself, in the capture's transaction (decisions 13).
-    expect(events[4].data).toMatchObject({
-      payment_id: p.id,
-      amount_minor: money.amount_minor,
-      reason: 'excess_capture',
-      approval_required: false,
-    });
     expect(lines).toEqual([]);
   });
 

@@ -314,6 +314,16 @@ describe('hosted pay page in a browser (Chromium)', () => {
     ]);
     expect(new URL(page.url()).hostname).toBe('localhost');
     expect(await page.textContent('#ssl-amount')).toBe('123456.50 BDT');
+    // The gateway's page follows the browser's language (Bangla here), within 360 px, English a click away.
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(shots, 'sslcommerz-simulator-bn-360.png'), fullPage: true });
+    await Promise.all([page.waitForURL(/lang=en/), page.click('a[lang=en]')]);
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(shots, 'sslcommerz-simulator-en-360.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await Promise.all([page.waitForSelector('#ssl-return'), page.click('#ssl-pay')]);
     await Promise.all([page.waitForURL((u) => u.pathname === payPath), page.click('#ssl-return')]);
     // Back on the pay page (the gateway's return carries no ?lang=), still in
@@ -356,6 +366,17 @@ describe('hosted pay page in a browser (Chromium)', () => {
     await Promise.all([page.waitForURL(onBkash), page.click('#pay-with-bkash')]);
     expect(new URL(page.url()).hostname).toBe('localhost');
     expect(await page.textContent('#bkash-amount')).toBe('500.00 BDT');
+    // bKash's page (the simulator) in the payer's language, within 360 px.
+    expect(await page.getAttribute('html', 'lang')).toBe('bn');
+    expect(await page.textContent('h1')).toBe('বিকাশ (সিমুলেটর)');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.screenshot({
+      path: join(tmpdir(), 'joma-bkash-simulator-bn-360.png'),
+      fullPage: true,
+    });
+    // A fault picked on the page: Joma's execute captures but its answer is
+    // lost; bKash's status query still records the capture (decisions 19).
+    await page.check('#bkash-lose-execute');
     const firstPath = new URL(first.payableUrl).pathname;
     await Promise.all([page.waitForURL((u) => u.pathname === firstPath), page.click('#bkash-pay')]);
     expect(await page.getAttribute('html', 'lang')).toBe('bn');

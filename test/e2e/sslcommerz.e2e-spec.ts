@@ -153,14 +153,47 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     expect(succeeded[0].data).toMatchObject({ amount_minor: 20100, excess_minor: 20100 });
   });
 
-  it('a failed attempt then a paid one: the capture wins; a failed-only checkout FAILS after the gateway confirms it', async () => {
+  it('a declined attempt then a paid one: no payment.failed before the capture; the payer is offered another try (decisions 19)', async () => {
     const p = (await newPayment(30000)).body.data;
     const failed = fake.attempt(p.reference, 'FAILED');
     await fake.postIpn(p.reference, failed);
-    expect((await paymentOf(p.id)).status).toBe('FAILED');
+    // One attempt declined: the session still takes another, so the payment stays PENDING.
+    expect(await paymentOf(p.id)).toMatchObject({
+      status: 'PENDING',
+      failureReason: expect.stringMatching(/^sslcommerz FAILED/),
+    });
+    for (const lang of ['en', 'bn']) {
+      const page = await http().get(`/pay/result/${p.reference}?lang=${lang}`);
+      expect(page.text).toContain('data-testid="attempt-failed"');
+      expect(page.text).toContain(`href="${p.checkoutUrl.replace(/&/g, '&amp;')}"`);
+    }
     const paid = fake.attempt(p.reference, 'VALID');
     await fake.postIpn(p.reference, paid);
-    expect((await paymentOf(p.id)).status).toBe('SUCCEEDED');
+    expect(await paymentOf(p.id)).toMatchObject({ status: 'SUCCEEDED', failureReason: null });
+    const types = (await eventsOf(t, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['payment.succeeded']);
+  });
+
+  it("a checkout with only declined attempts ends FAILED at its deadline, with payment.failed and the gateway's words", async () => {
+    const p = (await newPayment(30100)).body.data;
+    await fake.postIpn(p.reference, fake.attempt(p.reference, 'FAILED'));
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    t.clock.advance(2 * 3600_000);
+    try {
+      await t.app.get(PaymentConfirmationsService).expireDue();
+    } finally {
+      t.clock.advance(-2 * 3600_000);
+    }
+    expect(await paymentOf(p.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: expect.stringMatching(/^sslcommerz FAILED/),
+    });
+    const types = (await eventsOf(t, app.id, 'payment.'))
+      .filter((e) => e.data.payment_id === p.id)
+      .map((e) => e.type);
+    expect(types).toEqual(['payment.failed']);
   });
 
   it('holds no transaction or row lock while SSLCommerz hangs; a timeout leaves the payment PENDING and a later query settles it', async () => {

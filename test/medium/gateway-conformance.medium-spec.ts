@@ -45,6 +45,8 @@ describe('gateway adapters against every published answer (medium tier)', () => 
       gatewayTimeoutMs: 2000,
     });
     appId = await insertApp(c.db, 'Conformance');
+    // Back-off steps are measured on this clock: frozen, a busy machine cannot end one early.
+    c.clock.freeze();
     bkash = c.app.get(BkashGateway);
     ssl = c.app.get(SslcommerzGateway);
   });
@@ -246,6 +248,40 @@ describe('gateway adapters against every published answer (medium tier)', () => 
         expect(bkashApi.calls('create')).toHaveLength(0);
       },
     );
+  });
+
+  it('bKash: a refresh bKash refuses is not followed by a grant in the same step; the next step grants', async () => {
+    const fresh = await insertApp(c.db, 'Refresh refused');
+    const open = () =>
+      bkash.createCheckout(
+        {
+          reference: 'pay_r',
+          amountMinor: 1000,
+          currency: 'BDT',
+          merchantName: 'M',
+          customer: { reference: 'c1' },
+          returnUrl: 'http://127.0.0.1/r',
+          ipnUrl: 'http://127.0.0.1/i',
+          expiresAt: new Date(),
+        },
+        bkashCtx(fresh),
+      );
+    bkashApi.on('create', 'create.success').on('token/refresh', 'grant.error-errorCode-2001');
+    await open();
+    expect(bkashApi.calls('token/grant')).toHaveLength(1);
+    c.clock.advance(2 * 3600_000); // the token has expired: a refresh is due
+    try {
+      await expect(open()).rejects.toThrow(/bkash 2001/);
+      expect(bkashApi.calls('token/refresh')).toHaveLength(1);
+      expect(bkashApi.calls('token/grant')).toHaveLength(1);
+      await expect(open()).rejects.toBeInstanceOf(BkashBackingOff);
+      c.clock.advance(1_001);
+      await open();
+      expect(bkashApi.calls('token/refresh')).toHaveLength(1);
+      expect(bkashApi.calls('token/grant')).toHaveLength(2);
+    } finally {
+      c.clock.advance(-(2 * 3600_000 + 1_001));
+    }
   });
 
   describe('SSLCommerz', () => {

@@ -33,13 +33,14 @@ export class SandboxSessionsRepository {
     status: SandboxStatus,
     txnId: string | null,
     at: Date,
-  ): Promise<void> {
-    await this.sessions
+  ): Promise<boolean> {
+    const result = await this.sessions
       .createQueryBuilder()
       .update()
       .set({ status, txnId, completedAt: at })
       .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
       .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /**

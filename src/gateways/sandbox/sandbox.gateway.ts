@@ -152,9 +152,10 @@ export class SandboxGateway
     };
   }
 
-  async closeCheckout(sessionId: string): Promise<void> {
+  /** True when it closed an open session; a session already paid (or ended) is not closed. */
+  async closeCheckout(sessionId: string): Promise<boolean> {
     await this.roundTrip();
-    await this.sessions.completeOpen(sessionId, 'CLOSED', null, this.clock.now());
+    return this.sessions.completeOpen(sessionId, 'CLOSED', null, this.clock.now());
   }
 
   subjectOf(payload: Record<string, unknown>): CallbackSubject | null {

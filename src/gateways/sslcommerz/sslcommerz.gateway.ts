@@ -45,6 +45,7 @@ interface ValidationAnswer {
   /** 0: safe, 1: high risk (the capture stands; the merchant reviews it). */
   risk_level?: string | number;
   risk_title?: string;
+  /** Why an attempt failed, in SSLCommerz's words ("Invalid expiration date"). */
   error?: string;
   card_issuer?: string;
   card_brand?: string;
@@ -327,6 +328,8 @@ export class SslcommerzGateway
       riskLevel: String(v.risk_level ?? '0') === '1' ? 'HIGH' : 'NORMAL',
       failureReason:
         outcome === 'failed' ? `sslcommerz ${v.status}${v.error ? `: ${v.error}` : ''}` : null,
+      // A declined attempt: the payer may try again in the same session.
+      attemptOnly: outcome === 'failed',
       method:
         outcome === 'captured'
           ? {

@@ -142,7 +142,7 @@ export class PaymentDto {
     nullable: true,
     type: String,
     description:
-      "Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`; null otherwise",
+      "Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`. On a PENDING payment: why the payer's last attempt was declined at a gateway whose checkout takes another try (SSLCommerz); the payment ends FAILED only at its deadline. Null otherwise (and once the payment succeeds)",
   })
   failureReason: string | null;
   @ApiProperty({ example: 'BDT' }) currency: string;

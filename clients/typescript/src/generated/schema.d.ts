@@ -621,7 +621,7 @@ export interface paths {
         };
         /**
          * Taka collected per Asia/Dhaka day, in the key's mode
-         * @description One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture has collectedMinor 0. A payment counts on the Dhaka day it succeeded, for its captured amount.
+         * @description One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture has collectedMinor 0. A payment counts on the Dhaka day it succeeded, for its captured amount. Sums are exact; a day whose sum is above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app.
          *
          *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
          */
@@ -987,7 +987,7 @@ export interface paths {
         };
         /**
          * Ledger balances: one row per account
-         * @description Sums of every posting, for one app and/or mode or for all. balanceMinor = debitMinor - creditMinor; the rows sum to 0.
+         * @description Sums of every posting, for one app and/or mode or for all (every app and mode in the caller's scope). balanceMinor = debitMinor - creditMinor; the rows sum to 0. Sums are exact; a figure above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app whose figures overflow (ask for another app: its balances are answered as usual).
          *
          *     Requires the permission `invoices:read` (a super admin has every permission).
          */
@@ -1011,7 +1011,7 @@ export interface paths {
         put?: never;
         /**
          * Import a gateway's settlement CSV for one app and mode
-         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. Audited (`settlement.imported`).
+         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED. Audited (`settlement.imported`).
          *
          *     Requires the permission `reconciliation:run` (a super admin has every permission).
          */
@@ -1037,7 +1037,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile one Asia/Dhaka day: every capture and settlement line, classified once
-         * @description matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances. Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).
+         * @description matched, amountMismatch, missingInternal (a line without a captured payment), missingInSettlement (a capture without a line), deferred (a capture without a line in the last 2 hours of the day). Checks that the ledger balances (compared exactly, however large the sums). Each call makes a new run. Default: every app, both modes; an unknown applicationId is 404. Audited (`reconciliation.run`).
          *
          *     Requires the permission `reconciliation:run` (a super admin has every permission).
          */
@@ -2147,7 +2147,7 @@ export interface components {
              * @enum {string}
              */
             riskLevel: "NORMAL" | "HIGH";
-            /** @description Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`; null otherwise */
+            /** @description Why the payment failed, in the gateway's own words (its error code and message), e.g. `Could not open a checkout: bkash 2001: Invalid App Key`. On a PENDING payment: why the payer's last attempt was declined at a gateway whose checkout takes another try (SSLCommerz); the payment ends FAILED only at its deadline. Null otherwise (and once the payment succeeds) */
             failureReason: string | null;
             /** @example BDT */
             currency: string;
@@ -2377,7 +2377,15 @@ export interface components {
             missingInternal: number;
             amountMismatch: number;
             deferred: number;
+            /** @description false on a FAILED run (nothing was checked) */
             ledgerBalanced: boolean;
+            /**
+             * @description FAILED: the nightly job could not complete the run (failureReason says why); its counts are 0
+             * @enum {string}
+             */
+            status: "COMPLETED" | "FAILED";
+            /** @description Why a FAILED run failed; else null */
+            failureReason: string | null;
             /** @enum {string} */
             trigger: "api" | "nightly";
             /** Format: date-time */
@@ -4241,6 +4249,34 @@ export interface components {
                 "X-Request-Id"?: string;
                 /** @description 'true' when this is the stored response of an earlier request with the same Idempotency-Key */
                 "Idempotent-Replayed"?: "true";
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "data": null,
+                 *       "meta": {
+                 *         "success": false,
+                 *         "message": "amountMinor must be between 1000 and 50000000",
+                 *         "errorCode": "AMOUNT_OUT_OF_RANGE",
+                 *         "timestamp": "2026-01-15T09:30:00.000Z"
+                 *       },
+                 *       "pagination": {
+                 *         "page": 0,
+                 *         "size": 0,
+                 *         "totalElements": 0,
+                 *         "totalPages": 0
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelopeDto"];
+            };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED or AMOUNT_OUT_OF_RANGE */
+        Unprocessable: {
+            headers: {
+                /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                "X-Request-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -6156,6 +6192,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7330,6 +7367,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
