@@ -79,6 +79,14 @@ export class EnvSchema {
   @Max(600_000)
   DB_ACQUIRE_TIMEOUT_MS: number = 5000;
 
+  /** How long start-up keeps trying to reach and migrate the database before it exits (0 = one try). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  DB_CONNECT_RETRY_MS: number = 60_000;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

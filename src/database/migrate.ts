@@ -20,8 +20,9 @@ export async function runMigrations(url: string): Promise<string[]> {
     const applied = await ds.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {
+    // A connection lost on the way (start-up tries again) must not leave the pool open.
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    await runner.release();
-    await ds.destroy();
+    await runner.release().catch(() => undefined);
+    await ds.destroy().catch(() => undefined);
   }
 }

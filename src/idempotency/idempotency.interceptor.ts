@@ -163,21 +163,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return outcome;
       });
     } catch (err) {
-      await this.releaseQuietly(key);
+      await this.keys.releaseQuietly(key);
       throw err;
-    }
-  }
-
-  /**
-   * Frees the key (or ends its lease, past a recovery point) after a failure.
-   * If that too fails (the database is unreachable), the lease runs out by
-   * itself; the request's own error is the one answered.
-   */
-  private async releaseQuietly(key: ClaimedKey): Promise<void> {
-    try {
-      await this.keys.release(key);
-    } catch {
-      // The lease (IDEMPOTENCY_LEASE_MS) frees it.
     }
   }
 
@@ -188,7 +175,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       body = await lastValueFrom(next.handle());
     } catch (err) {
       if (!this.isStored(err)) {
-        await this.releaseQuietly(key);
+        await this.keys.releaseQuietly(key);
         throw err;
       }
       return this.committed(() => this.storeError(key, err));

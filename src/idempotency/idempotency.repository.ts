@@ -82,20 +82,21 @@ export class IdempotencyRepository {
     );
   }
 
-  /** Frees a key its owner could not finish (nothing worth replaying happened). */
-  async release(s: KeyScope, owner: string): Promise<void> {
+  /**
+   * After its owner's failure: frees the key when its work committed nothing
+   * (no recovery point), or ends its lease when it did (the next retry takes
+   * it over and resumes). Decided on what is committed, not on what the
+   * failed request believed: a step whose COMMIT was lost counts as it landed.
+   */
+  async release(s: KeyScope, owner: string, now: Date): Promise<void> {
     await sql(this.txHost.tx).run(
-      `DELETE FROM idempotency_keys
-       WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
-      [s.appId, s.mode, s.key, owner],
-    );
-  }
-
-  /** Ends the lease of a key whose work stopped past a recovery point: the next retry takes it over. */
-  async endLease(s: KeyScope, owner: string, now: Date): Promise<void> {
-    await sql(this.txHost.tx).run(
-      `UPDATE idempotency_keys SET locked_until = $5
-       WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'`,
+      `WITH freed AS (
+         DELETE FROM idempotency_keys
+          WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'
+            AND recovery_point IS NULL)
+       UPDATE idempotency_keys SET locked_until = LEAST(locked_until, $5)
+        WHERE app_id = $1 AND mode = $2 AND key = $3 AND owner = $4 AND state = 'STARTED'
+          AND recovery_point IS NOT NULL`,
       [s.appId, s.mode, s.key, owner, now],
     );
   }

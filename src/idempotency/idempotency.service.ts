@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 
@@ -12,6 +12,9 @@ import { IdempotencyRepository, KeyRow, KeyScope } from './idempotency.repositor
 /** How long a key's request may run before a retry may take it over (longer than any gateway timeout). */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+/** A release the database could not take is tried again after this, doubling up to the max. */
+const RELEASE_RETRY_FIRST_MS = 100;
+const RELEASE_RETRY_MAX_MS = 5_000;
 const ACTIVE = 'joma.idempotency';
 
 export interface RequestIdentity {
@@ -47,7 +50,10 @@ export type Claim = { kind: 'replay'; row: KeyRow } | { kind: 'run'; key: Claime
  * While the lease runs, a retry is told 409 IDEMPOTENCY_KEY_IN_USE.
  */
 @Injectable()
-export class IdempotencyService {
+export class IdempotencyService implements OnModuleDestroy {
+  private readonly pendingReleases = new Set<NodeJS.Timeout>();
+  private closed = false;
+
   constructor(
     private readonly keys: IdempotencyRepository,
     private readonly cls: ClsService,
@@ -68,8 +74,15 @@ export class IdempotencyService {
       kind: 'run',
       key: { scope, owner, recoveryPoint: null, recovery: null },
     };
-    if (await this.keys.insertStarted(scope, req, owner, now, lease, expires)) return fresh;
-    return this.claimExisting(scope, req, fresh.key, { now, lease, expires });
+    try {
+      if (await this.keys.insertStarted(scope, req, owner, now, lease, expires)) return fresh;
+      return await this.claimExisting(scope, req, fresh.key, { now, lease, expires });
+    } catch (err) {
+      // A claim whose answer was lost (a connection dropped after its COMMIT)
+      // may hold the key with nothing done: freed now, not after the lease.
+      if (!(err instanceof AppError)) await this.releaseQuietly(fresh.key);
+      throw err;
+    }
   }
 
   /** A key that exists: locked, then replayed, refused, taken over, or (expired) claimed afresh. */
@@ -174,15 +187,45 @@ export class IdempotencyService {
 
   /**
    * After a failure not worth replaying (400s, 5xx): a key whose work
-   * committed nothing is freed, so a retry starts afresh; a key past a
-   * recovery point (a refund or payment already written) keeps it and only
-   * ends its lease, so a retry at once resumes that work instead of doing it
-   * a second time.
+   * committed nothing is freed, so a retry at once starts afresh (decisions
+   * section 3 as amended: the lease is for requests still running); a key
+   * past a committed recovery point (a refund or payment already written)
+   * keeps it and only ends its lease, so a retry at once resumes that work
+   * instead of doing it a second time.
    */
   release(key: ClaimedKey): Promise<void> {
-    return key.recoveryPoint
-      ? this.keys.endLease(key.scope, key.owner, this.clock.now())
-      : this.keys.release(key.scope, key.owner);
+    return this.keys.release(key.scope, key.owner, this.clock.now());
+  }
+
+  /**
+   * `release`, never throwing: when the database cannot take it now (the
+   * failure being answered is often that very database), it is retried in
+   * the background with back-off until it lands or the lease would have
+   * freed the key anyway.
+   */
+  async releaseQuietly(key: ClaimedKey): Promise<void> {
+    try {
+      await this.release(key);
+    } catch {
+      this.releaseLater(key, 0, Date.now() + IDEMPOTENCY_LEASE_MS);
+    }
+  }
+
+  private releaseLater(key: ClaimedKey, attempt: number, giveUpAt: number): void {
+    const delay = Math.min(RELEASE_RETRY_FIRST_MS * 2 ** attempt, RELEASE_RETRY_MAX_MS);
+    if (this.closed || Date.now() + delay >= giveUpAt) return;
+    const timer = setTimeout(() => {
+      this.pendingReleases.delete(timer);
+      this.release(key).catch(() => this.releaseLater(key, attempt + 1, giveUpAt));
+    }, delay);
+    timer.unref();
+    this.pendingReleases.add(timer);
+  }
+
+  onModuleDestroy(): void {
+    this.closed = true;
+    for (const timer of this.pendingReleases) clearTimeout(timer);
+    this.pendingReleases.clear();
   }
 
   deleteExpired(batch: number): Promise<number> {

@@ -11,6 +11,7 @@ import type { Page } from '../common/http/envelope';
 import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { CustomersService } from '../customers';
+import { isDatabaseError } from '../database/database-errors';
 import type { TenantScope } from '../database/tenant';
 import { gatewayErrorText, type GatewayRefund, GatewayRegistry } from '../gateways';
 import { IdempotencyService } from '../idempotency';
@@ -22,8 +23,17 @@ import { RefundsRepository } from './refunds.repository';
 const REFUND_CREATED = 'refund_created';
 /** A refund sent to its gateway this long ago and still PENDING is asked about again (at first). */
 export const REFUND_RECHECK_MS = 60_000;
-/** How long one trip to the gateway holds a refund against other callers (longer than any trip). */
-export const REFUND_CLAIM_MS = 5 * 60_000;
+/**
+ * How long one trip to the gateway holds a refund against other callers; a
+ * trip renews it when it sends, and its send gives up starting (or waiting)
+ * REFUND_SEND_MARGIN_MS before it ends, so a send never outlives its claim.
+ * A trip interrupted by a crash or a lost connection is taken again once it
+ * ends: with the re-check every REFUND_RECHECK_TICK_MS, within 2 minutes
+ * (decisions section 13 as amended).
+ */
+export const REFUND_CLAIM_MS = 90_000;
+/** How long before its claim ends a send stops (its answer then counts as lost and is asked about). */
+export const REFUND_SEND_MARGIN_MS = 15_000;
 /** Sent this long ago and not decided by the gateway: FAILED (decisions section 7). */
 export const REFUND_DECIDE_MS = 72 * 3_600_000;
 /** Sends at most, each only after the gateway said it has no such refund. */
@@ -288,6 +298,8 @@ export class RefundsService {
     }
     const claimed = await this.claim(refund.id, now);
     if (!claimed || claimed.status !== 'PENDING') return claimed;
+    // The claim's end is its token: only the trip that set it may renew or end it.
+    let token = claimed.claimedUntil!.getTime();
     const request = {
       sessionId: payment.gatewaySessionId,
       txnId: payment.gatewayTxnId ?? '',
@@ -308,17 +320,31 @@ export class RefundsService {
         );
         // An answer (a refund's status, or a definite "no such refund"): the gateway works for this app.
         await this.gateways.noteSuccess(claimed, claimed.gateway);
-        if (known) return await this.applyAnswer(claimed.id, known, 'Refused by the gateway');
+        if (known)
+          return await this.applyAnswer(claimed.id, known, 'Refused by the gateway', token);
         if (claimed.sendAttempts >= REFUND_MAX_SENDS) {
           this.logger.warn(
             `refund ${claimed.id}: the gateway has no such refund after ${claimed.sendAttempts} sends; not sent again`,
           );
-          return await this.release(claimed.id);
+          return await this.release(claimed.id, token);
         }
       }
       step = 'send';
-      await this.markSent(claimed.id);
-      const answer = await gateway.refunds.refund({ ...request, reason: claimed.reason }, ctx);
+      const sending = await this.markSent(claimed.id, token);
+      if (sending === null) {
+        // This trip outlived its claim and another took the refund over: it sends nothing.
+        this.logger.warn(
+          `refund ${claimed.id}: its claim ended before the send; left to the trip that holds it`,
+        );
+        return await this.refunds.byId(claimed.id);
+      }
+      token = sending;
+      // Gives up before the claim ends: no other trip can ask (and send) while this send is out.
+      const deadline = AbortSignal.timeout(REFUND_CLAIM_MS - REFUND_SEND_MARGIN_MS);
+      const answer = await gateway.refunds.refund(
+        { ...request, reason: claimed.reason },
+        { ...ctx, signal: ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline },
+      );
       await this.gateways.noteSuccess(claimed, claimed.gateway);
       if (claimed.sendAttempts > 0 && answer.status === 'failed') {
         // A re-send refused may be the gateway refusing a duplicate of the
@@ -326,16 +352,17 @@ export class RefundsService {
         this.logger.warn(
           `refund ${claimed.id}: send ${claimed.sendAttempts + 1} refused (${answer.failureReason ?? 'no reason'}); the gateway will be asked again`,
         );
-        return await this.release(claimed.id);
+        return await this.release(claimed.id, token);
       }
-      return await this.applyAnswer(claimed.id, answer, 'Refused by the gateway');
+      return await this.applyAnswer(claimed.id, answer, 'Refused by the gateway', token);
     } catch (err) {
       const reason = gatewayErrorText(err);
       this.logger.warn(
         `refund ${claimed.id}: ${step} got no clear answer (${reason}); the gateway will be asked again`,
       );
-      await this.gateways.noteError(claimed, claimed.gateway, reason);
-      return this.release(claimed.id);
+      // Joma's own database failing is not the gateway's.
+      if (!isDatabaseError(err)) await this.gateways.noteError(claimed, claimed.gateway, reason);
+      return this.release(claimed.id, token);
     }
   }
 
@@ -363,20 +390,40 @@ export class RefundsService {
     return this.refunds.save(refund);
   }
 
-  /** Records a send before it leaves (so a lost answer is asked about, never blindly re-sent). */
+  /**
+   * Records a send before it leaves (so a lost answer is asked about, never
+   * blindly re-sent) and renews the trip's claim for the send: the new
+   * claim's token, or null when the claim is no longer this trip's (it ran
+   * out and another trip holds the refund, or it was decided): then nothing
+   * is sent.
+   */
   @Transactional()
-  private async markSent(id: number): Promise<void> {
+  private async markSent(id: number, token: number): Promise<number | null> {
     const refund = (await this.refunds.lockById(id))!;
-    refund.submittedAt = this.clock.now();
+    if (refund.status !== 'PENDING' || !this.holds(refund, token)) return null;
+    const now = this.clock.nowMs();
+    refund.submittedAt = new Date(now);
     refund.sendAttempts += 1;
+    // Strictly later than the token it replaces, so an older trip never matches it.
+    refund.claimedUntil = new Date(Math.max(now + REFUND_CLAIM_MS, token + 1));
     await this.refunds.save(refund);
+    return refund.claimedUntil.getTime();
   }
 
-  /** Ends a trip without a decision: asked again after a pause that grows with the refund's age. */
+  /** Whether the trip whose claim ends at `token` still holds the refund. */
+  private holds(refund: Refund, token: number): boolean {
+    return refund.claimedUntil?.getTime() === token;
+  }
+
+  /**
+   * Ends a trip without a decision: asked again after a pause that grows
+   * with the refund's age. A trip that no longer holds the refund leaves it
+   * as the trip holding it has it.
+   */
   @Transactional()
-  private async release(id: number): Promise<Refund> {
+  private async release(id: number, token: number): Promise<Refund> {
     const refund = (await this.refunds.lockById(id))!;
-    if (refund.status !== 'PENDING') return refund;
+    if (refund.status !== 'PENDING' || !this.holds(refund, token)) return refund;
     refund.claimedUntil = null;
     refund.recheckAt = new Date(this.clock.nowMs() + this.recheckPause(refund));
     return this.refunds.save(refund);
@@ -388,10 +435,24 @@ export class RefundsService {
     return Math.min(Math.max(REFUND_RECHECK_MS, age / 10), 3_600_000);
   }
 
+  /**
+   * Applies the gateway's answer. A decision (succeeded, failed) is final
+   * whoever brings it; "pending" from a trip that no longer holds the
+   * refund does not end the claim of the trip that does.
+   */
   @Transactional()
-  private async applyAnswer(id: number, answer: GatewayRefund, failure: string): Promise<Refund> {
+  private async applyAnswer(
+    id: number,
+    answer: GatewayRefund,
+    failure: string,
+    token?: number,
+  ): Promise<Refund> {
     const refund = (await this.refunds.lockById(id))!;
     if (refund.status !== 'PENDING') return refund;
+    if (answer.status === 'pending' && token !== undefined && !this.holds(refund, token)) {
+      refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;
+      return this.refunds.save(refund);
+    }
     refund.claimedUntil = null;
     if (answer.status === 'pending') {
       refund.gatewayRefundId = answer.refundId || refund.gatewayRefundId;

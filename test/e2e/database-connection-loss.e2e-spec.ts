@@ -1,3 +1,5 @@
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+
 import { Pool } from 'pg';
 
 import { freePort } from '../../src/common/net/free-port';
@@ -123,4 +125,71 @@ describe('database connections lost under load', () => {
     });
     expect(after.status).toBe(201);
   }, 60_000);
+});
+
+/**
+ * Issue 56: a replica started while the database drops its connections (a
+ * failover under way) waits for it, within DB_CONNECT_RETRY_MS, instead of
+ * exiting at the first refusal. A TCP proxy in front of the real server
+ * drops the first connections as they arrive, then forwards.
+ */
+describe('start-up while the database drops connections', () => {
+  const DROPPED = 3;
+  let proxy: Server;
+  let seen = 0;
+  const sockets = new Set<Socket>();
+
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((ok) => proxy?.close(ok));
+  });
+
+  it('retries connecting and migrating with back-off, logging each failed try, and comes up', async () => {
+    const url = new URL(await createTestDatabase('startretry'));
+    proxy = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      if (++seen <= DROPPED) {
+        client.destroy();
+        return;
+      }
+      const server = connect(Number(url.port || 5432), url.hostname);
+      sockets.add(server);
+      server.on('close', () => sockets.delete(server));
+      client.pipe(server).pipe(client);
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+    });
+    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+    const proxied = new URL(url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const port = await freePort();
+    const run = startMain({
+      DATABASE_URL: proxied.toString(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DB_CONNECT_RETRY_MS: '30000',
+    });
+    try {
+      await until(async () => {
+        if (run.child.exitCode !== null) throw new Error(`exited: ${run.err.join('\n')}`);
+        return fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+      });
+      const retries = run.out
+        .map((l) => JSON.parse(l) as { level: number; msg: string })
+        .filter((m) => /^Database: attempt \d+ failed/.test(m.msg));
+      expect(retries.map((m) => m.msg.match(/attempt (\d+)/)![1])).toEqual(['1', '2', '3']);
+      expect(retries.every((m) => m.level === 40)).toBe(true);
+      expect(retries[0].msg).toMatch(/connection lost.*trying again in 250 ms/i);
+      expect(run.err).toEqual([]);
+      expect(seen).toBeGreaterThan(DROPPED);
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      await run.exited;
+    }
+  }, 90_000);
 });

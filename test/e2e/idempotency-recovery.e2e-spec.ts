@@ -1,8 +1,10 @@
 import { sha256Hex } from '../../src/common/crypto/crypto';
+import { SandboxSessionsRepository } from '../../src/gateways/sandbox/sandbox-sessions.repository';
 import { canonicalJson } from '../../src/idempotency/canonical-json';
 import { IDEMPOTENCY_LEASE_MS } from '../../src/idempotency/idempotency.service';
 import { appFixture } from '../support/app-fixture';
 import { asApp, CreatedApp } from '../support/factories';
+import { eventsOf } from '../support/payments';
 import { slowSandbox } from '../support/slow-gateway';
 import { TestApp } from '../support/test-app';
 
@@ -21,7 +23,10 @@ describe('idempotency: recovery after a crash between start and finish', () => {
   beforeAll(() => {
     ({ t, app } = fixture);
   });
-  afterEach(() => t.clock.reset());
+  afterEach(() => {
+    t.clock.reset();
+    jest.restoreAllMocks();
+  });
 
   const body = { amountMinor: 42000, customerReference: 'crash-1', description: 'resumable' };
   const post = (key: string) =>
@@ -133,5 +138,39 @@ describe('idempotency: recovery after a crash between start and finish', () => {
       )
     ).rows[0].n;
     expect(n).toBe(1);
+  });
+
+  /** pg-pool's error when no connection frees up within the acquire timeout. */
+  const poolTimeout = () => new Error('timeout exceeded when trying to connect');
+
+  describe("a pool timeout inside the sandbox gateway is Joma's unavailability, not the gateway's failure", () => {
+    it('503 with Retry-After, the payment left PENDING (not FAILED), and the retry at once resumes it', async () => {
+      t.clock.freeze();
+      jest
+        .spyOn(t.app.get(SandboxSessionsRepository), 'insert')
+        .mockRejectedValueOnce(poolTimeout());
+      const failed = await post('sandbox-pool-timeout');
+      expect(failed.status).toBe(503);
+      expect(failed.body.meta.errorCode).toBe('SERVICE_UNAVAILABLE');
+      expect(failed.headers['retry-after']).toBe('1');
+      const key = (
+        await t.db.query(
+          `SELECT state, recovery FROM idempotency_keys WHERE key = 'sandbox-pool-timeout'`,
+        )
+      ).rows[0];
+      expect(key.state).toBe('STARTED');
+      const paymentId = Number(key.recovery.paymentId);
+      const [payment] = (
+        await t.db.query(`SELECT status, failure_reason FROM payments WHERE id = $1`, [paymentId])
+      ).rows;
+      expect(payment).toEqual({ status: 'PENDING', failure_reason: null });
+
+      const retry = await post('sandbox-pool-timeout');
+      expect(retry.status).toBe(201);
+      expect(retry.body.data.id).toBe(paymentId);
+      expect(retry.body.data.status).toBe('PENDING');
+      expect(retry.body.data.checkoutUrl).toMatch(/\/sandbox\/checkout\/sbx_/);
+      expect(await eventsOf(t, app.id, 'payment.failed')).toEqual([]);
+    });
   });
 });

@@ -1,6 +1,8 @@
 import request from 'supertest';
 
+import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
 import { asApp, createApp, CreatedApp, Credentials } from '../support/factories';
+import { until } from '../support/main-process';
 import { createTestApp, TestApp } from '../support/test-app';
 import { Latch, TestOnlyModule } from '../support/test-only.module';
 
@@ -27,7 +29,10 @@ describe('idempotency keys', () => {
     t = await createTestApp({ imports: [TestOnlyModule] });
     app = await createApp(t);
   });
-  afterEach(() => t.clock.reset());
+  afterEach(() => {
+    t.clock.reset();
+    jest.restoreAllMocks();
+  });
   afterAll(() => t.close());
 
   it('a retry replays the first response: same status, same body bytes, Idempotent-Replayed: true, nothing created twice', async () => {
@@ -314,5 +319,54 @@ describe('idempotency keys', () => {
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(await benefits('day-2')).toBe(1);
     expect(await storedKeys(k)).toBe(1);
+  });
+
+  /** pg-pool's error when no connection frees up within the acquire timeout. */
+  const poolTimeout = () => new Error('timeout exceeded when trying to connect');
+
+  describe('a 5xx that committed nothing frees its key at once (decisions 3, amended)', () => {
+    const unavailable = (key: string) =>
+      t
+        .http()
+        .post('/api/v1/test-only/unavailable-once')
+        .set(asApp(app.TEST))
+        .set('Idempotency-Key', key)
+        .send({ name: key });
+
+    it('a 503 from the handler: the retry at once runs', async () => {
+      t.clock.freeze();
+      expect((await unavailable('u503-a')).status).toBe(503);
+      expect(await storedKeys('u503-a')).toBe(0);
+      const retry = await unavailable('u503-a');
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    });
+
+    it('a claim whose answer was lost after its COMMIT (a dropped connection): 503, and the retry at once runs, not 409', async () => {
+      t.clock.freeze();
+      const repo = t.app.get(IdempotencyRepository);
+      const real = repo.insertStarted.bind(repo);
+      jest.spyOn(repo, 'insertStarted').mockImplementationOnce(async (...args) => {
+        await real(...args);
+        throw new Error('Connection terminated unexpectedly');
+      });
+      const lost = await unavailable('u503-b');
+      expect(lost.status).toBe(503);
+      expect(lost.body.meta.errorCode).toBe('SERVICE_UNAVAILABLE');
+      expect(await storedKeys('u503-b')).toBe(0);
+      // The handler never ran: its first run (503) and then the retry's.
+      expect((await unavailable('u503-b')).status).toBe(503);
+      expect((await unavailable('u503-b')).status).toBe(201);
+    });
+
+    it('a release the database cannot take at first (its pool is exhausted) is retried until it lands, well before the lease', async () => {
+      t.clock.freeze();
+      const repo = t.app.get(IdempotencyRepository);
+      jest.spyOn(repo, 'release').mockRejectedValueOnce(poolTimeout());
+      expect((await unavailable('u503-c')).status).toBe(503);
+      // The lease would free it only after 60 s of the (frozen) clock: the background retry frees it.
+      await until(async () => (await storedKeys('u503-c')) === 0, 20_000);
+      expect((await unavailable('u503-c')).status).toBe(201);
+    });
   });
 });

@@ -5,6 +5,8 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 import { AuthModule } from '../../src/auth/auth.module';
 import { AppAuth, CurrentApp } from '../../src/auth/decorators';
+import { AppError } from '../../src/common/errors/app-error';
+import { ErrorCode } from '../../src/common/errors/error-code';
 import type { AppPrincipal } from '../../src/common/http/request-context';
 import { Idempotent } from '../../src/idempotency/idempotency.interceptor';
 
@@ -109,6 +111,19 @@ export class TestOnlyController {
     if (!this.failedOnce.has(name)) {
       this.failedOnce.add(name);
       throw new Error('transient failure');
+    }
+    return { call: ++this.calls };
+  }
+
+  /** An idempotent create answering 503 (nothing committed) the first time it sees a name. */
+  @Post('unavailable-once')
+  @AppAuth()
+  @Idempotent()
+  unavailableOnce(@Body() body: unknown): { call: number } {
+    const name = String((body as { name?: unknown }).name);
+    if (!this.failedOnce.has(`503:${name}`)) {
+      this.failedOnce.add(`503:${name}`);
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not now');
     }
     return { call: ++this.calls };
   }

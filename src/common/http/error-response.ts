@@ -1,5 +1,6 @@
 import { HttpException, Logger } from '@nestjs/common';
 
+import { databaseUnavailable } from '../../database/database-errors';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, httpStatusOf } from '../errors/error-code';
 import { Envelope, errorEnvelope } from './envelope';
@@ -29,7 +30,7 @@ export function toClientError(err: unknown, requestId: string): AppError {
     if (status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request body too large');
     if (status === 429) return new AppError(ErrorCode.RATE_LIMITED, 'Too many requests');
   }
-  const busy = databaseBusy(err);
+  const busy = databaseUnavailable(err);
   if (busy) {
     logger.warn(`${busy}; correlationId=${requestId}`);
     return new AppError(
@@ -69,49 +70,4 @@ export function sendError(res: HttpResponse, err: AppError, now: Date): void {
       ? err.envelope
       : errorEnvelope(err.code, err.message, now, err.details);
   sendJson(res, httpStatusOf(err.code), body, err.headers);
-}
-
-/**
- * A database that is saturated or unreachable for a moment rather than a
- * bug: no pooled connection within the acquire timeout, a statement
- * cancelled by statement_timeout, or the connection lost under the request
- * (terminated by an administrator or a failover, SQLSTATE class 08 and
- * 57P01-57P03). Returns what to log, or null.
- */
-const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT']);
-
-function databaseBusy(err: unknown): string | null {
-  const e = err as {
-    code?: string;
-    message?: string;
-    driverError?: { code?: string; message?: string };
-  };
-  const code = e?.code ?? e?.driverError?.code;
-  const message = e?.message ?? '';
-  if (code === '57014') return 'Statement timeout (57014)';
-  if (code === '40P01' || code === '40001') return `Transaction conflict (${code})`;
-  if (code && (/^08/.test(code) || /^57P0[123]$/.test(code) || SOCKET_LOST.has(code)))
-    return `Database connection lost (${code})`;
-  if (
-    /Connection terminated unexpectedly|Client has encountered a connection error|Connection terminated$/i.test(
-      message,
-    )
-  ) {
-    return 'Database connection lost';
-  }
-  // TypeORM releases a query runner whose connection errored; the request's next statement then meets this.
-  const name = (err as Error | undefined)?.name;
-  if (
-    name === 'QueryRunnerAlreadyReleasedError' ||
-    name === 'QueryRunnerProviderAlreadyReleasedError'
-  )
-    return `Database connection lost (${name})`;
-  if (
-    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
-      message,
-    )
-  ) {
-    return 'No database connection within the acquire timeout';
-  }
-  return null;
 }

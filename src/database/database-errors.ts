@@ -1,0 +1,62 @@
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
+
+/** Node socket errors met when the connection to PostgreSQL is lost or refused. */
+const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT']);
+
+/**
+ * A database that is saturated or unreachable for a moment rather than a
+ * bug: no pooled connection within the acquire timeout, a statement
+ * cancelled by statement_timeout, or the connection lost under the request
+ * (terminated by an administrator or a failover, SQLSTATE class 08 and
+ * 57P01-57P03). Returns what to log, or null.
+ */
+export function databaseUnavailable(err: unknown): string | null {
+  const e = err as {
+    code?: string;
+    message?: string;
+    driverError?: { code?: string; message?: string };
+  };
+  const code = e?.code ?? e?.driverError?.code;
+  const message = e?.message ?? '';
+  if (code === '57014') return 'Statement timeout (57014)';
+  if (code === '40P01' || code === '40001') return `Transaction conflict (${code})`;
+  if (code && (/^08/.test(code) || /^57P0[123]$/.test(code) || SOCKET_LOST.has(code)))
+    return `Database connection lost (${code})`;
+  if (
+    /Connection terminated unexpectedly|Client has encountered a connection error|Connection terminated$/i.test(
+      message,
+    )
+  ) {
+    return 'Database connection lost';
+  }
+  // TypeORM releases a query runner whose connection errored; the request's next statement then meets this.
+  const name = (err as Error | undefined)?.name;
+  if (
+    name === 'QueryRunnerAlreadyReleasedError' ||
+    name === 'QueryRunnerProviderAlreadyReleasedError'
+  )
+    return `Database connection lost (${name})`;
+  if (
+    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
+      message,
+    )
+  ) {
+    return 'No database connection within the acquire timeout';
+  }
+  return null;
+}
+
+/**
+ * Whether `err` came from Joma's own database (a failed statement, a pool
+ * timeout, a lost connection) rather than from a remote party such as a
+ * gateway: such a failure is Joma's own unavailability, never the other
+ * party's answer.
+ */
+export function isDatabaseError(err: unknown): boolean {
+  return (
+    err instanceof QueryFailedError ||
+    err instanceof DatabaseError ||
+    databaseUnavailable(err) !== null
+  );
+}
