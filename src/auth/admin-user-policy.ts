@@ -17,6 +17,8 @@ export interface AdminTarget {
   superAdmin: boolean;
   status: AdminUserStatus;
   permissions: readonly string[];
+  /** null = every app (also what a new user without `appIds` gets). */
+  appIds?: readonly number[] | null;
 }
 
 export interface AdminChange {
@@ -35,7 +37,11 @@ const denied = (why: string) =>
  * create a super admin, set or clear `superAdmin`, or change a super admin
  * in any way; anyone else may grant only permissions they hold themselves
  * and may not change their own permissions; only an unscoped user (super
- * admin or not) sets `appIds`. Throws 403 PERMISSION_DENIED.
+ * admin or not) sets `appIds`. Anyone else than a super admin may not
+ * change the apps of a user who holds (now or after the change) a
+ * permission it lacks (that would take the permission to other apps: decisions 14 as
+ * amended), nor give a user apps beyond its own scope (clearing `appIds`,
+ * null = every app, is the widest). Throws 403 PERMISSION_DENIED.
  * (That a change leaves some ACTIVE super admin is checked by the service,
  * which sees the other users.)
  */
@@ -74,6 +80,44 @@ export function assertMayChangeAdmin(
       throw denied(`you may grant only permissions you hold (not ${notHeld.join(', ')})`);
     }
   }
+  const appsBefore = creating ? null : (current.appIds ?? null);
+  const appsAfter = change.appIds !== undefined ? change.appIds : appsBefore;
+  // A new user without appIds gets every app: that too is giving it apps.
+  const appsChange = creating || !sameApps(appsBefore, appsAfter);
+  if (!appsChange) return;
+  if (!withinApps(appsAfter, actor.appIds)) {
+    throw denied(
+      appsAfter === null
+        ? 'you may not give a user every app (appIds null) beyond your own apps'
+        : `you may not give a user apps beyond your own (not ${appsAfter
+            .filter((id) => !actor.appIds!.includes(id))
+            .join(', ')})`,
+    );
+  }
+  // What the user holds now or would hold: dropping a permission in the same change does not help.
+  const held = [...current.permissions, ...(change.permissions ?? [])];
+  const lacking = held.filter((p) => !actor.permissions.includes(p));
+  if (lacking.length > 0) {
+    throw denied(
+      `you may not change the apps of a user who holds permissions you do not hold (${[
+        ...new Set(lacking),
+      ].join(', ')})`,
+    );
+  }
+}
+
+/** Whether two scopes are the same set of apps (null = every app). */
+function sameApps(a: readonly number[] | null, b: readonly number[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  const x = new Set(a);
+  const y = new Set(b);
+  return x.size === y.size && [...x].every((id) => y.has(id));
+}
+
+/** Whether `apps` stays within `scope` (null = every app). */
+function withinApps(apps: readonly number[] | null, scope: readonly number[] | null): boolean {
+  if (scope === null) return true;
+  return apps !== null && apps.every((id) => scope.includes(id));
 }
 
 /** Whether the user counts as an ACTIVE super admin after the change. */

@@ -62,7 +62,7 @@ export class AdminUsersController {
   @ApiOperation({
     summary: 'Change status (DISABLED revokes sessions), permissions, name or superAdmin',
     description:
-      'Only a super admin may set or clear superAdmin or change a super admin; others may grant only permissions they hold and may not change their own (403 PERMISSION_DENIED). A change that would leave no ACTIVE super admin is 409 INVALID_STATE.',
+      'Only a super admin may set or clear superAdmin or change a super admin; others may grant only permissions they hold, may not change their own, may not change the appIds of a user who holds a permission they lack, and may not give a user apps beyond their own (403 PERMISSION_DENIED). A change that would leave no ACTIVE super admin is 409 INVALID_STATE.',
   })
   @ApiEnvelope(AdminUserDto)
   @ApiErrors(404, 409)

@@ -59,6 +59,8 @@ export function configureApp(app: INestApplication): void {
     inOrder(
       (req: JomaRequest, _res: Response, next: () => void) => {
         dropForgedForwardedFor(req);
+        // List cursors are signed with this deployment's key (common/http/pagination.ts).
+        req.cursorKey = config.cursorKey;
         next();
       },
       securityHeaders(config.publicBaseUrl),

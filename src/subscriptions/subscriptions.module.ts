@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
+import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { EntitlementsModule } from '../entitlements';
@@ -18,6 +19,7 @@ import { SubscriptionsService } from './subscriptions.service';
 /** Subscriptions: lifecycle, renewals and dunning, following their invoices. */
 @Module({
   imports: [
+    AuditModule,
     AuthModule,
     CustomersModule,
     EntitlementsModule,

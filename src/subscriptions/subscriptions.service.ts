@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 
+import { AuditService } from '../audit';
 import type { Price, Product } from '../catalog';
 import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
@@ -48,6 +49,7 @@ export class SubscriptionsService {
     private readonly invoices: InvoicesService,
     private readonly clock: Clock,
     private readonly cls: ClsService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -214,6 +216,14 @@ export class SubscriptionsService {
       if (atPeriodEnd) {
         await this.lifecycle.step(scope, sub, 'cancel_at_period_end', this.clock.now());
         sub.cancelAtPeriodEnd = true;
+        // No status changes, so no event tells of it: an acting admin's change is audited here.
+        await this.audit.record({
+          action: 'subscription.cancel_scheduled',
+          targetType: 'subscription',
+          targetId: sub.id,
+          after: { applicationId: scope.appId, mode: scope.mode, cancelAtPeriodEnd: true },
+          adminOnly: true,
+        });
         return [];
       }
       return this.lifecycle.cancel(scope, sub, 'cancel_now', new Date(this.lifecycle.nowOf(sub)));

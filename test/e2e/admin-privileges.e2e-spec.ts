@@ -1,4 +1,4 @@
-import { adminWith, bearer, superAdminToken } from '../support/factories';
+import { adminWith, bearer, createApp, superAdminToken } from '../support/factories';
 import { createTestApp, SUPER_ADMIN, TestApp } from '../support/test-app';
 
 /**
@@ -91,6 +91,103 @@ describe('admin privilege boundaries', () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 403]);
     }
     expect(await row(rootId)).toMatchObject({ super_admin: true, status: 'ACTIVE' });
+  });
+
+  describe("a users:write admin and other users' apps (decisions 14 as amended)", () => {
+    const scopeOf = async (id: number) =>
+      (await t.db.query('SELECT permissions, app_ids FROM admin_users WHERE id = $1', [id]))
+        .rows[0] as { permissions: string[]; app_ids: string[] | null };
+    const changesBy = async (id: number) =>
+      (
+        await t.db.query('SELECT count(*)::int AS n FROM audit_events WHERE actor_user_id = $1', [
+          id,
+        ])
+      ).rows[0].n as number;
+    const refused = (res: { status: number; body: { meta: Record<string, string> } }) => {
+      expect(res.status).toBe(403);
+      expect(res.body.meta.errorCode).toBe('PERMISSION_DENIED');
+      return res.body.meta.message;
+    };
+
+    it('cannot widen, clear or change the apps of a user holding a permission it lacks (403, nothing written)', async () => {
+      const [a, b] = [await createApp(t), await createApp(t)];
+      const me = await adminWith(t, ['users:read', 'users:write', 'invoices:read']);
+      const approver = await adminWith(t, ['invoices:read', 'refunds:approve'], {
+        appIds: [a.id],
+      });
+      const before = await scopeOf(approver.id);
+      for (const body of [
+        { appIds: null },
+        { appIds: [a.id, b.id] },
+        { appIds: [b.id] },
+        // Dropping the permission in the same change does not help.
+        { appIds: null, permissions: ['invoices:read'] },
+      ]) {
+        const message = refused(await patch(me.token, approver.id, body));
+        expect(message).toBe(
+          'Permission denied: you may not change the apps of a user who holds permissions you do not hold (refunds:approve)',
+        );
+      }
+      expect(await scopeOf(approver.id)).toEqual(before);
+      expect(await changesBy(me.id)).toBe(0);
+      // Its apps unchanged, a change of what it may grant stays possible.
+      expect(
+        (await patch(me.token, approver.id, { permissions: ['refunds:approve'] })).status,
+      ).toBe(200);
+    });
+
+    it('cannot grant a permission it lacks, whatever the apps (403, nothing written)', async () => {
+      const a = await createApp(t);
+      const me = await adminWith(t, ['users:read', 'users:write', 'invoices:read']);
+      const clerk = await adminWith(t, ['invoices:read'], { appIds: [a.id] });
+      const before = await scopeOf(clerk.id);
+      for (const body of [
+        { permissions: ['invoices:read', 'invoices:write'] },
+        { permissions: ['invoices:read', 'invoices:write'], appIds: null },
+      ]) {
+        expect(refused(await patch(me.token, clerk.id, body))).toBe(
+          'Permission denied: you may grant only permissions you hold (not invoices:write)',
+        );
+      }
+      const created = await create(me.token, {
+        email: `everywhere-${Date.now()}@joma.test`,
+        permissions: ['invoices:write'],
+        appIds: null,
+      });
+      refused(created);
+      expect(await scopeOf(clerk.id)).toEqual(before);
+      expect(await changesBy(me.id)).toBe(0);
+    });
+
+    it('may set the apps of a user holding only permissions it holds (clearing them included), audited', async () => {
+      const [a, b] = [await createApp(t), await createApp(t)];
+      const me = await adminWith(t, ['users:read', 'users:write', 'invoices:read']);
+      const clerk = await adminWith(t, ['invoices:read'], { appIds: [a.id] });
+      const moved = await patch(me.token, clerk.id, { appIds: [b.id] });
+      expect(moved.status).toBe(200);
+      expect(moved.body.data.appIds).toEqual([b.id]);
+      const cleared = await patch(me.token, clerk.id, { appIds: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.data.appIds).toBeNull();
+      expect(await changesBy(me.id)).toBe(2);
+    });
+
+    it('an app-scoped admin sets no appIds and cannot give a user more apps than its own', async () => {
+      const a = await createApp(t);
+      const scoped = await adminWith(t, ['users:read', 'users:write', 'invoices:read'], {
+        appIds: [a.id],
+      });
+      const clerk = await adminWith(t, ['invoices:read'], { appIds: [a.id] });
+      const before = await scopeOf(clerk.id);
+      for (const res of [
+        await patch(scoped.token, clerk.id, { appIds: null }),
+        await patch(scoped.token, clerk.id, { appIds: [a.id] }),
+        await create(scoped.token, { email: `scoped-new-${Date.now()}@joma.test` }),
+      ])
+        refused(res);
+      expect(await scopeOf(clerk.id)).toEqual(before);
+      expect(await changesBy(scoped.id)).toBe(0);
+    });
   });
 
   it('the last active super admin cannot be demoted or disabled (409); with two, one can', async () => {

@@ -72,6 +72,90 @@ describe('list cursors and the deep-page cap', () => {
     expect(leak.body.pagination.totalElements).toBe(0);
   });
 
+  describe('a cursor is bound to the list and filters that gave it, with a keyed MAC (decisions 1 as amended)', () => {
+    const refused = (res: { status: number; body: { meta: Record<string, any> } }) => {
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+      expect(res.body.meta.details[0].field).toBe('cursor');
+    };
+    /** The cursor of the first page of `path` (size 5). */
+    const firstCursor = async (path: string, creds = app.TEST) => {
+      const res = await get(`${path}${path.includes('?') ? '&' : '?'}size=5`, creds);
+      expect(res.status).toBe(200);
+      return res.body.pagination.nextCursor as string;
+    };
+
+    it('a cursor with one byte changed is refused, wherever the byte is, even when it still decodes', async () => {
+      const cursor = await firstCursor('/api/v1/payments');
+      expect((await get(`/api/v1/payments?size=5&cursor=${cursor}`)).status).toBe(200);
+      const bytes = Buffer.from(cursor, 'base64url');
+      // The position part still reads as "<time>.<id>" with its last digit changed: well-formed, but not signed.
+      const text = bytes.toString('latin1');
+      const dot = text.indexOf('.');
+      let end = dot + 1;
+      while (/\d/.test(text[end] ?? '')) end++;
+      const moved = Buffer.from(bytes);
+      moved[end - 1] = moved[end - 1] === 0x31 ? 0x32 : 0x31;
+      refused(await get(`/api/v1/payments?cursor=${moved.toString('base64url')}`));
+      for (const at of [0, dot, bytes.length - 1]) {
+        const flipped = Buffer.from(bytes);
+        flipped[at] ^= 0x01;
+        refused(await get(`/api/v1/payments?cursor=${flipped.toString('base64url')}`));
+      }
+      // The old, unsigned form is refused too.
+      refused(
+        await get(
+          `/api/v1/payments?cursor=${Buffer.from(text.slice(0, end)).toString('base64url')}`,
+        ),
+      );
+    });
+
+    it('a cursor presented to another list is refused', async () => {
+      const payments = await firstCursor('/api/v1/payments');
+      refused(await get(`/api/v1/invoices?cursor=${payments}`));
+      const admin = bearer(await superAdminToken(t));
+      const adminGet = (path: string) => t.http().get(path).set(admin);
+      const scope = `applicationId=${app.id}&mode=TEST`;
+      refused(await adminGet(`/api/v1/admin/payments?${scope}&cursor=${payments}`));
+      const adminPayments = (await adminGet(`/api/v1/admin/payments?${scope}&size=5`)).body
+        .pagination.nextCursor as string;
+      expect(
+        (await adminGet(`/api/v1/admin/payments?${scope}&cursor=${adminPayments}`)).status,
+      ).toBe(200);
+      refused(await adminGet(`/api/v1/admin/invoices?${scope}&cursor=${adminPayments}`));
+      refused(await get(`/api/v1/payments?cursor=${adminPayments}`));
+    });
+
+    it('a cursor presented with other filters is refused, never paged with its own; the same filters in another order, or another size, are the same list', async () => {
+      const pending = await firstCursor('/api/v1/payments?status=PENDING');
+      refused(await get(`/api/v1/payments?cursor=${pending}`));
+      refused(await get(`/api/v1/payments?status=FAILED&cursor=${pending}`));
+      const unfiltered = await firstCursor('/api/v1/payments');
+      refused(await get(`/api/v1/payments?status=PENDING&cursor=${unfiltered}`));
+
+      const admin = bearer(await superAdminToken(t));
+      const adminGet = (path: string) => t.http().get(path).set(admin);
+      const filtered = `/api/v1/admin/payments?applicationId=${app.id}&mode=TEST&status=PENDING&gateway=sandbox`;
+      const first = await adminGet(`${filtered}&size=5`);
+      const cursor = first.body.pagination.nextCursor as string;
+      expect(cursor).toBeTruthy();
+      for (const other of [
+        `applicationId=${app.id}&mode=TEST&status=PENDING`,
+        `applicationId=${app.id}&mode=TEST&status=PENDING&gateway=bkash`,
+        `applicationId=${app.id}&mode=LIVE&status=PENDING&gateway=sandbox`,
+        `mode=TEST&status=PENDING&gateway=sandbox`,
+      ])
+        refused(await adminGet(`/api/v1/admin/payments?${other}&cursor=${cursor}`));
+      const same = await adminGet(
+        `/api/v1/admin/payments?gateway=sandbox&size=7&status=PENDING&mode=TEST&applicationId=${app.id}&cursor=${cursor}`,
+      );
+      expect(same.status).toBe(200);
+      expect(same.body.data.length).toBeGreaterThan(0);
+      const seen = first.body.data.map((p: { id: number }) => p.id);
+      expect(same.body.data.some((p: { id: number }) => seen.includes(p.id))).toBe(false);
+    });
+  });
+
   it('totals are exact on every list, from the counters or counted, filtered or not, app and admin', async () => {
     const admin = bearer(await superAdminToken(t));
     const count = async (sql: string, params: unknown[]) =>

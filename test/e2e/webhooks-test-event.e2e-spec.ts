@@ -90,4 +90,51 @@ describe('webhook test events', () => {
     );
     expect(audit.rows).toEqual([{ target_id: String(ep.id) }]);
   });
+
+  it('at most 10 per endpoint per minute, counted across replicas: 429 with Retry-After beyond, nothing recorded', async () => {
+    const r = await receiver();
+    const own = await createApp(t);
+    const ep = await createEndpoint(t, own.TEST, { url: r.url() });
+    const other = await createEndpoint(t, own.TEST, { url: r.url() });
+    const replica = await createTestApp({ databaseUrl: t.databaseUrl });
+    const now = new Date();
+    t.clock.freeze(now);
+    replica.clock.freeze(now);
+    try {
+      const viaReplica = () =>
+        replica.http().post(`/api/v1/webhook-endpoints/${ep.id}/test`).set(asApp(own.TEST));
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++)
+        statuses.push((await (i % 2 ? viaReplica() : sendTest(ep.id, asApp(own.TEST)))).status);
+      expect(statuses).toEqual(Array(10).fill(200));
+      const testEvents = async () =>
+        (
+          await t.db.query(
+            `SELECT count(*)::int AS n FROM events WHERE type = 'webhook_endpoint.test' AND data->>'endpoint_id' = $1`,
+            [String(ep.id)],
+          )
+        ).rows[0].n as number;
+      expect(await testEvents()).toBe(10);
+      for (const eleventh of [await sendTest(ep.id, asApp(own.TEST)), await viaReplica()]) {
+        expect(eleventh.status).toBe(429);
+        expect(eleventh.body.meta.errorCode).toBe('RATE_LIMITED');
+        expect(eleventh.body.meta.message).toContain('10 test events per endpoint per minute');
+        expect(eleventh.headers['retry-after']).toBe('60');
+      }
+      expect(await testEvents()).toBe(10);
+      // Another endpoint has its own count.
+      expect((await sendTest(other.id, asApp(own.TEST))).status).toBe(200);
+      // 59 s on: still refused, and Retry-After counts down; a minute after the first, allowed again.
+      t.clock.advance(59_000);
+      const later = await sendTest(ep.id, asApp(own.TEST));
+      expect(later.status).toBe(429);
+      expect(later.headers['retry-after']).toBe('1');
+      t.clock.advance(1_000);
+      expect((await sendTest(ep.id, asApp(own.TEST))).status).toBe(200);
+      expect(await testEvents()).toBe(11);
+    } finally {
+      t.clock.reset();
+      await replica.close();
+    }
+  });
 });

@@ -1,10 +1,14 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { CLS_REQ, ClsServiceManager } from 'nestjs-cls';
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 import { AppError } from '../errors/app-error';
 import { Page, PaginationMeta } from './envelope';
+import type { JomaRequest } from './request-context';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -31,21 +35,79 @@ interface Cursor {
   id: number;
 }
 
+/** Bytes of HMAC-SHA256 a cursor carries. */
+const CURSOR_MAC_BYTES = 16;
+/** Query parameters that move through a list rather than choose what it lists: not part of a cursor's binding. */
+const PAGING_PARAMS = new Set(['page', 'size', 'cursor', 'paginate', 'sortBy', 'order', 'sort']);
+/** For a list paged outside any request (no deployment key at hand): good for this process only. */
+const PROCESS_CURSOR_KEY = randomBytes(32);
+
+/**
+ * What a cursor is bound to (decisions section 1 as amended): the list
+ * that issued it (the request's path, ids in it included) and its filters
+ * (every query parameter but paging and order, sorted), and the key it is
+ * signed with (the deployment's, set on the request on arrival).
+ */
+function cursorBinding(): { key: Buffer; binding: string } {
+  const cls = ClsServiceManager.getClsService();
+  const req = cls.isActive()
+    ? cls.get<(JomaRequest & { raw?: JomaRequest }) | undefined>(CLS_REQ)
+    : undefined;
+  const node = req?.raw ?? req;
+  if (!node) return { key: PROCESS_CURSOR_KEY, binding: '' };
+  const url = String(node.originalUrl ?? node.url ?? '');
+  const q = url.indexOf('?');
+  const path = (q < 0 ? url : url.slice(0, q)).replace(/\/+$/, '');
+  const filters = [...new URLSearchParams(q < 0 ? '' : url.slice(q + 1))]
+    .filter(([name]) => !PAGING_PARAMS.has(name))
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0));
+  return {
+    key: node.cursorKey ?? req?.cursorKey ?? PROCESS_CURSOR_KEY,
+    binding: JSON.stringify([path, filters]),
+  };
+}
+
+function cursorMac(key: Buffer, binding: string, payload: Buffer): Buffer {
+  return createHmac('sha256', key)
+    .update('joma list cursor v1\0')
+    .update(binding)
+    .update('\0')
+    .update(payload)
+    .digest()
+    .subarray(0, CURSOR_MAC_BYTES);
+}
+
+/** The position, then a keyed MAC over it and what the cursor is bound to, as one base64url token. */
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.us}.${c.id}`, 'utf8').toString('base64url');
+  const { key, binding } = cursorBinding();
+  const payload = Buffer.from(`${c.us}.${c.id}`, 'utf8');
+  return Buffer.concat([payload, cursorMac(key, binding, payload)]).toString('base64url');
 }
 
 /** A cursor's time lies in 1970..2255 (epoch microseconds): a tampered one is refused, never sent to the database to overflow. */
 const MAX_CURSOR_US = 9e15;
 
+/**
+ * A cursor this list gave for these filters, or 400 VALIDATION_FAILED: one
+ * altered (its MAC no longer matches), given by another list, or presented
+ * with other filters is refused; a cursor carries no filter of its own.
+ */
 function decodeCursor(raw: string): Cursor {
-  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
-  const id = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(id) || id < 1 || Number(m[1]) > MAX_CURSOR_US)
-    throw AppError.validation(
+  const refused = () =>
+    AppError.validation(
       'cursor',
-      'cursor is not one this API gave (use pagination.nextCursor as it is)',
+      'cursor is not one this list gave for these filters (pass pagination.nextCursor as it is, with the same filters as the page that gave it)',
     );
+  const bytes = Buffer.from(raw, 'base64url');
+  // Only the canonical spelling: no second string decodes to the same bytes.
+  if (bytes.length <= CURSOR_MAC_BYTES || bytes.toString('base64url') !== raw) throw refused();
+  const payload = bytes.subarray(0, bytes.length - CURSOR_MAC_BYTES);
+  const { key, binding } = cursorBinding();
+  if (!timingSafeEqual(bytes.subarray(payload.length), cursorMac(key, binding, payload)))
+    throw refused();
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(payload.toString('utf8'));
+  const id = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(id) || id < 1 || Number(m[1]) > MAX_CURSOR_US) throw refused();
   return { us: m[1], id };
 }
 

@@ -27,6 +27,8 @@ export interface JomaRequest extends Request {
   user?: AdminPrincipal;
   /** Under Fastify: the matched route's template, set just before its handler runs. */
   routeTemplate?: string;
+  /** The key this service signs list cursors with (set on arrival; pagination.ts). */
+  cursorKey?: Buffer;
 }
 
 /**

@@ -139,7 +139,7 @@ export class WebhookEndpointsController {
   @ApiOperation({
     summary: 'Send a test event to this endpoint',
     description:
-      'Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled.',
+      'Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled. At most 10 test events per endpoint per minute (counted across replicas): 429 RATE_LIMITED with Retry-After beyond.',
   })
   @ApiEnvelope(TestEventSentDto)
   @ApiErrors(404, 409)

@@ -92,10 +92,11 @@ export class DeliveryAttempt {
           ),
       );
     } catch (err) {
+      // By host name only: never the address it resolved to (decisions 14 as amended).
       const e =
         err instanceof TargetRefused
           ? `${err.code}: ${err.message}`
-          : `DNS_FAILED: ${(err as Error).message}`;
+          : `DNS_FAILED: ${hostOf(url)} could not be resolved`;
       return this.failure(c, { statusCode: null, excerpt: null, error: e }, null, null);
     }
     let secret: string;

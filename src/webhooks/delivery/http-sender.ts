@@ -132,12 +132,34 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
       finish({ statusCode: null, excerpt: null, error: 'ABORTED: dispatcher stopped' });
     req.signal?.addEventListener('abort', onAbort);
     client.on('error', (err: NodeJS.ErrnoException) => {
-      finish({
-        statusCode: null,
-        excerpt: null,
-        error: `${err.code ?? 'NETWORK_ERROR'}: ${err.message}`,
-      });
+      finish({ statusCode: null, excerpt: null, error: connectionError(err.code, host) });
     });
     client.end(req.body);
   });
+}
+
+/**
+ * What a failed connection is recorded as: its code and the URL's host name,
+ * never Node's message, which names the address connected to (the address a
+ * host resolved to is not the app's to see; decisions 14 as amended).
+ */
+export function connectionError(code: string | undefined, host: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `ECONNREFUSED: connection refused by ${host}`;
+    case 'ECONNRESET':
+      return `ECONNRESET: connection reset by ${host}`;
+    case 'EPIPE':
+      return `EPIPE: ${host} closed the connection`;
+    case 'ETIMEDOUT':
+      return `ETIMEDOUT: connecting to ${host} timed out`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EHOSTDOWN':
+    case 'ENETDOWN':
+      return `${code}: ${host} is unreachable`;
+  }
+  if (code && /CERT|TLS|SSL|SIGNATURE|ISSUER|ALTNAME/.test(code))
+    return `${code}: TLS handshake with ${host} failed`;
+  return `${code && /^[A-Z0-9_]+$/.test(code) ? code : 'NETWORK_ERROR'}: connection to ${host} failed`;
 }

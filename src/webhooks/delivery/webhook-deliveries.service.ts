@@ -102,7 +102,16 @@ export class WebhookDeliveriesService {
     deliveryId: number,
   ): Promise<WebhookDelivery> {
     await this.endpointOf(scope, endpointId);
-    return this.resendLocked(deliveryId, { ...scope, endpointId });
+    const delivery = await this.resendLocked(deliveryId, { ...scope, endpointId });
+    // An admin acting on the app through the app routes (section 15) is audited; an app key is not.
+    await this.audit.record({
+      action: 'webhook_delivery.resent',
+      targetType: 'webhook_delivery',
+      targetId: deliveryId,
+      after: { applicationId: scope.appId, mode: scope.mode, endpointId, status: delivery.status },
+      adminOnly: true,
+    });
+    return delivery;
   }
 
   /** The app a delivery belongs to, or null when there is none (the scope check of admin routes). */

@@ -146,6 +146,31 @@ export class WebhookEndpointsRepository {
     return new Date(held.resend_window_start);
   }
 
+  /**
+   * As countResend, for test events (`POST /webhook-endpoints/{id}/test`):
+   * their own window and counter on the endpoint row, so every replica
+   * counts in the same place.
+   */
+  async countTestEvent(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
+    const rows = await sql(this.txHost.tx).rows<{ test_event_count: number }>(
+      `UPDATE webhook_endpoints
+          SET test_event_count = CASE WHEN test_event_window_start IS NULL OR test_event_window_start <= $2 THEN 1 ELSE test_event_count + 1 END,
+              test_event_window_start = CASE WHEN test_event_window_start IS NULL OR test_event_window_start <= $2 THEN $3 ELSE test_event_window_start END
+        WHERE id = $1 AND (test_event_window_start IS NULL OR test_event_window_start <= $2 OR test_event_count < $4)
+       RETURNING test_event_count`,
+      [id, windowStart, now, limit],
+    );
+    return rows.length > 0;
+  }
+
+  async testEventWindowStart(id: number): Promise<Date> {
+    const [held] = await sql(this.txHost.tx).rows<{ test_event_window_start: Date }>(
+      'SELECT test_event_window_start FROM webhook_endpoints WHERE id = $1',
+      [id],
+    );
+    return new Date(held.test_event_window_start);
+  }
+
   /** The sealed signing secret as stored now (null for a legacy endpoint that never had one). */
   async sealedSecret(id: number): Promise<string | null> {
     const [row] = await sql(this.txHost.tx).rows<{ secret_ciphertext: string | null }>(

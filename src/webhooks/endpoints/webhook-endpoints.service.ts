@@ -22,6 +22,9 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 /** At most this many webhook endpoints per app per mode. */
 export const MAX_ENDPOINTS_PER_MODE = 5;
 
+/** Test events allowed per endpoint per minute (decisions 14 as amended). */
+export const TEST_EVENTS_PER_MINUTE = 10;
+
 export interface EndpointInput {
   url: string;
   events: string[];
@@ -162,19 +165,37 @@ export class WebhookEndpointsService {
    * Records a `webhook_endpoint.test` event for this endpoint alone (the
    * fan-out sends it to no other endpoint, whatever they subscribe to); it
    * is then delivered, signed and retried like any event. A disabled
-   * endpoint is 409: enable it first. Returns the event's id.
+   * endpoint is 409: enable it first. At most TEST_EVENTS_PER_MINUTE per
+   * endpoint (every replica: counted on the endpoint row, in this
+   * transaction, so a refused call counts nothing): 429 with Retry-After.
+   * Returns the event's id.
    */
   @Transactional()
   async sendTestEvent(scope: TenantScope, id: number): Promise<number> {
     const endpoint = await this.lock(scope, id);
     if (!endpoint.enabled)
       throw AppError.invalidState('This endpoint is disabled: enable it first');
+    await this.countTestEvent(endpoint.id);
     const eventId = await this.events.record(scope, TEST_EVENT, {
       endpoint_id: endpoint.id,
       message: 'A test event from Joma: your endpoint receives and verifies webhooks.',
     });
     await this.audited('webhook_endpoint.test_sent', scope, id, { eventId });
     return eventId;
+  }
+
+  private async countTestEvent(id: number): Promise<void> {
+    const now = this.clock.now();
+    const windowStart = new Date(now.getTime() - 60_000);
+    if (await this.endpoints.countTestEvent(id, windowStart, now, TEST_EVENTS_PER_MINUTE)) return;
+    const heldSince = await this.endpoints.testEventWindowStart(id);
+    const waitS = Math.ceil((heldSince.getTime() + 60_000 - now.getTime()) / 1000);
+    throw new AppError(
+      ErrorCode.RATE_LIMITED,
+      `At most ${TEST_EVENTS_PER_MINUTE} test events per endpoint per minute`,
+      undefined,
+      { 'Retry-After': String(Math.max(1, waitS)) },
+    );
   }
 
   /** A new secret, effective at once: the old one stops verifying now (no grace period). */

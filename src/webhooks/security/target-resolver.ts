@@ -85,7 +85,8 @@ export class TargetRefused extends Error {
 /**
  * Resolves a webhook host once and applies the SSRF guard to every address
  * it has (one private answer is enough to refuse: a host that mixes public
- * and private answers is a rebinding setup). The caller connects to the
+ * and private answers is a rebinding setup). A refusal names the host, never
+ * the address it resolved to. The caller connects to the
  * returned address and no other, so there is no second lookup to rebind.
  */
 export async function resolveTarget(
@@ -108,14 +109,12 @@ export async function resolveTarget(
     if (answers.length === 0) throw new TargetRefused('DNS_FAILED', `${hostname} has no address`);
   }
   if (!opts.allowPrivate) {
-    for (const a of answers) {
-      const reason = blockedReason(a.address);
-      if (reason)
-        throw new TargetRefused(
-          'TARGET_NOT_ALLOWED',
-          `${hostname} resolves to ${a.address} (${reason})`,
-        );
-    }
+    // Never which address (decisions 14 as amended): the refusal is recorded where the app reads it.
+    if (answers.some((a) => blockedReason(a.address) !== null))
+      throw new TargetRefused(
+        'TARGET_NOT_ALLOWED',
+        literal ? `${hostname} is a private address` : `${hostname} resolves to a private address`,
+      );
   }
   const first = answers[0];
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
