@@ -79,7 +79,7 @@ export class ReconciliationController {
   @ApiOperation({
     summary: "Import a gateway's settlement CSV for one app and mode",
     description:
-      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED. Audited (`settlement.imported`).',
+      'Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED; so is a file whose header row names a column twice, and a LIVE import of a gateway that serves TEST only (the sandbox), naming its lines. Audited (`settlement.imported`).',
   })
   @ApiEnvelope(SettlementImportResultDto, { status: 201 })
   @ApiErrors(400, 404)

@@ -37,6 +37,18 @@ describe('settlement CSV', () => {
     ]);
   });
 
+  it('names the columns a header row names twice (case and spaces aside), reading no line', async () => {
+    const r = await parseSettlementCsv(
+      'gateway_txn_id,amount_minor,currency,transaction_time, Amount_Minor\nT1,100,BDT,2026-11-24T10:00:00Z,999\n',
+    );
+    expect(r.repeatedColumns).toEqual(['amount_minor']);
+    expect(r.good).toEqual([]);
+    expect(
+      (await parseSettlementCsv('gateway_txn_id,amount_minor,currency,transaction_time\n'))
+        .repeatedColumns,
+    ).toEqual([]);
+  });
+
   it('parses a large file in slices with the event loop turning between them; line numbers hold across slices', async () => {
     const rows = ['gateway_txn_id,amount_minor,currency,transaction_time'];
     for (let i = 0; i < 40_000; i++) rows.push(`"T,${i}",${1000 + i},BDT,2026-11-24T10:00:00Z`);

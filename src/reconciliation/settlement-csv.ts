@@ -51,8 +51,14 @@ export async function parseSettlementCsv(csv: string): Promise<{
   lines: number;
   good: SettlementCsvLine[];
   rejected: Rejection[];
+  /**
+   * Columns the header names more than once (case and spaces aside): which
+   * of the values is meant cannot be told, so the whole file is refused.
+   */
+  repeatedColumns: string[];
 }> {
   const rejected: Rejection[] = [];
+  let repeatedColumns: string[] = [];
   const good: SettlementCsvLine[] = [];
   let header: string[] | null = null;
   let refusal: Rejection | null = null;
@@ -73,7 +79,10 @@ export async function parseSettlementCsv(csv: string): Promise<{
     if (refusal) return;
     if (!header) {
       header = record.map((h) => h.toLowerCase());
-      refusal = headerRefusal(header, info.lines);
+      repeatedColumns = [...new Set(header.filter((c, i) => header!.indexOf(c) !== i))];
+      refusal = repeatedColumns.length
+        ? { line: info.lines, reason: `Columns named twice: ${repeatedColumns.join(', ')}` }
+        : headerRefusal(header, info.lines);
       return;
     }
     const result = readLine(header, record, info.lines);
@@ -90,10 +99,16 @@ export async function parseSettlementCsv(csv: string): Promise<{
   }
   parser.end();
   await ended;
-  if (refusal) return { lines: records, good: [], rejected: [refusal] };
-  if (!header) return { lines: 0, good: [], rejected: [{ line: 1, reason: 'The file is empty' }] };
+  if (refusal) return { lines: records, good: [], rejected: [refusal], repeatedColumns };
+  if (!header)
+    return {
+      lines: 0,
+      good: [],
+      rejected: [{ line: 1, reason: 'The file is empty' }],
+      repeatedColumns,
+    };
   rejected.sort((a, b) => a.line - b.line);
-  return { lines: good.length + rejected.length, good, rejected };
+  return { lines: good.length + rejected.length, good, rejected, repeatedColumns };
 }
 
 /** Why a header row cannot be read (a required column missing, an unknown one), or null. */

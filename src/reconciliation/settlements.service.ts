@@ -57,6 +57,27 @@ export class SettlementsService {
         `Unknown gateway ${gateway}; known: ${this.gateways.names().join(', ')}`,
       );
     const parsed = await parseSettlementCsv(csv);
+    if (parsed.repeatedColumns.length)
+      throw AppError.validation(
+        'csv',
+        `The header row names ${parsed.repeatedColumns.join(', ')} more than once (line 1); which value is meant cannot be told, so nothing was imported`,
+      );
+    const served = this.gateways.get(gateway).modes;
+    if (!served.includes(scope.mode)) {
+      // The sandbox moves no money: its lines never enter LIVE books (decisions section 11).
+      const numbers = [...parsed.good, ...parsed.rejected]
+        .map((l) => l.line)
+        .filter((n) => n > 1)
+        .sort((a, b) => a - b);
+      const named =
+        numbers.length > 20
+          ? `${numbers.slice(0, 20).join(', ')} and ${numbers.length - 20} more`
+          : numbers.join(', ');
+      throw AppError.validation(
+        'gateway',
+        `The ${gateway} gateway serves ${served.join(' and ')} mode only: its lines cannot enter a ${scope.mode} import${numbers.length ? ` (${numbers.length === 1 ? 'line' : 'lines'} ${named})` : ''}; nothing was imported`,
+      );
+    }
     return this.store(scope, gateway, 'csv', parsed.lines, parsed.good, parsed.rejected);
   }
 
@@ -90,6 +111,13 @@ export class SettlementsService {
         }
         if ((filter.appId && p.appId !== filter.appId) || (filter.mode && p.mode !== filter.mode))
           continue;
+        if (!gateway.modes.includes(p.mode)) {
+          // A sandbox line never enters LIVE books (decisions section 11).
+          this.logger.warn(
+            `${name}: settlement line ${l.txnId} names a ${p.mode} payment; skipped`,
+          );
+          continue;
+        }
         const key = `${p.appId}:${p.mode}`;
         if (!byScope.has(key))
           byScope.set(key, { scope: { appId: p.appId, mode: p.mode }, lines: [] });

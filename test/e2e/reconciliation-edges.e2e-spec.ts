@@ -85,6 +85,61 @@ describe('settlement and reconciliation edges', () => {
     expect(run.body.data).toMatchObject({ missingInternal: 18, ledgerBalanced: true });
   });
 
+  const stored = async (a: CreatedApp) =>
+    (
+      await t.db.query(
+        `SELECT (SELECT count(*) FROM settlement_imports WHERE app_id = $1)::int AS imports,
+                (SELECT count(*) FROM settlement_lines WHERE app_id = $1)::int AS lines`,
+        [a.id],
+      )
+    ).rows[0] as { imports: number; lines: number };
+
+  it('issue 56: a header row naming a column twice is 400 naming the column; nothing is stored', async () => {
+    const a = await createApp(t);
+    for (const head of [
+      'gateway_txn_id,amount_minor,currency,transaction_time,amount_minor',
+      'gateway_txn_id,Amount_Minor,currency,transaction_time, amount_minor ',
+    ]) {
+      const res = await importCsv(
+        [head, 'DUP-1,5000,BDT,2027-03-11T05:00:00Z,900000'].join('\n'),
+        a,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.meta.errorCode).toBe('VALIDATION_FAILED');
+      expect(res.body.meta.details).toEqual([
+        { field: 'csv', message: expect.stringContaining('names amount_minor more than once') },
+      ]);
+    }
+    expect(await stored(a)).toEqual({ imports: 0, lines: 0 });
+  });
+
+  it('issue 56: a LIVE import of sandbox lines is 400 naming the lines; nothing is stored; TEST and real gateways still import', async () => {
+    const a = await createApp(t);
+    const csv = [header, ...lines('SBX-LIVE', 2, 5000), 'BAD,-1,BDT,2027-03-11T05:00:00Z,'].join(
+      '\n',
+    );
+    const live = (gateway: string) =>
+      http()
+        .post(`/api/v1/admin/settlements/import?applicationId=${a.id}&mode=LIVE`)
+        .set(root)
+        .send({ gateway, csv });
+    const refused = await live('sandbox');
+    expect(refused.status).toBe(400);
+    expect(refused.body.meta.errorCode).toBe('VALIDATION_FAILED');
+    expect(refused.body.meta.details).toEqual([
+      {
+        field: 'gateway',
+        message: expect.stringContaining('cannot enter a LIVE import (lines 2, 3, 4)'),
+      },
+    ]);
+    expect(await stored(a)).toEqual({ imports: 0, lines: 0 });
+    const real = await live('sslcommerz');
+    expect(real.status).toBe(201);
+    expect(real.body.data).toMatchObject({ imported: 2 });
+    expect((await importCsv(csv, a)).body.data).toMatchObject({ imported: 2 });
+    expect(await stored(a)).toEqual({ imports: 2, lines: 4 });
+  });
+
   it('a period that is not a calendar day is 400; an unknown applicationId is 404; never a 500', async () => {
     for (const period of ['2024-13-45', '2025-02-29', '2024-00-10', 'yesterday']) {
       const res = await http()

@@ -346,14 +346,22 @@ export class SslcommerzGateway
   /**
    * SSLCommerz's callback signature: the fields named in verify_key plus
    * store_passwd=md5(password), sorted by name, joined as k=v&k=v, MD5'd.
+   * A verify_key naming store_passwd is refused: the sender would set that
+   * value, and so the whole signature. So is one that leaves out a field
+   * Joma relies on (every published IPN lists these).
    */
   private signatureHolds(payload: Record<string, unknown>, storePassword: string): boolean {
     const sign = payload.verify_sign;
     const key = payload.verify_key;
     if (typeof sign !== 'string' || typeof key !== 'string' || !/^[a-f0-9]{32}$/i.test(sign))
       return false;
+    const names = key.split(',');
+    if (names.includes('store_passwd')) return false;
+    const relied = ['tran_id', 'amount', 'currency', 'status'];
+    if (typeof payload.val_id === 'string' && payload.val_id) relied.push('val_id');
+    if (!relied.every((n) => names.includes(n))) return false;
     const fields: Record<string, string> = { store_passwd: md5(storePassword) };
-    for (const name of key.split(',')) {
+    for (const name of names) {
       if (!name) continue;
       const value = payload[name];
       fields[name] = value === undefined || value === null ? '' : String(value);
