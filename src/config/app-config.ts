@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
 import { PASSWORD_SCRYPT_N } from '../common/crypto/crypto';
@@ -44,6 +45,8 @@ export class AppConfig {
   readonly jwtTtlMinutes: number;
   /** 32-byte AES-256-GCM key for secrets at rest. */
   readonly encryptionKey: Buffer;
+  /** The key list cursors are signed with: HKDF-SHA256 of `encryptionKey` under its own label (every replica derives the same). */
+  readonly cursorKey: Buffer;
   readonly webhookTestAllowedSchemes: string[];
   readonly webhookAllowPrivateTargets: boolean;
   /** DNS servers for webhook hosts (ip[:port]); empty = the system's resolvers. */
@@ -173,6 +176,9 @@ export class AppConfig {
     this.jwtSecret = values.jwtSecret;
     this.jwtTtlMinutes = values.jwtTtlMinutes ?? 60;
     this.encryptionKey = Buffer.from(values.encryptionKeyHex, 'hex');
+    this.cursorKey = Buffer.from(
+      hkdfSync('sha256', this.encryptionKey, Buffer.alloc(0), 'joma list cursor v1', 32),
+    );
     this.webhookTestAllowedSchemes = values.webhookTestAllowedSchemes ?? ['https'];
     this.webhookAllowPrivateTargets = values.webhookAllowPrivateTargets ?? false;
     this.webhookDnsServers = values.webhookDnsServers ?? [];

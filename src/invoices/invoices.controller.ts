@@ -113,6 +113,8 @@ export class InvoicesController {
   @ApiOperation({
     summary:
       'Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.',
+    description:
+      "The open payments' gateways are asked first: a capture they already made is recorded and counted, and the void then answers as the invoice now stands (409 INVALID_STATE once it is paid). A capture that arrives after the void is excess, refunded by itself.",
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(InvoiceDto)

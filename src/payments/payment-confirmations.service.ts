@@ -5,6 +5,7 @@ import { Clock } from '../common/clock/clock';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';
+import { isDatabaseError } from '../database/database-errors';
 import type { TenantScope } from '../database/tenant';
 import { retryOnConflict } from '../database/transaction';
 import type { VerifiedStatus } from '../gateways';
@@ -292,7 +293,8 @@ export class PaymentConfirmationsService {
     } catch (err) {
       const reason = gatewayErrorText(err);
       this.logger.warn(`Gateway status query failed for payment ${payment.id}: ${reason}`);
-      await this.gateways.noteError(payment, payment.gateway, reason);
+      // Joma's own database failing (the sandbox's sessions, the credentials) is not the gateway's.
+      if (!isDatabaseError(err)) await this.gateways.noteError(payment, payment.gateway, reason);
       return null;
     }
   }

@@ -57,6 +57,8 @@ export class PaymentsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)',
+    description:
+      'The gateway is asked about the checkout first: a capture it already made is recorded, and the cancel then answers 409 INVALID_STATE with the payment SUCCEEDED. A checkout the gateway does not confirm closed is asked about for 72 hours; a capture found then revives the payment (payment.succeeded after payment.cancelled).',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiEnvelope(PaymentDto)

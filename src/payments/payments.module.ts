@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { AppsModule } from '../apps';
+import { AuditModule } from '../audit';
 import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { GatewaysModule } from '../gateways';
@@ -25,6 +26,7 @@ import { PaymentsService } from './payments.service';
   imports: [
     AuthModule,
     AppsModule,
+    AuditModule,
     CustomersModule,
     GatewaysModule,
     IdempotencyModule,

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 
 import { AppsService } from '../apps';
+import { AuditService } from '../audit';
 import { Clock } from '../common/clock/clock';
 import { addDays, dhakaDate, startOfDhakaDay } from '../common/clock/dhaka-calendar';
 import { randomToken } from '../common/crypto/crypto';
@@ -13,6 +14,7 @@ import { assertMetadataSize } from '../common/http/validation';
 import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
+import { isDatabaseError } from '../database/database-errors';
 import type { TenantScope } from '../database/tenant';
 import type { CheckoutSession } from '../gateways';
 import { gatewayErrorText, GatewayRegistry } from '../gateways';
@@ -66,6 +68,7 @@ export class PaymentsService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly confirmations: PaymentConfirmationsService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -188,6 +191,20 @@ export class PaymentsService {
       updatedAt: now,
     });
     await this.idempotency.checkpoint(PAYMENT_CREATED, { paymentId: payment.id });
+    // An admin acting on the app through the app routes (section 15): audited in this
+    // transaction. A payment tells apps of nothing until it settles, so no event does it.
+    await this.audit.record({
+      action: 'payment.created',
+      targetType: 'payment',
+      targetId: payment.id,
+      after: {
+        applicationId: scope.appId,
+        mode: scope.mode,
+        amountMinor: payment.amountMinor,
+        invoiceId: payment.invoiceId,
+      },
+      adminOnly: true,
+    });
     return { payment, customer };
   }
 
@@ -242,7 +259,8 @@ export class PaymentsService {
    * The second step: asks the gateway for a checkout with no transaction
    * open, then attaches it in a short one. Two callers racing on one payment
    * (a double click, a resumed request) end with one checkout: the loser's
-   * is closed. A gateway that cannot open one fails the payment (503).
+   * is closed. A gateway that cannot open one fails the payment (503); Joma's
+   * own database failing on the way is a 503 that leaves the payment PENDING.
    */
   async openCheckout(payment: Payment, known?: Customer): Promise<Payment> {
     if (payment.gatewaySessionId || payment.status !== 'PENDING') return payment;
@@ -273,6 +291,12 @@ export class PaymentsService {
         ctx,
       );
     } catch (err) {
+      // Joma's own database failing inside the adapter (the sandbox keeps its
+      // sessions there, credentials are read from it): not the gateway's
+      // answer. The payment stays PENDING with its recovery point and nothing
+      // is noted against the gateway; the request answers 503 and a retry
+      // with its Idempotency-Key resumes this payment.
+      if (isDatabaseError(err)) throw err;
       // The gateway's own code and message (adapters never put credentials in them).
       const reason = gatewayErrorText(err);
       this.logger.warn(

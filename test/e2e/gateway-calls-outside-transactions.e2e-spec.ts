@@ -112,19 +112,30 @@ describe('gateway calls run with no transaction open', () => {
     ]);
   });
 
-  it('a cancel closes the checkout after the cancel committed', async () => {
+  it('a cancel asks the gateway with nothing locked, then closes the checkout after the cancel committed', async () => {
     const p = await createPayment(t, app.TEST, { customerReference: 'slow-5' });
-    const slow = slowSandbox(t);
+    const status = async () =>
+      (await t.db.query(`SELECT status FROM payments WHERE id = $1`, [p.id])).rows[0].status;
+    const asking = slowSandbox(t);
     const cancelling = t
       .http()
       .post(`/api/v1/payments/${p.id}/cancel`)
       .set(asApp(app.TEST))
       .then((r) => r);
-    await slow.untilCalled();
+    // First the question about the checkout (decisions 13: a capture is never lost to a cancel).
+    await asking.untilCalled();
     await assertNothingHeld(p.id);
-    const row = (await t.db.query(`SELECT status FROM payments WHERE id = $1`, [p.id])).rows[0];
-    expect(row.status).toBe('CANCELLED');
-    slow.release();
+    expect(await status()).toBe('PENDING');
+    // Then, the cancel committed, the close (the delay set again before the request goes on).
+    asking.release();
+    const closing = slowSandbox(t);
+    // Committed CANCELLED first; a call waiting after that is the close.
+    for (let i = 0; i < 500 && (await status()) !== 'CANCELLED'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await status()).toBe('CANCELLED');
+    await closing.untilCalled();
+    await assertNothingHeld(p.id);
+    closing.release();
     expect((await cancelling).status).toBe(200);
   });
 

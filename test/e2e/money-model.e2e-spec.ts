@@ -261,6 +261,43 @@ describe('money model: the service under random operation sequences (fast-check)
     toString = () => `${this.how}(${this.p})`;
   }
 
+  /**
+   * The payer pays on the sandbox's page and the browser never comes back
+   * (the redirect not followed); then the merchant cancels that payment or
+   * voids its invoice (decisions 13 as amended: the capture is never lost).
+   */
+  class PaidThenClosed implements Cmd {
+    constructor(
+      readonly p: number,
+      readonly how: 'cancel' | 'void',
+    ) {}
+    check = (m: Model) => m.payments > 0;
+    async run(_m: Model, r: Real) {
+      const id = await choosePayment(r, this.p, ['PENDING']);
+      const [row] = (
+        await t.db.query(
+          `SELECT gateway_session_id AS session, invoice_id, status FROM payments WHERE id = $1`,
+          [id],
+        )
+      ).rows;
+      if (row?.status !== 'PENDING' || !row.session) return;
+      const paid = await http()
+        .post(`/sandbox/checkout/${row.session}`)
+        .type('form')
+        .send({ outcome: 'pay' });
+      ok(paid.status, [303, 409], 'pay at the sandbox', paid.text);
+      const res =
+        this.how === 'cancel' || !row.invoice_id
+          ? await http().post(`/api/v1/payments/${id}/cancel`).set(asApp(r.app.TEST)).send()
+          : await http()
+              .post(`/api/v1/invoices/${row.invoice_id}/void`)
+              .set(asApp(r.app.TEST))
+              .send();
+      ok(res.status, [200, 409], `paid then ${this.how}`, res.body);
+    }
+    toString = () => `PaidThenClosed(${this.p}, ${this.how})`;
+  }
+
   class Void implements Cmd {
     constructor(readonly i: number) {}
     check = (m: Model) => m.invoices > 0;
@@ -681,6 +718,16 @@ describe('money model: the service under random operation sequences (fast-check)
       Number(books.captured) - Number(books.refunded) - Number(books.settled),
     );
     expect(Number(books.pending)).toBe(0 - Number(books.open));
+    // No capture is lost: a checkout the sandbox captured belongs to a payment
+    // that is SUCCEEDED, still PENDING (asked at its deadline), or CANCELLED
+    // and still watched (checkout_open_until ahead); never one closed for good.
+    expect(
+      await q(`SELECT p.id, p.status, p.checkout_open_until FROM payments p
+                 JOIN sandbox_sessions s ON s.session_id = p.gateway_session_id
+                WHERE p.app_id = $1 AND s.status = 'CAPTURED' AND p.status <> 'SUCCEEDED'
+                  AND NOT (p.status = 'PENDING')
+                  AND NOT (p.status = 'CANCELLED' AND p.checkout_open_until IS NOT NULL)`),
+    ).toEqual([]);
     // Each fact's event fired exactly once.
     expect(
       await q(`SELECT type, COALESCE(data->>'refund_id', data->>'payment_id', data->>'invoice_id') AS subject, count(*)
@@ -711,6 +758,9 @@ describe('money model: the service under random operation sequences (fast-check)
     expire: fc
       .tuple(fc.nat({ max: 3 }), fc.constantFrom('expire', 'cancel'))
       .map(([p, h]) => new ExpireOrCancel(p, h as 'expire')),
+    paidThenClosed: fc
+      .tuple(fc.nat({ max: 3 }), fc.constantFrom<'cancel' | 'void'>('cancel', 'void'))
+      .map(([p, how]) => new PaidThenClosed(p, how)),
     voids: fc.nat({ max: 3 }).map((i) => new Void(i)),
     refund: fc
       .tuple(fc.nat({ max: 3 }), fc.constantFrom(1, 2, 3, 5), share, fc.boolean())
@@ -757,6 +807,7 @@ describe('money model: the service under random operation sequences (fast-check)
     settle: 5,
     expire: 1,
     voids: 1,
+    paidThenClosed: 1,
     refund: 3,
     fault: 1,
     killed: Number(process.env.MODEL_KILL_WEIGHT ?? 1),

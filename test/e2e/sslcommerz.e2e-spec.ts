@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { PaymentConfirmationsService } from '../../src/payments';
 import { captureLogs } from '../support/capture-logs';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
@@ -151,6 +153,30 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     );
     expect(succeeded.map((e) => e.type)).toEqual(['payment.succeeded']);
     expect(succeeded[0].data).toMatchObject({ amount_minor: 20100, excess_minor: 20100 });
+  });
+
+  it('issue 56: an IPN whose verify_key names store_passwd (the sender sets that value, so the signature) is not applied', async () => {
+    const p = (await newPayment(20000)).body.data;
+    const attempt = fake.attempt(p.reference, 'VALID');
+    const fields: Record<string, string> = {
+      ...fake.callbackFields(p.reference, attempt),
+      store_passwd: 'chosen-by-the-forger',
+    };
+    fields.verify_key = `${fields.verify_key},store_passwd`;
+    // Signed as SSLCommerz would, but with the forger's store_passwd: no password needed.
+    const signed = Object.fromEntries(fields.verify_key.split(',').map((k) => [k, fields[k]]));
+    fields.verify_sign = createHash('md5')
+      .update(
+        Object.keys(signed)
+          .sort()
+          .map((k) => `${k}=${signed[k]}`)
+          .join('&'),
+      )
+      .digest('hex');
+    const res = await http().post('/api/v1/gateways/sslcommerz/ipn').type('form').send(fields);
+    expect(res.status).toBe(404);
+    expect((await paymentOf(p.id)).status).toBe('PENDING');
+    expect(logged.join('\n')).toContain(`Callback for ${p.reference} has no valid verify_sign`);
   });
 
   it('a declined attempt then a paid one: no payment.failed before the capture; the payer is offered another try (decisions 19)', async () => {

@@ -97,7 +97,9 @@ describe('subscriptions and entitlements', () => {
     });
     const invoice = (await http().get(`/api/v1/invoices/${bought.invoiceId}`).set(as())).body.data;
     expect(invoice).toMatchObject({ subscriptionId: id, dueDate: dhaka(t.clock.nowMs(), 7) });
-    const page = await http().get(new URL(bought.payableLink.payableUrl).pathname);
+    const page = await http()
+      .get(new URL(bought.payableLink.payableUrl).pathname)
+      .set('Accept-Language', 'en');
     expect(page.status).toBe(200);
     expect(page.text).toContain(`Subscription #${id}`);
     expect(await entitlements('sub-a')).toEqual([]);

@@ -123,7 +123,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const db = new Pool({ connectionString: url, max: 4 });
   return {
     app,
-    http: () => request.agent(baseUrl),
+    // As a reader's English browser asks (a request may set its own, or unset it):
+    // the hosted pages otherwise speak the app's defaultLanguage, Bangla unless set.
+    http: () => request.agent(baseUrl).set('Accept-Language', 'en'),
     baseUrl,
     clock,
     db,

@@ -157,7 +157,7 @@ export interface paths {
         head?: never;
         /**
          * Change status (DISABLED revokes sessions), permissions, name or superAdmin
-         * @description Only a super admin may set or clear superAdmin or change a super admin; others may grant only permissions they hold and may not change their own (403 PERMISSION_DENIED). A change that would leave no ACTIVE super admin is 409 INVALID_STATE.
+         * @description Only a super admin may set or clear superAdmin or change a super admin; others may grant only permissions they hold, may not change their own, may not change the appIds of a user who holds a permission they lack, and may not give a user apps beyond their own (403 PERMISSION_DENIED). A change that would leave no ACTIVE super admin is 409 INVALID_STATE.
          *
          *     Requires the permission `users:write` (a super admin has every permission).
          */
@@ -603,7 +603,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a PENDING payment (409 INVALID_STATE otherwise; cancelling twice is a no-op)
-         * @description An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:write`.
+         * @description The gateway is asked about the checkout first: a capture it already made is recorded, and the cancel then answers 409 INVALID_STATE with the payment SUCCEEDED. A checkout the gateway does not confirm closed is asked about for 72 hours; a capture found then revives the payment (payment.succeeded after payment.cancelled).
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:write`.
          */
         post: operations["cancelPayment"];
         delete?: never;
@@ -1011,7 +1013,7 @@ export interface paths {
         put?: never;
         /**
          * Import a gateway's settlement CSV for one app and mode
-         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED. Audited (`settlement.imported`).
+         * @description Good lines are imported (each posts its settlement to the ledger); a line already imported (same app, mode, gateway, gateway_txn_id) is skipped as a duplicate; bad lines are listed with their line number and reason and never stop the good ones. amount_minor must be 1 to 100000000000 and fee_minor 0 to amount_minor. An import that would take the settled total of the app and mode (every line amount) past 10^15 minor units is refused whole: 400 VALIDATION_FAILED; so is a file whose header row names a column twice, and a LIVE import of a gateway that serves TEST only (the sandbox), naming its lines. Audited (`settlement.imported`).
          *
          *     Requires the permission `reconciliation:run` (a super admin has every permission).
          */
@@ -1171,7 +1173,9 @@ export interface paths {
         put?: never;
         /**
          * Void an ISSUED invoice with nothing paid; open payments are cancelled. Emits invoice.voided.
-         * @description An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:write`.
+         * @description The open payments' gateways are asked first: a capture they already made is recorded and counted, and the void then answers as the invoice now stands (409 INVALID_STATE once it is paid). A capture that arrives after the void is excess, refunded by itself.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:write`.
          */
         post: operations["voidInvoice"];
         delete?: never;
@@ -1377,7 +1381,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to this endpoint
-         * @description Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled.
+         * @description Records a `webhook_endpoint.test` event delivered to this endpoint alone (never to the others, whatever they subscribe to), signed and retried like any event; watch it in the deliveries. 409 when the endpoint is disabled. At most 10 test events per endpoint per minute (counted across replicas): 429 RATE_LIMITED with Retry-After beyond.
          *
          *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `webhooks:operate`.
          */
