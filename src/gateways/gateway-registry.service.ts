@@ -41,9 +41,10 @@ export class GatewayRegistry implements OnModuleInit {
    * Remembers the last error a gateway gave for the app and mode (shown by
    * GET /admin/apps/{id}/gateways); the text is the adapter's, which never
    * carries credentials. An app without credentials for the gateway there
-   * (removed while work was in flight, or never set) has no setup to keep it
-   * on: it is logged as an error instead (the caller's own line names the
-   * payment or refund). Never throws: diagnostics must not fail a payment.
+   * (removed, or never set) keeps it too (a row of diagnostics alone, shown
+   * with `configured: false`), and it is also logged as an error (the
+   * caller's own line names the payment or refund). Never throws:
+   * diagnostics must not fail a payment.
    */
   async noteError(
     scope: { appId: number; mode: GatewayMode },

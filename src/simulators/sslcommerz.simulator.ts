@@ -101,6 +101,15 @@ export class SslcommerzSimulator extends SimulatorServer {
   loseNextRefundAnswer = false;
   /** What the refund query says of a refund once it is no longer processing. */
   refundEnd: 'refunded' | 'cancelled' = 'refunded';
+  /**
+   * Which published shape each answer takes (test/fixtures/gateways/sslcommerz,
+   * decisions section 19): switch one to another variant of the same answer,
+   * e.g. `shapes.validation = 'validation.validated'`.
+   */
+  readonly shapes: Record<'session-init' | 'validation', string> = {
+    'session-init': 'session-init.success',
+    validation: 'validation.valid',
+  };
   /** SSLCommerz's risk verdict on captures (`1`: high risk). */
   riskLevel: '0' | '1' = '0';
 
@@ -252,13 +261,20 @@ export class SslcommerzSimulator extends SimulatorServer {
           ipnUrl: form.get('ipn_url') ?? '',
           attempts: [],
         });
-        return this.json(res, {
-          status: 'SUCCESS',
-          failedreason: '',
+        const page = `${pageOrigin(this.baseUrl, this.pageHost)}${this.mountPath}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`;
+        // The published answer's shape; its addresses are the simulator's own page (none of the real gateway's).
+        return this.answer(res, this.shapes['session-init'], {
           sessionkey,
-          GatewayPageURL: `${pageOrigin(this.baseUrl, this.pageHost)}${this.mountPath}/gwprocess/v4/gw.php?Q=pay&SESSIONKEY=${sessionkey}`,
+          GatewayPageURL: page,
+          redirectGatewayURL: page,
+          directPaymentURLBank: '',
+          directPaymentURLCard: '',
+          directPaymentURL: '',
+          redirectGatewayURLFailed: '',
           storeBanner: '',
           storeLogo: '',
+          store_name: 'Simulator store',
+          desc: undefined,
         });
       }
       case '/gwprocess/v4/gw.php': {
@@ -282,8 +298,11 @@ export class SslcommerzSimulator extends SimulatorServer {
         if (!authed(q)) return this.answer(res, 'validation.invalid-transaction', {});
         for (const s of this.sessions.values()) {
           const a = s.attempts.find((x) => x.valId === q.get('val_id'));
-          if (a && a.status === 'VALID')
-            return this.answer(res, 'validation.valid', this.element(s, a));
+          if (a && a.status === 'VALID') {
+            // Its status word is the published variant's (VALID, or VALIDATED on a second look).
+            const { status: _word, ...values } = this.element(s, a);
+            return this.answer(res, this.shapes.validation, values);
+          }
         }
         return this.answer(res, 'validation.invalid-transaction', {});
       }

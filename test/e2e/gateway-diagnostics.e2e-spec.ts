@@ -188,6 +188,35 @@ describe('gateway diagnostics, risk, masking and limits', () => {
     expect(text).toContain(
       `bkash failed for app ${a.id} in TEST mode, which has no bkash credentials there`,
     );
+    // ...and kept in the diagnostics, beside configured: false (decisions 19).
+    const bk = (await gatewaysOf(a)).find((g) => g.mode === 'TEST' && g.gateway === 'bkash');
+    expect(bk).toMatchObject({
+      configured: false,
+      last4: null,
+      lastError: `bkash: app ${a.id} has no TEST credentials`,
+      lastErrorAt: expect.any(String),
+    });
+  });
+
+  it('removing the credentials keeps the diagnostics (last error, last success); the gateway is no longer offered', async () => {
+    const a = await createApp(t);
+    await configure(a, 'bkash', 'TEST', { ...bkash.app, password: 'wrong' });
+    expect((await pay(a, { amountMinor: 4600, gateway: 'bkash' })).status).toBe(503);
+    const removed = await http()
+      .delete(`/api/v1/admin/apps/${a.id}/gateways/bkash?mode=TEST`)
+      .set(root);
+    expect(removed.status).toBe(200);
+    const bk = (await gatewaysOf(a)).find((g) => g.mode === 'TEST' && g.gateway === 'bkash');
+    expect(bk).toMatchObject({
+      configured: false,
+      lastError: expect.stringMatching(/^bkash 2001/),
+    });
+    const again = await pay(a, { amountMinor: 4700, gateway: 'bkash' });
+    expect(again.status).toBe(400);
+    // A second DELETE finds nothing to remove.
+    expect(
+      (await http().delete(`/api/v1/admin/apps/${a.id}/gateways/bkash?mode=TEST`).set(root)).status,
+    ).toBe(404);
   });
 
   it('lists every gateway per mode, and DELETE removes one (audited); a second DELETE is 404', async () => {

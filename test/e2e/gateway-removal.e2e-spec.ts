@@ -64,7 +64,9 @@ describe('removing gateway credentials with work in flight', () => {
   const credentialRows = async (a: CreatedApp) =>
     (
       await t.db.query(
-        `SELECT gateway FROM gateway_credentials WHERE app_id = $1 AND mode = 'TEST' AND gateway = 'bkash'`,
+        // Rows holding credentials (a removed setup keeps its diagnostics, sealed NULL).
+        `SELECT gateway FROM gateway_credentials
+          WHERE app_id = $1 AND mode = 'TEST' AND gateway = 'bkash' AND sealed IS NOT NULL`,
         [a.id],
       )
     ).rows.length;

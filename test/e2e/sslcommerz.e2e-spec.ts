@@ -222,6 +222,26 @@ describe('SSLCommerz gateway (against a contract fake)', () => {
     expect(types).toEqual(['payment.failed']);
   });
 
+  it.each([
+    ['session-init.success-easycheckout', 'validation.validated'],
+    ['session-init.success', 'validation.valid'],
+  ])(
+    'pays end to end against the published variants %s and %s (decisions 19)',
+    async (session, validation) => {
+      fake.shapes['session-init'] = session;
+      fake.shapes.validation = validation;
+      try {
+        const p = (await newPayment(30200)).body.data;
+        expect(p.checkoutUrl).toContain('/gwprocess/v4/gw.php');
+        expect(await fake.postIpn(p.reference, fake.attempt(p.reference, 'VALID'))).toBe(200);
+        expect(await paymentOf(p.id)).toMatchObject({ status: 'SUCCEEDED', amountMinor: 30200 });
+      } finally {
+        fake.shapes['session-init'] = 'session-init.success';
+        fake.shapes.validation = 'validation.valid';
+      }
+    },
+  );
+
   it('holds no transaction or row lock while SSLCommerz hangs; a timeout leaves the payment PENDING and a later query settles it', async () => {
     const p = (await newPayment(40000)).body.data;
     const attempt = fake.attempt(p.reference, 'VALID');

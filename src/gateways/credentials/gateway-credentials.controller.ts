@@ -133,7 +133,7 @@ export class GatewayCredentialsController {
         out.push({
           mode,
           gateway: name,
-          configured: gateway.credentialFields.length === 0 || !!setup,
+          configured: gateway.credentialFields.length === 0 || !!setup?.configured,
           last4: setup?.last4 ?? null,
           default: defaultName === name,
           lastError: setup?.lastError ?? null,

@@ -44,7 +44,8 @@ export class GatewayCredentialsRepository {
     mode: GatewayMode,
   ): Promise<{ gateway: string; isDefault: boolean }[]> {
     const rows = await sql(this.txHost.tx).rows<{ gateway: string; is_default: boolean }>(
-      `SELECT gateway, is_default FROM gateway_credentials WHERE app_id = $1 AND mode = $2 ORDER BY gateway`,
+      `SELECT gateway, is_default FROM gateway_credentials
+        WHERE app_id = $1 AND mode = $2 AND sealed IS NOT NULL ORDER BY gateway`,
       [appId, mode],
     );
     return rows.map((r) => ({ gateway: r.gateway, isDefault: r.is_default }));
@@ -158,6 +159,7 @@ export class GatewayCredentialsRepository {
     );
   }
 
+  /** Stores the last error (a row of its own when the app has no credentials); whether it has credentials. */
   async noteError(
     appId: number,
     mode: GatewayMode,
@@ -165,11 +167,15 @@ export class GatewayCredentialsRepository {
     error: string,
     at: Date,
   ): Promise<boolean> {
-    const updated = await sql(this.txHost.tx).run(
-      `UPDATE gateway_credentials SET last_error = $4, last_error_at = $5 WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+    // An app with no credentials for the gateway gets a row of diagnostics alone (sealed NULL).
+    const [row] = await sql(this.txHost.tx).rows<{ configured: boolean }>(
+      `INSERT INTO gateway_credentials (app_id, mode, gateway, sealed, last_error, last_error_at)
+       VALUES ($1, $2, $3, NULL, $4, $5)
+       ON CONFLICT (app_id, mode, gateway) DO UPDATE SET last_error = $4, last_error_at = $5
+       RETURNING sealed IS NOT NULL AS configured`,
       [appId, mode, gateway, error, at],
     );
-    return updated > 0;
+    return row?.configured ?? false;
   }
 
   /**
@@ -199,7 +205,8 @@ export class GatewayCredentialsRepository {
     {
       mode: GatewayMode;
       gateway: string;
-      sealed: string;
+      /** Null: no credentials (removed, or never set), diagnostics only. */
+      sealed: string | null;
       isDefault: boolean;
       lastError: string | null;
       lastErrorAt: Date | null;
@@ -209,7 +216,7 @@ export class GatewayCredentialsRepository {
     const rows = await sql(this.txHost.tx).rows<{
       mode: GatewayMode;
       gateway: string;
-      sealed: string;
+      sealed: string | null;
       is_default: boolean;
       last_error: string | null;
       last_error_at: Date | null;
@@ -230,16 +237,20 @@ export class GatewayCredentialsRepository {
     }));
   }
 
-  /** Removes the app's credentials and token for a gateway in a mode; false when there were none. */
+  /**
+   * Removes the app's credentials and token for a gateway in a mode, keeping
+   * the row's diagnostics (last error, last success); false when there were none.
+   */
   async remove(appId: number, mode: GatewayMode, gateway: string): Promise<boolean> {
     await sql(this.txHost.tx).run(
       `DELETE FROM gateway_tokens WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
       [appId, mode, gateway],
     );
-    const deleted = await sql(this.txHost.tx).run(
-      `DELETE FROM gateway_credentials WHERE app_id = $1 AND mode = $2 AND gateway = $3`,
+    const cleared = await sql(this.txHost.tx).run(
+      `UPDATE gateway_credentials SET sealed = NULL, is_default = false, updated_at = now()
+        WHERE app_id = $1 AND mode = $2 AND gateway = $3 AND sealed IS NOT NULL`,
       [appId, mode, gateway],
     );
-    return deleted > 0;
+    return cleared > 0;
   }
 }

@@ -255,16 +255,16 @@ export class GatewayCredentialsService {
   ): Promise<GatewaySetup[]> {
     const rows = await this.credentials.setupsOf(appId);
     return rows.map((r) => {
-      const fields = JSON.parse(decryptSecret(this.config.encryptionKey, r.sealed)) as Record<
-        string,
-        string
-      >;
+      const fields = r.sealed
+        ? (JSON.parse(decryptSecret(this.config.encryptionKey, r.sealed)) as Record<string, string>)
+        : null;
       const first = fieldsOf(r.gateway)[0];
-      const shown = first ? (fields[first] ?? '') : '';
+      const shown = first && fields ? (fields[first] ?? '') : '';
       return {
         mode: r.mode,
         gateway: r.gateway,
-        last4: shown.slice(-4),
+        configured: fields !== null,
+        last4: fields ? shown.slice(-4) : null,
         isDefault: r.isDefault,
         lastError: r.lastError,
         lastErrorAt: r.lastErrorAt,
@@ -302,7 +302,9 @@ export class GatewayCredentialsService {
 export interface GatewaySetup {
   mode: GatewayMode;
   gateway: string;
-  last4: string;
+  /** False: credentials removed (or never set); the row keeps the gateway's diagnostics. */
+  configured: boolean;
+  last4: string | null;
   isDefault: boolean;
   lastError: string | null;
   lastErrorAt: Date | null;
