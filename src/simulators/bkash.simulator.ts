@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { fixture, shaped } from './gateway-shapes';
 import {
   isWebAddress,
+  pageUrl,
+  refundModeOptions,
   sendPage,
   SIMULATOR_WORDS,
   simulatorLang,
@@ -168,10 +169,8 @@ export class BkashSimulator extends SimulatorServer {
     const w = SIMULATOR_WORDS[lang].bkash;
     const id = escapeHtml(p.paymentID);
     const action = `${this.mountPath}/v1.2.0-beta/checkout/pay`;
-    const modes = w.refundModes
-      .map(([value, label]) => `<option value="${value}">${label}</option>`)
-      .join('');
-    const page = new URL(`${this.mountPath}${url.pathname}${url.search}`, 'http://simulator');
+    const modes = refundModeOptions(w.refundModes);
+    const page = pageUrl(this.mountPath, url);
     return simulatorPage(
       w.title,
       `<p><span id="bkash-amount">${escapeHtml(p.amount)} ${escapeHtml(p.currency)}</span> · <span id="bkash-invoice">${escapeHtml(p.invoice)}</span></p>
@@ -185,17 +184,6 @@ export class BkashSimulator extends SimulatorServer {
 </form>`,
       lang,
       page,
-    );
-  }
-
-  /** An answer as a published fixture gives it (status and shape), with `values` in it. */
-  private answer(res: ServerResponse, name: string, values: Record<string, unknown> = {}): void {
-    const f = fixture('bkash', name);
-    this.send(
-      res,
-      f.response?.status ?? 200,
-      JSON.stringify(shaped(f.response?.body, values)),
-      'application/json',
     );
   }
 

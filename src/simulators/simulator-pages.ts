@@ -153,3 +153,13 @@ export function isWebAddress(value: string | null | undefined): boolean {
     return false;
   }
 }
+
+/** The refund behaviours a developer picks on a simulator page, as `<option>`s. */
+export function refundModeOptions(modes: readonly (readonly [string, string])[]): string {
+  return modes.map(([value, label]) => `<option value="${value}">${label}</option>`).join('');
+}
+
+/** The page's own address as the browser sees it (the mount path put back), for its language link. */
+export function pageUrl(mountPath: string, url: URL): URL {
+  return new URL(`${mountPath}${url.pathname}${url.search}`, 'http://simulator');
+}

@@ -1,6 +1,8 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { fixture, shaped } from './gateway-shapes';
+
 /**
  * What the gateway simulators share (decisions section 17): where they are
  * served (their own loopback server, or mounted in the service under
@@ -76,6 +78,20 @@ export abstract class SimulatorServer {
     if (this.mountPath && url.pathname.startsWith(this.mountPath))
       url.pathname = url.pathname.slice(this.mountPath.length) || '/';
     return url;
+  }
+
+  /**
+   * An answer as this gateway's published fixture `name` gives it (its HTTP
+   * status and shape), with `values` in it (decisions section 19).
+   */
+  protected answer(res: ServerResponse, name: string, values: Record<string, unknown> = {}): void {
+    const f = fixture(this.gateway, name);
+    this.send(
+      res,
+      f.response?.status ?? 200,
+      JSON.stringify(shaped(f.response?.body, values)),
+      'application/json',
+    );
   }
 
   protected json(res: ServerResponse, body: unknown): void {

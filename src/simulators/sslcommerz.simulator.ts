@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fixture, shaped } from './gateway-shapes';
 import {
   isWebAddress,
+  pageUrl,
+  refundModeOptions,
   sendPage,
   SIMULATOR_WORDS,
   simulatorLang,
@@ -213,17 +215,6 @@ export class SslcommerzSimulator extends SimulatorServer {
     return res.status;
   }
 
-  /** An answer as a published fixture gives it (status and shape), with `values` in it. */
-  private answer(res: ServerResponse, name: string, values: Record<string, unknown>): void {
-    const f = fixture('sslcommerz', name);
-    this.send(
-      res,
-      f.response?.status ?? 200,
-      JSON.stringify(shaped(f.response?.body, values)),
-      'application/json',
-    );
-  }
-
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.localUrl(req);
     const chunks: Buffer[] = [];
@@ -409,10 +400,8 @@ export class SslcommerzSimulator extends SimulatorServer {
       (value, i) =>
         `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${w.outcomes[value]}</label>`,
     ).join('');
-    const modes = w.refundModes
-      .map(([value, label]) => `<option value="${value}">${label}</option>`)
-      .join('');
-    const page = new URL(`${this.mountPath}${url.pathname}${url.search}`, 'http://simulator');
+    const modes = refundModeOptions(w.refundModes);
+    const page = pageUrl(this.mountPath, url);
     return simulatorPage(
       w.title,
       `<p><span id="ssl-amount">${escapeHtml(s.amount)} ${escapeHtml(s.currency)}</span> · <span id="ssl-reference">${escapeHtml(s.tranId)}</span></p>

@@ -1,6 +1,6 @@
 import { BkashBackingOff, BkashGateway } from '../../src/gateways/bkash/bkash.gateway';
 import { fromTaka } from '../../src/gateways/http/taka';
-import type { GatewayContext } from '../../src/gateways/payment-gateway.types';
+import type { CheckoutRequest, GatewayContext } from '../../src/gateways/payment-gateway.types';
 import { SslcommerzGateway } from '../../src/gateways/sslcommerz/sslcommerz.gateway';
 import type { Payment } from '../../src/payments';
 import { differencesOf } from '../../src/payments/payment-transitions';
@@ -9,6 +9,20 @@ import { createTestContext, insertApp, TestContext } from '../support/test-conte
 
 type Body = Record<string, string>;
 const bodyOf = (f: { response: { body: unknown } | null }) => f.response!.body as Body;
+/** A checkout of ৳10 as Joma asks for one. */
+const checkoutFor = (
+  reference: string,
+  customer: CheckoutRequest['customer'],
+): CheckoutRequest => ({
+  reference,
+  amountMinor: 1000,
+  currency: 'BDT',
+  merchantName: 'M',
+  customer,
+  returnUrl: 'http://127.0.0.1/return',
+  ipnUrl: 'http://127.0.0.1/ipn',
+  expiresAt: new Date(),
+});
 const paymentLike = (reference: string, amountMinor: number) =>
   ({ reference, amountMinor, currency: 'BDT' }) as Payment;
 
@@ -119,16 +133,7 @@ describe('gateway adapters against every published answer (medium tier)', () => 
     it.each(variants('bkash', 'create.success'))('%s: opens the checkout', async (name, f) => {
       bkashApi.on('create', name);
       const session = await bkash.createCheckout(
-        {
-          reference: 'pay_1',
-          amountMinor: 1000,
-          currency: 'BDT',
-          merchantName: 'M',
-          customer: { reference: 'c1', phone: '+8801770618575' },
-          returnUrl: 'http://127.0.0.1/return',
-          ipnUrl: 'http://127.0.0.1/ipn',
-          expiresAt: new Date(),
-        },
+        checkoutFor('pay_1', { reference: 'c1', phone: '+8801770618575' }),
         bkashCtx(),
       );
       expect(session).toEqual({ sessionId: bodyOf(f).paymentID, checkoutUrl: bodyOf(f).bkashURL });
@@ -141,19 +146,7 @@ describe('gateway adapters against every published answer (medium tier)', () => 
       async (name) => {
         bkashApi.on('create', name);
         await expect(
-          bkash.createCheckout(
-            {
-              reference: 'pay_2',
-              amountMinor: 1000,
-              currency: 'BDT',
-              merchantName: 'M',
-              customer: { reference: 'c1' },
-              returnUrl: 'http://127.0.0.1/r',
-              ipnUrl: 'http://127.0.0.1/i',
-              expiresAt: new Date(),
-            },
-            bkashCtx(),
-          ),
+          bkash.createCheckout(checkoutFor('pay_2', { reference: 'c1' }), bkashCtx()),
         ).rejects.toThrow(/^bkash \d{4}: /);
       },
     );
@@ -228,19 +221,7 @@ describe('gateway adapters against every published answer (medium tier)', () => 
         const fresh = await insertApp(c.db, `Back-off ${name}`);
         bkashApi.on('token/grant', name).on('create', 'create.success');
         const open = () =>
-          bkash.createCheckout(
-            {
-              reference: 'pay_3',
-              amountMinor: 1000,
-              currency: 'BDT',
-              merchantName: 'M',
-              customer: { reference: 'c1' },
-              returnUrl: 'http://127.0.0.1/r',
-              ipnUrl: 'http://127.0.0.1/i',
-              expiresAt: new Date(),
-            },
-            bkashCtx(fresh),
-          );
+          bkash.createCheckout(checkoutFor('pay_3', { reference: 'c1' }), bkashCtx(fresh));
         await expect(open()).rejects.toThrow(/bkash/);
         await expect(open()).rejects.toBeInstanceOf(BkashBackingOff);
         await expect(open()).rejects.toBeInstanceOf(BkashBackingOff);
@@ -253,19 +234,7 @@ describe('gateway adapters against every published answer (medium tier)', () => 
   it('bKash: a refresh bKash refuses is not followed by a grant in the same step; the next step grants', async () => {
     const fresh = await insertApp(c.db, 'Refresh refused');
     const open = () =>
-      bkash.createCheckout(
-        {
-          reference: 'pay_r',
-          amountMinor: 1000,
-          currency: 'BDT',
-          merchantName: 'M',
-          customer: { reference: 'c1' },
-          returnUrl: 'http://127.0.0.1/r',
-          ipnUrl: 'http://127.0.0.1/i',
-          expiresAt: new Date(),
-        },
-        bkashCtx(fresh),
-      );
+      bkash.createCheckout(checkoutFor('pay_r', { reference: 'c1' }), bkashCtx(fresh));
     bkashApi.on('create', 'create.success').on('token/refresh', 'grant.error-errorCode-2001');
     await open();
     expect(bkashApi.calls('token/grant')).toHaveLength(1);
@@ -285,16 +254,11 @@ describe('gateway adapters against every published answer (medium tier)', () => 
   });
 
   describe('SSLCommerz', () => {
-    const checkout = {
-      reference: 'pay_9',
-      amountMinor: 1000,
-      currency: 'BDT',
-      merchantName: 'M',
-      customer: { reference: 'c9', email: 'a@example.com', phone: '+8801711111111' },
-      returnUrl: 'http://127.0.0.1/r',
-      ipnUrl: 'http://127.0.0.1/i',
-      expiresAt: new Date(),
-    };
+    const checkout = checkoutFor('pay_9', {
+      reference: 'c9',
+      email: 'a@example.com',
+      phone: '+8801711111111',
+    });
 
     it.each(variants('sslcommerz', 'session-init.success'))(
       '%s: opens the checkout',
