@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+
 import { Client } from 'pg';
 
 import { freePort } from '../../src/common/net/free-port';
@@ -153,12 +155,17 @@ describe('shutdown on SIGINT (src/main.ts)', () => {
       const before = run.out.length;
       run.child.kill('SIGINT');
       // New connections are refused while the one in flight is still being answered.
+      // (A fresh TCP connection each time: a kept-alive one from an earlier try says nothing.)
       await until(
         () =>
-          fetch(`http://127.0.0.1:${port}/healthz`).then(
-            () => false,
-            () => true,
-          ),
+          new Promise<boolean>((refused) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => {
+              socket.destroy();
+              refused(false);
+            });
+            socket.once('error', () => refused(true));
+          }),
         20_000,
       );
       expect(run.child.exitCode).toBeNull();
