@@ -1,16 +1,6 @@
-import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-
-import { loadMigrations } from '../../migrations';
-import { dataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
 import { expectBalancedLedger } from '../support/ledger';
-import {
-  createDatabase,
-  databaseUrl,
-  dropDatabase,
-  newDatabaseName,
-} from '../support/test-database';
+import { migrationScratch } from '../support/migration-scratch';
 
 /**
  * The ledger migration posts the captures of payments that succeeded before
@@ -18,31 +8,10 @@ import {
  * captured and uncaptured payments, balances right after it.
  */
 describe('ledger backfill migration (medium tier)', () => {
-  const serverUrl = process.env.JOMA_TEST_SERVER_URL!;
-  const name = newDatabaseName(process.env.JOMA_TEST_RUN_ID!, 'backfill');
-  const url = databaseUrl(serverUrl, name);
-  let db: Pool;
-  beforeAll(async () => {
-    await createDatabase(serverUrl, name);
-    db = new Pool({ connectionString: url, max: 2 });
-  });
-  // Dropping a database waits for a checkpoint: slow on a busy machine, so more than the default 30 s.
-  afterAll(async () => {
-    await db.end();
-    await dropDatabase(serverUrl, name);
-  }, 120_000);
+  const { url, db, migrateUpTo } = migrationScratch('backfill');
 
   it('posts one balanced capture per SUCCEEDED payment and nothing for the others', async () => {
-    const all = loadMigrations();
-    const before = all.slice(
-      0,
-      all.findIndex((m) => m.name === 'RefundsLedger1795700000000'),
-    );
-    expect(before.length).toBeGreaterThan(5);
-    const ds = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: before });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
-    await ds.destroy();
+    expect(await migrateUpTo('RefundsLedger1795700000000')).toBeGreaterThan(5);
 
     const app = (await db.query(`INSERT INTO apps (name) VALUES ('Old shop') RETURNING id`)).rows[0]
       .id;

@@ -1,15 +1,5 @@
-import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-
-import { loadMigrations } from '../../migrations';
-import { dataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
-import {
-  createDatabase,
-  databaseUrl,
-  dropDatabase,
-  newDatabaseName,
-} from '../support/test-database';
+import { migrationScratch } from '../support/migration-scratch';
 
 /**
  * Wallet and card numbers stored whole before decisions section 11 said
@@ -17,29 +7,10 @@ import {
  * sent refunds count as sent once.
  */
 describe('masking migration (medium tier)', () => {
-  const serverUrl = process.env.JOMA_TEST_SERVER_URL!;
-  const name = newDatabaseName(process.env.JOMA_TEST_RUN_ID!, 'maskacct');
-  const url = databaseUrl(serverUrl, name);
-  let db: Pool;
-  beforeAll(async () => {
-    await createDatabase(serverUrl, name);
-    db = new Pool({ connectionString: url, max: 2 });
-  });
-  afterAll(async () => {
-    await db.end();
-    await dropDatabase(serverUrl, name);
-  }, 120_000);
+  const { url, db, migrateUpTo } = migrationScratch('maskacct');
 
   it('masks stored wallet numbers and their labels; leaves masked and empty ones be', async () => {
-    const all = loadMigrations();
-    const before = all.slice(
-      0,
-      all.findIndex((m) => m.name === 'GatewaysRoundTwo1796700000000'),
-    );
-    const ds = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: before });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
-    await ds.destroy();
+    await migrateUpTo('GatewaysRoundTwo1796700000000');
 
     const app = (await db.query(`INSERT INTO apps (name) VALUES ('Old shop') RETURNING id`)).rows[0]
       .id;

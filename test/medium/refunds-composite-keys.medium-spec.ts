@@ -1,15 +1,6 @@
-import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-
 import { loadMigrations } from '../../migrations';
-import { dataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
-import {
-  createDatabase,
-  databaseUrl,
-  dropDatabase,
-  newDatabaseName,
-} from '../support/test-database';
+import { migrationScratch } from '../support/migration-scratch';
 
 /**
  * Issue 56: a refund's payment, invoice and customer are of the refund's
@@ -17,18 +8,7 @@ import {
  * composite foreign keys). The migration checks the refunds already stored.
  */
 describe('refunds composite keys (medium tier)', () => {
-  const serverUrl = process.env.JOMA_TEST_SERVER_URL!;
-  const name = newDatabaseName(process.env.JOMA_TEST_RUN_ID!, 'refundkeys');
-  const url = databaseUrl(serverUrl, name);
-  let db: Pool;
-  beforeAll(async () => {
-    await createDatabase(serverUrl, name);
-    db = new Pool({ connectionString: url, max: 2 });
-  });
-  afterAll(async () => {
-    await db.end();
-    await dropDatabase(serverUrl, name);
-  }, 120_000);
+  const { url, db, migrateUpTo } = migrationScratch('refundkeys');
 
   const id = async (sql: string, params: unknown[]) =>
     (await db.query(`${sql} RETURNING id`, params)).rows[0].id as string;
@@ -59,16 +39,9 @@ describe('refunds composite keys (medium tier)', () => {
     );
 
   it('the migration keeps valid refunds, stops on a stray one; then the database refuses a refund of another app or mode than its payment (23503)', async () => {
-    const all = loadMigrations();
-    const before = all.slice(
-      0,
-      all.findIndex((m) => m.name === 'RefundsCompositeKeys1797000007000'),
+    expect(await migrateUpTo('RefundsCompositeKeys1797000007000')).toBeLessThan(
+      loadMigrations().length,
     );
-    expect(before.length).toBeLessThan(all.length);
-    const ds = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: before });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
-    await ds.destroy();
 
     const a = await id(`INSERT INTO apps (name) VALUES ('Shop A')`, []);
     const b = await id(`INSERT INTO apps (name) VALUES ('Shop B')`, []);

@@ -126,24 +126,12 @@ export class WebhookEndpointsRepository {
    * started before `windowStart` starts over at `now`); false, counting
    * nothing, when the window already holds `limit`.
    */
-  async countResend(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
-    const rows = await sql(this.txHost.tx).rows<{ resend_count: number }>(
-      `UPDATE webhook_endpoints
-          SET resend_count = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN 1 ELSE resend_count + 1 END,
-              resend_window_start = CASE WHEN resend_window_start IS NULL OR resend_window_start <= $2 THEN $3 ELSE resend_window_start END
-        WHERE id = $1 AND (resend_window_start IS NULL OR resend_window_start <= $2 OR resend_count < $4)
-       RETURNING resend_count`,
-      [id, windowStart, now, limit],
-    );
-    return rows.length > 0;
+  countResend(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
+    return this.countInWindow('resend', id, windowStart, now, limit);
   }
 
-  async resendWindowStart(id: number): Promise<Date> {
-    const [held] = await sql(this.txHost.tx).rows<{ resend_window_start: Date }>(
-      'SELECT resend_window_start FROM webhook_endpoints WHERE id = $1',
-      [id],
-    );
-    return new Date(held.resend_window_start);
+  resendWindowStart(id: number): Promise<Date> {
+    return this.windowStartOf('resend', id);
   }
 
   /**
@@ -151,24 +139,41 @@ export class WebhookEndpointsRepository {
    * their own window and counter on the endpoint row, so every replica
    * counts in the same place.
    */
-  async countTestEvent(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
-    const rows = await sql(this.txHost.tx).rows<{ test_event_count: number }>(
+  countTestEvent(id: number, windowStart: Date, now: Date, limit: number): Promise<boolean> {
+    return this.countInWindow('test_event', id, windowStart, now, limit);
+  }
+
+  testEventWindowStart(id: number): Promise<Date> {
+    return this.windowStartOf('test_event', id);
+  }
+
+  /** One windowed counter on the endpoint row (`<kind>_count`, `<kind>_window_start`). */
+  private async countInWindow(
+    kind: WindowedCounter,
+    id: number,
+    windowStart: Date,
+    now: Date,
+    limit: number,
+  ): Promise<boolean> {
+    const count = `${kind}_count`;
+    const start = `${kind}_window_start`;
+    const rows = await sql(this.txHost.tx).rows<Record<string, number>>(
       `UPDATE webhook_endpoints
-          SET test_event_count = CASE WHEN test_event_window_start IS NULL OR test_event_window_start <= $2 THEN 1 ELSE test_event_count + 1 END,
-              test_event_window_start = CASE WHEN test_event_window_start IS NULL OR test_event_window_start <= $2 THEN $3 ELSE test_event_window_start END
-        WHERE id = $1 AND (test_event_window_start IS NULL OR test_event_window_start <= $2 OR test_event_count < $4)
-       RETURNING test_event_count`,
+          SET ${count} = CASE WHEN ${start} IS NULL OR ${start} <= $2 THEN 1 ELSE ${count} + 1 END,
+              ${start} = CASE WHEN ${start} IS NULL OR ${start} <= $2 THEN $3 ELSE ${start} END
+        WHERE id = $1 AND (${start} IS NULL OR ${start} <= $2 OR ${count} < $4)
+       RETURNING ${count}`,
       [id, windowStart, now, limit],
     );
     return rows.length > 0;
   }
 
-  async testEventWindowStart(id: number): Promise<Date> {
-    const [held] = await sql(this.txHost.tx).rows<{ test_event_window_start: Date }>(
-      'SELECT test_event_window_start FROM webhook_endpoints WHERE id = $1',
+  private async windowStartOf(kind: WindowedCounter, id: number): Promise<Date> {
+    const [held] = await sql(this.txHost.tx).rows<{ start: Date }>(
+      `SELECT ${kind}_window_start AS start FROM webhook_endpoints WHERE id = $1`,
       [id],
     );
-    return new Date(held.test_event_window_start);
+    return new Date(held.start);
   }
 
   /** The sealed signing secret as stored now (null for a legacy endpoint that never had one). */
@@ -188,3 +193,6 @@ export class WebhookEndpointsRepository {
     );
   }
 }
+
+/** The per-minute counters kept on an endpoint's row (their column names' stem; never caller input). */
+type WindowedCounter = 'resend' | 'test_event';
