@@ -36,17 +36,6 @@ interface FakePayment {
   loseRefundAnswer?: boolean;
 }
 
-/**
- * A stand-in for bKash tokenized checkout v1.2.0-beta (decisions section
- * 17): JSON bodies, `username` / `password` headers for the token calls,
- * the id_token in `authorization` plus `x-app-key` for the others, and
- * errors as HTTP 200 with a statusCode (2056 invalid payment state, 2062
- * already completed, 2001 invalid app key, 2079 invalid token, 9999 system
- * error), or HTTP 401 for an expired token. Its customer page lets the
- * developer pay, pay another amount, fail or cancel, and pick how refunds
- * behave. The tests use it as their contract fake, with switches: hang,
- * 500, garbage, a lost refund answer, expired tokens.
- */
 /** The calls whose answer shape can be switched among the published variants. */
 export type BkashCall =
   'grant' | 'refresh' | 'create' | 'execute' | 'query-payment' | 'refund' | 'refund-status';
@@ -68,6 +57,21 @@ function bkashTime(at = new Date()): string {
   return `${d.slice(0, 19)}:${d.slice(20, 23)} GMT+0600`;
 }
 
+/**
+ * A stand-in for bKash tokenized checkout v1.2.0-beta (decisions sections
+ * 17 and 19): JSON bodies, `username` / `password` headers for the token
+ * calls, the id_token in `authorization` plus `x-app-key` for the others,
+ * every answer in a shape bKash publishes (test/fixtures/gateways/bkash,
+ * switchable with `shapes`): the query-payment answer names the invoice
+ * `merchantInvoice`, errors come as HTTP 200 with statusCode or errorCode
+ * (2056, 2062, 2001, bKash's refund codes), a refund status of a
+ * transaction with no refund is 2002, and a refused token is HTTP 401
+ * `{"message":"Unauthorized"}`. Its customer page lets the developer pay,
+ * pay another amount, fail or cancel, pick how refunds behave and lose
+ * answers on purpose. The tests use it as their contract fake, with
+ * switches: hang, 500, garbage, lost execute or refund answers, expired
+ * tokens, failing token calls.
+ */
 export class BkashSimulator extends SimulatorServer {
   readonly payments = new Map<string, FakePayment>();
   readonly tokens = new Set<string>();

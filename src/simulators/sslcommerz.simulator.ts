@@ -29,12 +29,13 @@ export type SimulatedRefunds = 'instant' | 'slow' | 'refused';
 
 /**
  * A stand-in for SSLCommerz v4 (decisions section 17): the requests the
- * adapter makes, answered the way SSLCommerz's public docs describe them:
+ * adapter makes, answered in the shapes SSLCommerz publishes
+ * (test/fixtures/gateways/sslcommerz, decisions section 19):
  * the session API (form POST, JSON answer with sessionkey and
  * GatewayPageURL), the validation API (GET by val_id), the transaction
  * query (GET by tran_id, one element per attempt), the refund API
- * (`success` = initiated) and refund query (by refund_ref_id or
- * refund_trans_id), and the IPN it posts (form fields with verify_key /
+ * (`success` = initiated; the merchant's reference as `refe_id`) and refund
+ * query (by refund_ref_id), and the IPN it posts (form fields with verify_key /
  * verify_sign). Its hosted page lets the developer pick the outcome
  * (success, failure, cancel, another amount, high risk, a lost or repeated
  * IPN) and how refunds behave. The tests use it as their contract fake,
@@ -70,7 +71,7 @@ const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 export class SslcommerzSimulator extends SimulatorServer {
   readonly stores = new Map<string, string>();
   readonly sessions = new Map<string, FakeSession>();
-  /** By refund_ref_id; `transId` is the merchant's refund_trans_id. */
+  /** By refund_ref_id; `transId` is the merchant's reference (`refe_id`). */
   readonly refunds = new Map<
     string,
     {
