@@ -43,7 +43,8 @@ export interface PayableInvoice {
 /**
  * Invoices: issuing, reading, voiding, and the lookups the hosted pay page
  * and billing need. Invoices count captures themselves, by subscribing to
- * PaymentSucceeded (invoice-settlement.subscriber.ts).
+ * PaymentSucceeded, and publish what they counted as CaptureSettled
+ * (invoice-settlement.subscriber.ts).
  */
 @Injectable()
 export class InvoicesService {

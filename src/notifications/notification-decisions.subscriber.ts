@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import { AppsService } from '../apps';
 import { Clock } from '../common/clock/clock';
-import { HandlerOrder, OnDomainEvent } from '../common/domain-events';
+import { OnDomainEvent } from '../common/domain-events';
 import type { TenantScope } from '../database/tenant';
 import {
   amountDueOf,
@@ -11,7 +11,7 @@ import {
   InvoiceTemplatesService,
   type InvoiceView,
 } from '../invoices';
-import { PaymentSucceeded } from '../payments';
+import { CaptureSettled } from '../payments';
 import { DunningReminderDue, SubscriptionFact } from '../subscriptions';
 import { EmailChannel } from './channels/email-channel';
 import { bangladeshiMsisdn, SMS_PROVIDER, type SmsProvider } from './channels/sms-channel';
@@ -58,21 +58,18 @@ export class NotificationDecisions {
     private readonly clock: Clock,
   ) {}
 
-  /** After the invoice has counted the capture (it says what it did not count). */
-  @OnDomainEvent(PaymentSucceeded, { order: HandlerOrder.NOTIFY })
-  async onCapture(fact: PaymentSucceeded): Promise<void> {
-    const payment = fact.payment;
-    if (payment.invoiceId === null || fact.amountMismatch) return;
-    // A capture the invoice did not count at all (already paid, void) is excess, refunded: no receipt.
-    const counted = payment.amountMinor - fact.excessMinor;
-    if (counted <= 0) return;
-    if (!(await this.apps.settingsOf(fact.scope.appId)).receiptsEnabled) return;
-    const view = await this.invoices.get(fact.scope, payment.invoiceId);
-    await this.decide(fact.scope, {
+  /** A receipt for what the invoice counted of a capture (nothing counted, e.g. already paid or another amount: no receipt). */
+  @OnDomainEvent(CaptureSettled)
+  async onCaptureSettled(settled: CaptureSettled): Promise<void> {
+    const payment = settled.payment;
+    if (payment.invoiceId === null || settled.countedMinor === 0) return;
+    if (!(await this.apps.settingsOf(settled.scope.appId)).receiptsEnabled) return;
+    const view = await this.invoices.get(settled.scope, payment.invoiceId);
+    await this.decide(settled.scope, {
       kind: 'RECEIPT',
       factKey: `receipt:payment:${payment.id}`,
       view,
-      amountMinor: counted,
+      amountMinor: settled.countedMinor,
       link: `${view.payableUrl}/receipt`,
       paymentId: payment.id,
       transactionId: payment.gatewayTxnId,

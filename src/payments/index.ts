@@ -5,6 +5,7 @@ export type { Payment } from './payment.entity';
 export { toPaymentDto } from './payment.mapper';
 export { PaymentConfirmationsService } from './payment-confirmations.service';
 export {
+  CaptureSettled,
   PaymentCancelled,
   PaymentExpired,
   PaymentFailed,

@@ -22,7 +22,7 @@ export abstract class PaymentStatusChanged extends DomainEvent {
     super(scope);
   }
 
-  outbox(): OutboxEntry {
+  outbox(): OutboxEntry | null {
     return {
       type: this.type,
       data: paymentEventData(this.payment, this.previousStatus, this.customerReference),
@@ -31,43 +31,34 @@ export abstract class PaymentStatusChanged extends DomainEvent {
 }
 
 /**
- * Money was captured. A subscriber that does not count all of it (an invoice
- * already paid, or needing less) says so with `leaveExcess`: the excess is
- * stored on the payment and reported in payment.succeeded.
+ * Money was captured. An immutable fact (frozen once made): what the capture
+ * does to an invoice is not known yet, so it has no webhook form of its own.
+ * The invoice side counts it and publishes the CaptureSettled that follows;
+ * payment.succeeded, which reports the excess, is recorded from that.
  */
 export class PaymentSucceeded extends PaymentStatusChanged {
   readonly type = 'payment.succeeded';
-  private excess = 0;
-  private mismatch = false;
 
-  leaveExcess(minor: number): void {
-    this.excess = Math.max(this.excess, minor);
+  constructor(
+    scope: TenantScope,
+    payment: Readonly<Payment>,
+    previousStatus: PaymentStatus,
+    customerReference: string,
+    /**
+     * The gateway captured another amount (or reference, or currency) than the
+     * payment asked for: none of it counts on an invoice, all of it is excess,
+     * refunded with reason `amount_mismatch` (decisions section 13).
+     */
+    readonly amountMismatch = false,
+  ) {
+    super(scope, payment, previousStatus, customerReference);
+    // Subclasses (PaymentRevived) add no fields: the fact is complete here.
+    Object.freeze(this);
   }
 
-  /**
-   * The gateway captured another amount than the payment asked for: none of
-   * it counts on an invoice, all of it is excess, refunded with reason
-   * `amount_mismatch` (decisions section 13).
-   */
-  markAmountMismatch(): void {
-    this.mismatch = true;
-    this.excess = this.payment.amountMinor;
-  }
-
-  get amountMismatch(): boolean {
-    return this.mismatch;
-  }
-
-  get excessMinor(): number {
-    return this.excess;
-  }
-
-  override outbox(): OutboxEntry {
-    const entry = super.outbox();
-    return {
-      ...entry,
-      data: { ...entry.data, excess_minor: this.excess, risk_level: this.payment.riskLevel },
-    };
+  /** Recorded as payment.succeeded by the CaptureSettled that follows it (it knows the excess). */
+  override outbox(): null {
+    return null;
   }
 }
 
@@ -93,17 +84,71 @@ export function paymentFact(
   payment: Payment,
   previous: PaymentStatus,
   customerReference: string,
+  amountMismatch = false,
 ): PaymentStatusChanged {
   switch (event) {
     case 'payment.succeeded':
       return previous === 'PENDING'
-        ? new PaymentSucceeded(scope, payment, previous, customerReference)
-        : new PaymentRevived(scope, payment, previous, customerReference);
+        ? new PaymentSucceeded(scope, payment, previous, customerReference, amountMismatch)
+        : new PaymentRevived(scope, payment, previous, customerReference, amountMismatch);
     case 'payment.failed':
       return new PaymentFailed(scope, payment, previous, customerReference);
     case 'payment.cancelled':
       return new PaymentCancelled(scope, payment, previous, customerReference);
     case 'payment.expired':
       return new PaymentExpired(scope, payment, previous, customerReference);
+  }
+}
+
+/**
+ * What a capture came to, once: the part its invoice counted and the excess
+ * to refund (countedMinor + excessMinor is always the captured amount).
+ * Published by the invoice side (invoices/invoice-settlement.subscriber.ts)
+ * for every PaymentSucceeded, in its transaction: a capture of another amount
+ * (`mismatch`) counts nothing, a payment tied to no invoice is counted whole.
+ * What depends on the count subscribes here: the payment records its excess,
+ * refunds open the excess refund, notifications the payer's receipt. Its
+ * webhook form is the capture's payment.succeeded (with `excess_minor`),
+ * so that event still comes before the invoice.paid the capture causes.
+ */
+export class CaptureSettled extends DomainEvent {
+  readonly payment: Readonly<Payment>;
+  readonly mismatch: boolean;
+
+  constructor(
+    /** The capture this settles. */
+    readonly capture: PaymentSucceeded,
+    /** What the capture's invoice counted (the whole capture when it has no invoice). */
+    readonly countedMinor: number,
+    /** What nothing counted: refunded at once (excess_capture, or amount_mismatch). */
+    readonly excessMinor: number,
+  ) {
+    super(capture.scope);
+    this.payment = capture.payment;
+    this.mismatch = capture.amountMismatch;
+    if (
+      !Number.isSafeInteger(countedMinor) ||
+      !Number.isSafeInteger(excessMinor) ||
+      countedMinor < 0 ||
+      excessMinor < 0 ||
+      countedMinor + excessMinor !== capture.payment.amountMinor ||
+      (this.mismatch && countedMinor !== 0)
+    )
+      throw new Error(
+        `Capture of payment ${capture.payment.id} (${capture.payment.amountMinor}) cannot settle as ${countedMinor} counted + ${excessMinor} excess`,
+      );
+    Object.freeze(this);
+  }
+
+  outbox(): OutboxEntry {
+    const { payment, capture } = this;
+    return {
+      type: capture.type,
+      data: {
+        ...paymentEventData(payment, capture.previousStatus, capture.customerReference),
+        excess_minor: this.excessMinor,
+        risk_level: payment.riskLevel,
+      },
+    };
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 import { Clock } from '../common/clock/clock';
-import { DomainEventBus } from '../common/domain-events';
+import { DomainEventBus, OnDomainEvent } from '../common/domain-events';
 import { CustomersService } from '../customers';
 import type { GatewayOutcome, VerifiedStatus } from '../gateways';
 import { maskAccount, maskIn } from './mask-account';
 import { Payment } from './payment.entity';
-import { paymentFact, PaymentSucceeded } from './payment-events';
+import { CaptureSettled, paymentFact } from './payment-events';
 import { PaymentTrigger, transition } from './payment-state';
 import { PaymentsRepository } from './payments.repository';
 
@@ -25,7 +25,8 @@ const TRIGGER_OF: Record<Exclude<GatewayOutcome, 'open'>, PaymentTrigger> = {
  * The one place a payment changes status: the pure transition table
  * decides, the row is saved and the fact published on the domain-event bus,
  * all in the caller's transaction (with the payment locked FOR UPDATE).
- * Subscribers (the invoice counting a capture, the outbox) run in it too.
+ * Subscribers (the invoice counting a capture, the outbox) run in it too,
+ * and so does the recording of a capture's excess, once it is settled.
  */
 @Injectable()
 export class PaymentTransitions {
@@ -138,18 +139,34 @@ export class PaymentTransitions {
     const saved = await this.payments.save(payment);
     const scope = { appId: saved.appId, mode: saved.mode };
     const customer = await this.customers.get(scope, saved.customerId);
-    const fact = paymentFact(t.event, scope, saved, previous, customer.externalId);
-    if (fact instanceof PaymentSucceeded && differences.length > 0) fact.markAmountMismatch();
+    const fact = paymentFact(
+      t.event,
+      scope,
+      saved,
+      previous,
+      customer.externalId,
+      differences.length > 0,
+    );
+    // A capture's subscribers, then its CaptureSettled's (which records the excess below), run in here.
     await this.bus.publish(fact);
-    // What a subscriber did not count (an invoice already paid, or needing less) is excess, to be refunded.
-    if (fact instanceof PaymentSucceeded && fact.excessMinor > 0) {
-      saved.excessMinor = fact.excessMinor;
-      await this.payments.save(saved);
-      this.logger.warn(
-        `Payment ${saved.id} captured ${saved.excessMinor} beyond what invoice ${saved.invoiceId} needed (excess, to be refunded)`,
-      );
-    }
     return { payment: saved, changed: true };
+  }
+
+  /**
+   * What a settled capture did not count (an invoice already paid, or
+   * needing less, or a capture of another amount) is the payment's excess,
+   * to be refunded. The payment the fact carries is the one this
+   * transaction locked and saved (and `apply` returns): it is brought up to
+   * date with its row.
+   */
+  @OnDomainEvent(CaptureSettled)
+  async recordExcess(settled: CaptureSettled): Promise<void> {
+    if (settled.excessMinor === 0) return;
+    const payment = await this.payments.recordExcess(settled.payment, settled.excessMinor);
+    if (!settled.mismatch)
+      this.logger.warn(
+        `Payment ${payment.id} captured ${payment.excessMinor} beyond what invoice ${payment.invoiceId} needed (excess, to be refunded)`,
+      );
   }
 }
 

@@ -77,6 +77,17 @@ export class PaymentsRepository {
     );
   }
 
+  /**
+   * A settled capture's excess (decisions section 13), on its row and on the
+   * entity this transaction holds for it (the one the capture was published
+   * with), so what the caller returns is what commits.
+   */
+  async recordExcess(payment: Payment, excessMinor: number): Promise<Payment> {
+    await this.repo.update({ id: payment.id }, { excessMinor });
+    payment.excessMinor = excessMinor;
+    return payment;
+  }
+
   /** Adds a succeeded refund to the payment's refunded total. */
   async addRefunded(id: number, amountMinor: number): Promise<void> {
     await this.repo.increment({ id }, 'amountRefundedMinor', amountMinor);
@@ -258,11 +269,6 @@ export class PaymentsRepository {
     return row ?? null;
   }
 
-  /**
-   * Claims up to `limit` due PENDING payments for one sweep (a lease until
-   * `until`, SKIP LOCKED so replicas claim different rows), in one statement
-   * that holds no lock after it returns.
-   */
   /** Ends a sweep's claim on a payment it asked about (the next question waits for its turn). */
   async releaseSweepClaim(id: number): Promise<void> {
     await sql(this.txHost.tx).run(`UPDATE payments SET sweep_claimed_until = NULL WHERE id = $1`, [
@@ -303,6 +309,11 @@ export class PaymentsRepository {
     return ids.length ? this.repo.find({ where: { id: In(ids) }, order: { id: 'ASC' } }) : [];
   }
 
+  /**
+   * Claims up to `limit` due PENDING payments for one sweep (a lease until
+   * `until`, SKIP LOCKED so replicas claim different rows), in one statement
+   * that holds no lock after it returns.
+   */
   async claimDue(now: Date, until: Date, limit: number): Promise<Payment[]> {
     const rows = await sql(this.txHost.tx).rows<{ id: string }>(
       `UPDATE payments SET sweep_claimed_until = $2

@@ -6,7 +6,7 @@ import { Pool } from 'pg';
 import { DomainEventBus, OnDomainEvent } from '../../src/common/domain-events';
 import { AppConfig } from '../../src/config/app-config';
 import { InvoicePaid } from '../../src/invoices';
-import { PaymentRevived, PaymentSucceeded } from '../../src/payments';
+import { CaptureSettled, PaymentRevived, PaymentSucceeded } from '../../src/payments';
 import { createApp, CreatedApp } from '../support/factories';
 import { createInvoice, createPayment, eventsOf, expire, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -74,18 +74,28 @@ describe('domain events: subscribers run inside the transaction of the change', 
     expect([...order].sort()).toEqual([
       // Audits the facts an admin causes through the app routes (decisions section 15).
       'ActingAdminAuditSubscriber.record',
-      'ExcessRefundSubscriber.onCapture',
+      // Counts the capture and publishes what it counted (CaptureSettled).
       'InvoiceSettlementSubscriber.onPaymentSucceeded',
       'LedgerLikeSubscriber.onCapture',
       'LedgerPostingsSubscriber.onCapture',
-      // Decides the payer's receipt (decisions 16), once the invoice has counted the capture.
-      'NotificationDecisions.onCapture',
       'OutboxSubscriber.record',
     ]);
-    // Subscribers of the same order run in discovery order; the outbox always runs last,
-    // the excess refund just before it (once the invoice has said what it did not count).
     expect(order.at(-1)).toBe('OutboxSubscriber.record');
-    expect(order.at(-2)).toBe('ExcessRefundSubscriber.onCapture');
+    // What depends on what the invoice counted hears the fact the invoice publishes, not a reply.
+    const onSettled = t.app.get(DomainEventBus).subscribersOf(CaptureSettled);
+    expect([...onSettled].sort()).toEqual([
+      'ActingAdminAuditSubscriber.record',
+      // Refunds the excess (decisions 13).
+      'ExcessRefundSubscriber.onCaptureSettled',
+      // Decides the payer's receipt for what was counted (decisions 16).
+      'NotificationDecisions.onCaptureSettled',
+      // Records payment.succeeded with its excess_minor.
+      'OutboxSubscriber.record',
+      // The payment keeps its excess.
+      'PaymentTransitions.recordExcess',
+    ]);
+    // Subscribers of the same order run in discovery order; the outbox always runs last.
+    expect(onSettled.at(-1)).toBe('OutboxSubscriber.record');
     const onPaid = t.app.get(DomainEventBus).subscribersOf(InvoicePaid);
     expect([...onPaid].sort()).toEqual([
       'ActingAdminAuditSubscriber.record',

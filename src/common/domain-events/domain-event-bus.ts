@@ -20,7 +20,22 @@ interface Subscriber {
  * the fact (found through @OnDomainEvent) one after the other, in the
  * caller's transaction. Facts published by a subscriber are queued and run
  * after the current fact's subscribers, so facts reach the outbox in the
- * order they happened (payment.succeeded before the invoice.paid it causes).
+ * order they happened.
+ *
+ * The order, then, is two phases per fact and one queue across facts:
+ *   1. SETTLE: the fact's subscribers, in discovery order (module imports);
+ *      none reads another's result, and a fact is never changed once
+ *      published (they are immutable). What one decides, it publishes.
+ *   2. OUTBOX: the outbox records the fact's webhook form, if it has one.
+ *   then the next queued fact, the same way.
+ * A capture, for instance:
+ *   PaymentSucceeded  ledger posts the capture; the invoice counts it and
+ *                     publishes CaptureSettled, then InvoicePaid (queued)
+ *   CaptureSettled    the payment records its excess, refunds open the excess
+ *                     refund (RefundPending, queued), notifications the
+ *                     receipt; outbox: payment.succeeded
+ *   InvoicePaid       subscriptions, entitlements; outbox: invoice.paid
+ *   RefundPending     ledger reserves it; outbox: refund.pending
  */
 @Injectable()
 export class DomainEventBus implements OnModuleInit {

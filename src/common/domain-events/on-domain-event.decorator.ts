@@ -5,15 +5,13 @@ import type { DomainEventClass } from './domain-event';
 export const DOMAIN_EVENT_HANDLER = 'joma:domain-event-handler';
 
 /**
- * When subscribers of one fact run, lowest first. Features that change state
- * in reaction (an invoice counting a capture) run at SETTLE; the outbox
- * records the fact last, once every subscriber has said what it adds (the
- * capture's excess is known only after the invoice has counted it).
- * NOTIFY decides messages to payers from what settling decided (a receipt
- * for the amount the invoice counted). AFTER_SETTLE is for reactions to what
- * settling decided (the refund of a capture's excess).
+ * When subscribers of one fact run, lowest first: every feature reacting to
+ * it at SETTLE (the default), the outbox at OUTBOX, last, once the fact's
+ * consequences are written. Nothing runs in between: a reaction that needs
+ * what another feature decided subscribes to the fact that feature publishes
+ * (the excess refund and the receipt to CaptureSettled, not PaymentSucceeded).
  */
-export const HandlerOrder = { SETTLE: 0, NOTIFY: 400, AFTER_SETTLE: 500, OUTBOX: 1000 } as const;
+export const HandlerOrder = { SETTLE: 0, OUTBOX: 1000 } as const;
 
 export interface DomainEventHandlerMeta {
   event: DomainEventClass;
