@@ -32,12 +32,41 @@ const FASTIFY_SMOKE = [
   'webhooks-delivery',
 ];
 
+/**
+ * Specs that start processes, databases or a browser (child replicas, the CLI,
+ * `npm start`, the packed client, Chromium): their own project, which the
+ * heavy-first sequencer starts first (they are the longest files, and they
+ * wait on other processes more than on this one, so they overlap best with
+ * the rest). Same set-up as e2e.
+ */
+const PROCESS_SPECS = [
+  'cli',
+  'container-smoke',
+  'dashboard.browser',
+  'database-connection-loss',
+  'embedded-postgres',
+  'money-model',
+  'pay-page.browser',
+  'readme-walk',
+  'replica-killed',
+  'sdk-package',
+  'startup',
+  'webhooks-docs',
+].map((f) => `<rootDir>/test/e2e/${f}.e2e-spec.ts`);
+
+/** Jest's Node environment plus a cache that lives as long as the worker (test/support/worker-environment.cjs). */
+const testEnvironment = '<rootDir>/test/support/worker-environment.cjs';
+
 // The client's sources import each other as './x.js' (what its ESM build needs);
 // in the tests those are the .ts files beside them.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 
 module.exports = {
-  maxWorkers: 2,
+  // Three workers on this 2-core machine: a run with two kept the cores about
+  // half busy (its files wait on PostgreSQL, child processes, timers and the
+  // browser as much as they compute); JEST_MAX_WORKERS overrides.
+  maxWorkers: Number(process.env.JEST_MAX_WORKERS) || 3,
+  testSequencer: '<rootDir>/test/support/heavy-first-sequencer.cjs',
   // A worker asked to end gets this long to exit by itself before Jest kills it
   // ("failed to exit gracefully"). Jest's 500 ms was too short on this 2-core
   // machine under load: at the end of a full run a worker with nothing left open
@@ -63,7 +92,7 @@ module.exports = {
     },
     {
       displayName: 'medium',
-      testEnvironment: 'node',
+      testEnvironment,
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
       transform,
@@ -73,10 +102,23 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
+      displayName: 'process',
+      testEnvironment,
+      rootDir: __dirname,
+      testMatch: PROCESS_SPECS,
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-after-each.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
       displayName: 'e2e',
-      testEnvironment: 'node',
+      testEnvironment,
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...PROCESS_SPECS.map((p) => p.replace('<rootDir>', ''))],
       transform,
       transformIgnorePatterns,
       moduleNameMapper,
@@ -90,7 +132,7 @@ module.exports = {
     // Fastify gains nothing on writes; running everything twice doubled the suite).
     {
       displayName: 'e2e-fastify',
-      testEnvironment: 'node',
+      testEnvironment,
       rootDir: __dirname,
       testMatch: FASTIFY_SMOKE.map((f) => `<rootDir>/test/e2e/${f}.e2e-spec.ts`),
       transform,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { INestApplication } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Logger } from 'nestjs-pino';
 
@@ -28,7 +29,10 @@ import { setupSwagger } from './swagger';
  * Everything an app instance needs beyond its modules, shared by `main.ts`
  * and the test app factory so tests run the real HTTP stack.
  */
-export function configureApp(app: INestApplication): void {
+export function configureApp(
+  app: INestApplication,
+  options: { openApiDocument?: OpenAPIObject } = {},
+): void {
   const clock = app.get(Clock);
   const metrics = app.get(Metrics);
   const config = app.get(AppConfig);
@@ -74,7 +78,7 @@ export function configureApp(app: INestApplication): void {
     ),
   );
   app.useGlobalPipes(createValidationPipe());
-  setupSwagger(app);
+  setupSwagger(app, options.openApiDocument);
 }
 
 /** PUBLIC_RATE_LIMIT_PER_SECOND on the pay pages, the sandbox checkout and gateway callbacks. */

@@ -1,13 +1,13 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 import { ADMIN_BEARER_SCHEME, APP_KEY_SCHEME, APP_SECRET_SCHEME } from '../auth/decorators';
 import { AppConfig } from '../config/app-config';
 import { finishOpenApiDocument } from './openapi-document';
 import { dtoClassesOf, paramDtosOf } from './openapi-validation-rules';
 
-/** Swagger UI at /docs, OpenAPI JSON at /docs-json, with both security schemes. */
-export function setupSwagger(app: INestApplication): void {
+/** The OpenAPI document of the app's routes, with both security schemes. */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Joma API')
     .setDescription(
@@ -41,11 +41,22 @@ export function setupSwagger(app: INestApplication): void {
       ADMIN_BEARER_SCHEME,
     )
     .build();
-  const document = finishOpenApiDocument(
+  return finishOpenApiDocument(
     SwaggerModule.createDocument(app, config),
     app.get(AppConfig).publicBaseUrl,
     dtoClassesOf(app),
     paramDtosOf(app),
   );
+}
+
+/**
+ * Swagger UI at /docs, OpenAPI JSON at /docs-json. `document` is the app's
+ * own (buildOpenApiDocument); the test app factory passes one it built for an
+ * identical app earlier in the same process, which saves the build per boot.
+ */
+export function setupSwagger(
+  app: INestApplication,
+  document: OpenAPIObject = buildOpenApiDocument(app),
+): void {
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

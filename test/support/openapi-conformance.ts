@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -6,6 +7,7 @@ import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 
 import { type JomaRequest, routeTemplate } from '../../src/common/http/request-context';
+import { perWorker } from './worker-cache';
 
 /**
  * Every response the e2e suite receives is checked against the OpenAPI
@@ -46,21 +48,35 @@ export function documentedOperations(doc: Json): string[] {
   return ops.sort();
 }
 
-export class OpenApiConformance {
-  private readonly ajv: Ajv;
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly problems: string[] = [];
-  private readonly seen = new Set<string>();
+/** A document's compiled schemas: one per worker process and document (see worker-cache.ts). */
+interface Compiled {
+  ajv: Ajv;
+  validators: Map<string, ValidateFunction>;
+}
 
-  constructor(private readonly doc: Json) {
-    this.ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats(this.ajv);
+function compiledFor(doc: Json): Compiled {
+  const text = JSON.stringify(doc);
+  const digest = createHash('sha256').update(text).digest('hex');
+  return perWorker(`openapi-conformance:${digest}`, () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
     // The components, addressable the way the document's own $refs are written.
-    this.ajv.addSchema({ $id: 'openapi.json', components: doc.components ?? {} });
+    ajv.addSchema({ $id: 'openapi.json', components: doc.components ?? {} });
     if (runDir()) {
       mkdirSync(runDir(), { recursive: true });
       writeFileSync(operationsDocumentedFile(), `${documentedOperations(doc).join('\n')}\n`);
     }
+    return { ajv, validators: new Map<string, ValidateFunction>() };
+  });
+}
+
+export class OpenApiConformance {
+  private readonly compiled: Compiled;
+  private readonly problems: string[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly doc: Json) {
+    this.compiled = compiledFor(doc);
   }
 
   /** Mismatches found since the last call (and forgets them). */
@@ -149,14 +165,15 @@ export class OpenApiConformance {
   }
 
   private validatorFor(key: string, schema: Json): ValidateFunction {
-    let v = this.validators.get(key);
+    const { ajv, validators } = this.compiled;
+    let v = validators.get(key);
     if (!v) {
       // Local $refs ('#/components/...') point into the document's components.
       const rebased = JSON.parse(
         JSON.stringify(schema).replace(/"#\/components\//g, '"openapi.json#/components/'),
       ) as Json;
-      v = this.ajv.compile(rebased);
-      this.validators.set(key, v);
+      v = ajv.compile(rebased);
+      validators.set(key, v);
     }
     return v;
   }

@@ -10,10 +10,12 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { createHttpApp } from '../../src/bootstrap/http-adapter';
+import { buildOpenApiDocument } from '../../src/bootstrap/swagger';
 import { ManualClock } from '../../src/common/clock/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { conformance, OpenApiConformance } from './openapi-conformance';
 import { createDatabase, databaseUrl, newDatabaseName } from './test-database';
+import { perWorker } from './worker-cache';
 
 export const SUPER_ADMIN = { email: 'root@joma.test', password: 'root-password-123' };
 
@@ -104,7 +106,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       }
     : AppModule.forRoot(config, { clock });
   const app = await createHttpApp(root, config, { logger: false });
-  configureApp(app);
+  // The OpenAPI document is built once per worker process for apps of the same
+  // modules and public URL (test/e2e/openapi-document.e2e-spec.ts checks a
+  // fresh build of the document); an app with extra test modules builds its own.
+  configureApp(app, {
+    openApiDocument: options.imports?.length
+      ? undefined
+      : perWorker(`openapi-document:${config.httpAdapter}:${config.publicBaseUrl}`, () =>
+          buildOpenApiDocument(app),
+        ),
+  });
   // Every response is checked against the served OpenAPI document (openapi-conformance.ts).
   // (Set once the document is served; until then nothing is checked.)
   const check: { middleware?: ReturnType<OpenApiConformance['middleware']> } = {};
