@@ -34,7 +34,14 @@ export interface TestApp {
 
 export interface TestAppOptions {
   config?: Partial<ConstructorParameters<typeof AppConfig>[0]>;
-  /** A second instance on the same database (for multi-replica tests). */
+  /**
+   * A second instance on the same database. It shares this process with the
+   * first, and `@Transactional` methods find nestjs-cls's process-wide
+   * TransactionHost, which is the last-built app's: both instances' methods
+   * then run their transactions on that app's pool. So this tests two apps'
+   * HTTP and scheduling on one database, not two processes; what must hold
+   * across real replicas is proven with child processes (child-replica.ts).
+   */
   databaseUrl?: string;
   /** Extra test-only modules (controllers that provoke failures, latches), mounted beside the real app. */
   imports?: (Type<unknown> | DynamicModule)[];
