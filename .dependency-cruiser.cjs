@@ -1,18 +1,24 @@
 /**
- * Module boundaries (README.md, "Architecture").
+ * Module boundaries (docs/architecture.md, "Module boundaries").
  *
  * A feature is a folder directly under src/ (apps, auth, billing, invoices,
- * payments, ...). Another feature reaches it only through its public door,
- * `src/<feature>/index.ts`, which exports what its Nest module exports (its
- * module, services, DTOs, domain events and record types), plus the shared
- * entry points listed in SHARED_ENTRY_POINTS (route decorators and the like,
- * which every feature's controllers use). Never its entities or anything else
- * inside it.
+ * payments, ...). Another feature, or a benchmark under bench/, reaches it
+ * only through its public door, `src/<feature>/index.ts`, which exports what
+ * its Nest module exports (its module, services, DTOs, domain events and
+ * record types), plus the shared entry points listed in SHARED_ENTRY_POINTS
+ * (route decorators and the like, which every feature's controllers use).
+ * Never its entities or anything else inside it.
  * The shared folders (common, config, database, bootstrap) may be used by all;
- * common, config and database never reach into a feature.
- * Feature folders must not depend on each other in a cycle.
+ * common, config and database never reach into a feature (nor the
+ * composition root, src/main.ts and src/app.module.ts, which no feature but
+ * src/cli/ imports either), and config, the bottom layer, uses none of the
+ * other shared folders. Inside webhooks, api -> delivery -> endpoints, one way.
+ * Neither feature folders nor files form cycles; every import resolves, and
+ * src/ needs no devDependency at run time.
  *
- * `npm run lint:boundaries:selftest` (part of `npm run lint`) proves each rule still fires.
+ * `npm run lint:boundaries` (part of `npm run lint`) runs these rules on src/
+ * and bench/, then scripts/depcruise-selftest.mjs, which proves each rule
+ * still fires.
  */
 const SHARED = '(?:common|config|database|bootstrap)';
 /** A module inside a feature folder; $1 is the feature's name. */
@@ -64,6 +70,16 @@ module.exports = {
         '(or the composition root), or every feature would depend on every other.',
       from: { path: '^src/(?:common|config|database)/' },
       to: { path: [ANY_FEATURE, '^src/(?:main|app\\.module)\\.ts$'] },
+    },
+    {
+      name: 'config-at-the-bottom',
+      severity: 'error',
+      comment:
+        'src/config is the bottom layer: every other folder may use it, it uses none of them (features and the ' +
+        'composition root: shared-no-features). When config needs a value of a higher folder, the value moves ' +
+        'down into config (as PASSWORD_SCRYPT_N did from common/crypto) or the caller hands it over.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(?:common|database|bootstrap)/' },
     },
     {
       name: 'webhooks-layers',

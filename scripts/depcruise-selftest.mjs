@@ -25,6 +25,9 @@ const files = {
   'src/auth/auth.service.ts': `export class AuthService {}\n`,
   'src/common/util.ts': `import { BetaService } from '../beta/beta.service';\nexport const u = BetaService;\n`,
   'src/config/cfg.ts': `import { root } from '../app.module';\nexport const c = root;\n`,
+  // config is the bottom layer: config -> common is refused; common -> config stays allowed.
+  'src/config/limits.ts': `import { hashCost } from '../common/hash';\nexport const limit = hashCost;\n`,
+  'src/common/hash.ts': `import { c } from '../config/cfg';\nexport const hashCost = c;\n`,
   // beta: allowed imports first, then one violation of each kind.
   'src/beta/beta.service.ts': [
     `import { AlphaService, AlphaModule, AlphaDto } from '../alpha';`,
@@ -67,6 +70,7 @@ const expected = [
   'feature-no-foreign-internals src/beta/beta.service.ts -> src/auth/guards/x.guard.ts',
   'shared-no-features src/common/util.ts -> src/beta/beta.service.ts',
   'shared-no-features src/config/cfg.ts -> src/app.module.ts',
+  'config-at-the-bottom src/config/limits.ts -> src/common/hash.ts',
   'no-composition-root-imports src/beta/beta.module.ts -> src/app.module.ts',
   'no-feature-cycles src/delta <-> src/gamma',
   'no-module-cycles src/eps/a.ts <-> src/eps/b.ts',

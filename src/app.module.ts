@@ -53,7 +53,7 @@ export class AppModule {
         ClockModule.forRoot(options.clock),
         LoggerModule.forRoot(loggerParams(config.logLevel)),
         ScheduleModule.forRoot(),
-        DatabaseModule,
+        DatabaseModule.forRoot(config),
         DomainEventsModule,
         HealthModule,
         EventsModule,

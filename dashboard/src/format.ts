@@ -8,14 +8,18 @@ export function bnDigits(s: string): string {
 }
 
 /**
- * Taka from integer poisha, exact at any size: lakh and crore grouping
- * (12,34,567.89), Bangla digits in Bangla. Built from the integer, never
- * through a float.
+ * Taka from integer poisha: lakh and crore grouping (12,34,567.89), Bangla
+ * digits in Bangla. Taka and poisha are split with integer (BigInt)
+ * arithmetic, never by dividing by 100 in floating point. A number is exact
+ * up to 2^53 - 1 poisha, the largest figure the API answers (a larger one is
+ * AMOUNT_OUT_OF_RANGE); a figure the dashboard adds up itself is a bigint,
+ * exact at any size. A number that is not a whole count of poisha throws.
  */
-export function taka(minor: number | null | undefined, lang: Lang): string {
+export function taka(minor: number | bigint | null | undefined, lang: Lang): string {
   if (minor === null || minor === undefined) return '—';
-  const negative = minor < 0;
-  const abs = BigInt(Math.abs(minor));
+  const exact = BigInt(minor);
+  const negative = exact < 0n;
+  const abs = negative ? -exact : exact;
   const whole = (abs / 100n).toString();
   const frac = (abs % 100n).toString().padStart(2, '0');
   const last3 = whole.slice(-3);

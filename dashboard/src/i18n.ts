@@ -119,6 +119,7 @@ const BN: Record<string, string> = {
   Runs: 'রান',
   Exceptions: 'ব্যতিক্রম',
   Matched: 'মিলেছে',
+  'Failure reason': 'ব্যর্থতার কারণ',
   Account: 'হিসাব',
   Debit: 'ডেবিট',
   Credit: 'ক্রেডিট',

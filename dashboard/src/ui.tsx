@@ -132,7 +132,11 @@ export function useList<R>(fetcher: Fetch<R>, deps: unknown[]) {
   };
 }
 
-export function Pager({ list }: { list: ReturnType<typeof useList<unknown>> }) {
+/** What `useList` answers for rows of type R. */
+export type List<R> = ReturnType<typeof useList<R>>;
+
+/** Previous and next for a `useList` list, with its total. */
+export function Pager<R>({ list }: { list: List<R> }) {
   const { t, lang } = useCtx();
   if (!list.hasNext && !list.hasPrev) return null;
   return (

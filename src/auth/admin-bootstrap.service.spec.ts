@@ -59,3 +59,50 @@ describe('AdminBootstrapService status', () => {
     });
   });
 });
+
+/** A database dropping connections at start-up is waited for within DB_CONNECT_RETRY_MS (decisions 10). */
+describe('AdminBootstrapService and a lost connection', () => {
+  const lost = () => new Error('Connection terminated unexpectedly');
+  const service = (users: Partial<AdminUsersService>, dbConnectRetryMs: number) =>
+    new AdminBootstrapService(
+      new AppConfig({
+        port: 0,
+        databaseUrl: 'postgres://x/y',
+        publicBaseUrl: 'http://localhost',
+        jwtSecret: 'x'.repeat(32),
+        encryptionKeyHex: '0'.repeat(64),
+        adminEmail: 'a@example.com',
+        adminPassword: 'a-long-password',
+        dbConnectRetryMs,
+      }),
+      users as AdminUsersService,
+    );
+
+  it('tries again, from the count, until the database answers', async () => {
+    let counts = 0;
+    let creates = 0;
+    const s = service(
+      {
+        count: async () => {
+          if (++counts === 1) throw lost();
+          return 0;
+        },
+        create: async () => {
+          if (++creates === 1) throw lost();
+          return {} as never;
+        },
+      },
+      10_000,
+    );
+    await s.onApplicationBootstrap();
+    expect([counts, creates]).toEqual([3, 2]);
+    expect(s.status).toBe(
+      'Created the first super admin (a@example.com) from ADMIN_EMAIL/ADMIN_PASSWORD',
+    );
+  });
+
+  it('with DB_CONNECT_RETRY_MS=0, one try: the lost connection ends start-up', async () => {
+    const s = service({ count: () => Promise.reject(lost()) }, 0);
+    await expect(s.onApplicationBootstrap()).rejects.toThrow('Connection terminated unexpectedly');
+  });
+});

@@ -1,9 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { transientStartupError, withStartupRetry } from '../database/startup-retry';
 import { AdminUsersService } from './admin-users.service';
 
-/** Creates the first super admin from ADMIN_EMAIL/ADMIN_PASSWORD when no admin exists. */
+/**
+ * Creates the first super admin from ADMIN_EMAIL/ADMIN_PASSWORD when no admin
+ * exists. A database refusing or dropping connections meanwhile is waited
+ * for as start-up waits for it (`withStartupRetry`, DB_CONNECT_RETRY_MS).
+ */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AdminBootstrap');
@@ -18,6 +23,13 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await withStartupRetry('Admin bootstrap', () => this.bootstrap(), {
+      budgetMs: this.config.dbConnectRetryMs,
+      warn: (msg) => this.logger.warn(msg),
+    });
+  }
+
+  private async bootstrap(): Promise<void> {
     const { adminEmail, adminPassword } = this.config;
     const existing = await this.users.count();
     if (existing > 0) {
@@ -47,6 +59,8 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       });
       this.status = `Created the first super admin (${adminEmail}) from ADMIN_EMAIL/ADMIN_PASSWORD`;
     } catch (err) {
+      // A lost connection: tried again from the count (the user may have been created).
+      if (transientStartupError(err)) throw err;
       // Another replica may have won the race; the unique email index decides.
       this.status = `First super admin not created: ${(err as Error).message}`;
       this.logger.warn(this.status);

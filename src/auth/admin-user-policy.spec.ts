@@ -42,6 +42,26 @@ describe('assertMayChangeAdmin: apps', () => {
     expect(denied(manager, clerk, { appIds: [8] })).toBeNull();
   });
 
+  it("re-enabling a disabled user grants what it holds: its permissions and apps must be within the actor's", () => {
+    const disabled = (t: AdminTarget): AdminTarget => ({ ...t, status: 'DISABLED' });
+    expect(denied(manager, disabled(approver), { status: 'ACTIVE' })).toBe(
+      'Permission denied: re-enabling a user grants what it holds: you may grant only permissions you hold (not refunds:approve)',
+    );
+    expect(denied(manager, disabled(clerk), { status: 'ACTIVE' })).toBeNull();
+    // The apps it would have again: beyond a scoped actor's own, refused.
+    expect(denied(scoped, disabled({ ...clerk, appIds: null }), { status: 'ACTIVE' })).toMatch(
+      /re-enabling a user grants what it holds: you may not give a user every app/,
+    );
+    expect(denied(scoped, disabled({ ...clerk, appIds: [7, 8] }), { status: 'ACTIVE' })).toMatch(
+      /re-enabling a user grants what it holds: you may not give a user apps beyond your own \(not 8\)/,
+    );
+    expect(denied(scoped, disabled(clerk), { status: 'ACTIVE' })).toBeNull();
+    // Disabling, or a user already ACTIVE: nothing is handed back.
+    expect(denied(manager, approver, { status: 'ACTIVE' })).toBeNull();
+    expect(denied(manager, approver, { status: 'DISABLED' })).toBeNull();
+    expect(denied(root, disabled(approver), { status: 'ACTIVE' })).toBeNull();
+  });
+
   it('an app-scoped actor sets no appIds, and a new user of its own has every app: refused', () => {
     expect(denied(scoped, clerk, { appIds: [7] })).toMatch(/app-scoped user may not set appIds/);
     expect(denied(scoped, null, { permissions: ['invoices:read'] })).toMatch(

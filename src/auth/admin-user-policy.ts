@@ -41,7 +41,10 @@ const denied = (why: string) =>
  * change the apps of a user who holds (now or after the change) a
  * permission it lacks (that would take the permission to other apps: decisions 14 as
  * amended), nor give a user apps beyond its own scope (clearing `appIds`,
- * null = every app, is the widest). Throws 403 PERMISSION_DENIED.
+ * null = every app, is the widest). Re-enabling a DISABLED user gives it
+ * back everything it holds, so it is judged as granting that: every
+ * permission it would hold and its apps must be within the actor's, as
+ * for a new user. Throws 403 PERMISSION_DENIED.
  * (That a change leaves some ACTIVE super admin is checked by the service,
  * which sees the other users.)
  */
@@ -61,6 +64,9 @@ export function assertMayChangeAdmin(
     status: 'ACTIVE',
     permissions: [],
   };
+  // Re-enabling hands back every permission and app the user holds: a grant of all of it.
+  const reenabling = !creating && current.status === 'DISABLED' && change.status === 'ACTIVE';
+  const regranted = reenabling ? 're-enabling a user grants what it holds: ' : '';
   if (current.superAdmin) throw denied('only a super admin may change a super admin');
   if (change.superAdmin !== undefined && change.superAdmin !== current.superAdmin) {
     throw denied(
@@ -69,31 +75,39 @@ export function assertMayChangeAdmin(
         : 'only a super admin may set superAdmin',
     );
   }
+  const permissionsAfter = change.permissions ?? current.permissions;
   if (change.permissions !== undefined) {
-    const added = change.permissions.filter((p) => !current.permissions.includes(p));
     const removed = current.permissions.filter((p) => !change.permissions!.includes(p));
+    const added = change.permissions.filter((p) => !current.permissions.includes(p));
     if (!creating && target?.id === actor.userId && added.length + removed.length > 0) {
       throw denied('you may not change your own permissions');
     }
-    const notHeld = added.filter((p) => !actor.permissions.includes(p));
-    if (notHeld.length > 0) {
-      throw denied(`you may grant only permissions you hold (not ${notHeld.join(', ')})`);
-    }
+  }
+  const granted = reenabling
+    ? permissionsAfter
+    : permissionsAfter.filter((p) => !current.permissions.includes(p));
+  const notHeld = granted.filter((p) => !actor.permissions.includes(p));
+  if (notHeld.length > 0) {
+    throw denied(
+      `${regranted}you may grant only permissions you hold (not ${[...new Set(notHeld)].join(', ')})`,
+    );
   }
   const appsBefore = creating ? null : (current.appIds ?? null);
   const appsAfter = change.appIds !== undefined ? change.appIds : appsBefore;
-  // A new user without appIds gets every app: that too is giving it apps.
-  const appsChange = creating || !sameApps(appsBefore, appsAfter);
-  if (!appsChange) return;
+  // A new user without appIds gets every app: that too is giving it apps (and so is re-enabling one).
+  const appsChanged = creating || !sameApps(appsBefore, appsAfter);
+  if (!appsChanged && !reenabling) return;
   if (!withinApps(appsAfter, actor.appIds)) {
     throw denied(
-      appsAfter === null
-        ? 'you may not give a user every app (appIds null) beyond your own apps'
-        : `you may not give a user apps beyond your own (not ${appsAfter
-            .filter((id) => !actor.appIds!.includes(id))
-            .join(', ')})`,
+      regranted +
+        (appsAfter === null
+          ? 'you may not give a user every app (appIds null) beyond your own apps'
+          : `you may not give a user apps beyond your own (not ${appsAfter
+              .filter((id) => !actor.appIds!.includes(id))
+              .join(', ')})`),
     );
   }
+  if (!appsChanged) return;
   // What the user holds now or would hold: dropping a permission in the same change does not help.
   const held = [...current.permissions, ...(change.permissions ?? [])];
   const lacking = held.filter((p) => !actor.permissions.includes(p));

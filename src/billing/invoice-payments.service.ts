@@ -13,15 +13,15 @@ import {
   PaymentsService,
 } from '../payments';
 
+/** Open pay-page checkouts an invoice may have at once. */
+export const MAX_OPEN_CHECKOUTS = 3;
+
 /**
  * Paying invoices: the use cases that need both invoices and payments, above
  * both. Each locks the invoice once, decides what is due, and writes the
  * PENDING payment in one short transaction; the gateway's checkout is then
  * opened with no transaction open.
  */
-/** Open pay-page checkouts an invoice may have at once. */
-export const MAX_OPEN_CHECKOUTS = 3;
-
 @Injectable()
 export class InvoicePaymentsService {
   constructor(

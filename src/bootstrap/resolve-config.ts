@@ -31,11 +31,12 @@ function localSecrets(dataDir: string): LocalSecrets {
 export async function openDatabase(
   env: EnvSchema,
   log: (line: string) => void,
+  options: { ownProcessGroup?: boolean } = {},
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL };
   const pgDir = join(resolve(env.DATA_DIR), 'pg');
   log(`No DATABASE_URL: starting the embedded PostgreSQL in ${pgDir}`);
-  const embedded = await startEmbeddedPostgres(pgDir, 'joma', { log });
+  const embedded = await startEmbeddedPostgres(pgDir, 'joma', { log, ...options });
   return { url: embedded.url, embedded };
 }
 
@@ -47,6 +48,7 @@ export async function openDatabase(
 export async function resolveConfig(
   env: EnvSchema,
   log: (line: string) => void,
+  options: { ownProcessGroup?: boolean } = {},
 ): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
   const dataDir = resolve(env.DATA_DIR);
   if (env.DATABASE_URL) {
@@ -64,7 +66,7 @@ export async function resolveConfig(
       }),
     };
   }
-  const { url, embedded } = await openDatabase(env, log);
+  const { url, embedded } = await openDatabase(env, log, options);
   const secrets = localSecrets(dataDir);
   return {
     config: AppConfig.fromEnv(env, {

@@ -27,7 +27,12 @@ export class AdminCliModule {
     });
     return {
       module: AdminCliModule,
-      imports: [ConfigModule.forRoot(config), ClockModule.forRoot(), DatabaseModule, AuthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        ClockModule.forRoot(),
+        DatabaseModule.forRoot(config),
+        AuthModule,
+      ],
     };
   }
 }

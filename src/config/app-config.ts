@@ -1,8 +1,13 @@
 import { hkdfSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
-import { PASSWORD_SCRYPT_N } from '../common/crypto/crypto';
 import { EnvSchema } from './env.schema';
+
+/**
+ * scrypt's N for admin passwords when PASSWORD_SCRYPT_N is unset: OWASP's
+ * current guidance, N = 2^17 with r = 8, p = 1 (128 MiB, about 0.5 s a hash).
+ */
+export const PASSWORD_SCRYPT_N = 131072;
 
 /**
  * Fully resolved configuration: the validated environment plus what start-up
@@ -26,6 +31,12 @@ export class AppConfig {
   readonly httpKeepAliveTimeoutMs: number;
   readonly dbStatementTimeoutMs: number;
   readonly dbAcquireTimeoutMs: number;
+  /**
+   * How long start-up keeps trying a step that needs the database (connecting,
+   * migrating, the start-up hooks) while it refuses or drops connections
+   * (DB_CONNECT_RETRY_MS); 0 = one try (the default outside `fromEnv`).
+   */
+  readonly dbConnectRetryMs: number;
   /** Login throttling (failures that lock, per key, within loginLockMinutes) and the hashing cap. */
   readonly loginFailuresPerEmailAddress: number;
   readonly loginFailuresPerEmail: number;
@@ -106,6 +117,7 @@ export class AppConfig {
     httpKeepAliveTimeoutMs?: number;
     dbStatementTimeoutMs?: number;
     dbAcquireTimeoutMs?: number;
+    dbConnectRetryMs?: number;
     loginFailuresPerEmailAddress?: number;
     loginFailuresPerEmail?: number;
     loginFailuresPerAddress?: number;
@@ -157,6 +169,7 @@ export class AppConfig {
     this.httpKeepAliveTimeoutMs = values.httpKeepAliveTimeoutMs ?? 5_000;
     this.dbStatementTimeoutMs = values.dbStatementTimeoutMs ?? 5000;
     this.dbAcquireTimeoutMs = values.dbAcquireTimeoutMs ?? 5000;
+    this.dbConnectRetryMs = values.dbConnectRetryMs ?? 0;
     this.loginFailuresPerEmailAddress = values.loginFailuresPerEmailAddress ?? 5;
     this.loginFailuresPerEmail = values.loginFailuresPerEmail ?? 50;
     this.loginFailuresPerAddress = values.loginFailuresPerAddress ?? 20;
@@ -238,6 +251,7 @@ export class AppConfig {
       httpKeepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
+      dbConnectRetryMs: env.DB_CONNECT_RETRY_MS,
       loginFailuresPerEmailAddress: env.LOGIN_FAILURES_PER_EMAIL_ADDRESS,
       loginFailuresPerEmail: env.LOGIN_FAILURES_PER_EMAIL,
       loginFailuresPerAddress: env.LOGIN_FAILURES_PER_ADDRESS,

@@ -79,7 +79,7 @@ export class EnvSchema {
   @Max(600_000)
   DB_ACQUIRE_TIMEOUT_MS: number = 5000;
 
-  /** How long start-up keeps trying to reach and migrate the database before it exits (0 = one try). */
+  /** How long each start-up step that needs the database (connecting, migrating, the hooks after) keeps trying before start-up exits (0 = one try). */
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -1,11 +1,13 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
+import { withStartupRetry } from './startup-retry';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
 /**
@@ -13,37 +15,52 @@ import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
  * `TransactionHost` (nestjs-cls), so everything a use case writes (its rows,
  * its outbox events, a stored idempotent response) joins one transaction.
  * Background workers run on connections of their own (`WorkerLane`).
+ *
+ * The pool's first connection is retried as start-up retries everything that
+ * needs the database (`withStartupRetry`, within DB_CONNECT_RETRY_MS);
+ * @nestjs/typeorm's own retry (ten tries, 3 s apart, logged as errors) is off.
  */
 @Global()
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.databaseUrl, {
-          poolSize: config.dbPoolSize,
-          statementTimeoutMs: config.dbStatementTimeoutMs,
-          acquireTimeoutMs: config.dbAcquireTimeoutMs,
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const logger = new Logger('Database');
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...dataSourceOptions(config.databaseUrl, {
+              poolSize: config.dbPoolSize,
+              statementTimeoutMs: config.dbStatementTimeoutMs,
+              acquireTimeoutMs: config.dbAcquireTimeoutMs,
+            }),
+            autoLoadEntities: true,
+            toRetry: () => false,
+          }),
+          dataSourceFactory: (options?: DataSourceOptions) =>
+            withStartupRetry('Connection pool', () => new DataSource(options!).initialize(), {
+              budgetMs: config.dbConnectRetryMs,
+              warn: (msg) => logger.warn(msg),
+            }),
         }),
-        autoLoadEntities: true,
-      }),
-    }),
-    ClsModule.forRoot({
-      global: true,
-      // Each request's context opens in the middleware; `saveReq`: the audit log
-      // reads who acted (and from where) from the request.
-      middleware: { mount: true, saveReq: true },
-      plugins: [
-        new ClsPluginTransactional({
-          imports: [TypeOrmModule],
-          adapter: new LanedTypeOrmAdapter(),
-          enableTransactionProxy: false,
+        ClsModule.forRoot({
+          global: true,
+          // Each request's context opens in the middleware; `saveReq`: the audit log
+          // reads who acted (and from where) from the request.
+          middleware: { mount: true, saveReq: true },
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [TypeOrmModule],
+              adapter: new LanedTypeOrmAdapter(),
+              enableTransactionProxy: false,
+            }),
+          ],
         }),
+        ChangeFeedModule,
       ],
-    }),
-    ChangeFeedModule,
-  ],
-  providers: [WorkerLane],
-  exports: [WorkerLane],
-})
-export class DatabaseModule {}
+      providers: [WorkerLane],
+      exports: [WorkerLane],
+    };
+  }
+}

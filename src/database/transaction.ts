@@ -1,7 +1,14 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
-/** The transaction host every service injects (`tx.getRepository(...)`, `tx.query(...)`). */
+/**
+ * The transaction host over TypeORM, as `TenantRepo` names it (repositories
+ * and the few other data-access classes spell the type out; use cases open
+ * transactions with `@Transactional()` rather than inject it): `txHost.tx`
+ * is the current transaction's `EntityManager`, for
+ * `txHost.tx.getRepository(...)` and `sql(txHost.tx)` (raw SQL goes through
+ * `sql()`, never `tx.query(...)`).
+ */
 export type Tx = TransactionHost<TransactionalAdapterTypeOrm>;
 export { Transactional, TransactionHost } from '@nestjs-cls/transactional';
 

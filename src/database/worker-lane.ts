@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { poolOf } from './hot-query';
+import { withStartupRetry } from './startup-retry';
 
 /** The CLS key naming the data source of the code running now (absent: the API's). */
 const LANE = Symbol('joma-worker-lane');
@@ -69,16 +70,20 @@ export class WorkerLane implements OnApplicationShutdown {
       const options = this.main.options as typeof this.main.options & {
         extra?: Record<string, unknown>;
       };
-      const source = new DataSource({
+      const lane = {
         ...options,
         extra: {
           ...options.extra,
           max: this.config.dbWorkerPoolSize,
           application_name: 'joma-workers',
         },
-      } as typeof this.main.options);
-      await source.initialize();
-      this.source = source;
+      } as typeof this.main.options;
+      // Opened at start-up: a database refusing or dropping connections is waited for, as for the pool.
+      this.source = await withStartupRetry(
+        'Worker connections',
+        () => new DataSource(lane).initialize(),
+        { budgetMs: this.config.dbConnectRetryMs, warn: (msg) => this.logger.warn(msg) },
+      );
     })().catch((err: Error) => {
       this.opening = null;
       this.logger.error(`worker connections failed to open: ${err.message}`);

@@ -20,8 +20,7 @@ export class EventsRepository {
     return this.txHost.tx.getRepository(EventRecord);
   }
 
-  /** Writes one event in the caller's transaction (it commits, or rolls back, with the change). */
-  /** The new event's id. */
+  /** Writes one event in the caller's transaction (it commits, or rolls back, with the change); answers its id. */
   async insert(fields: Omit<EventRecord, 'id'>): Promise<number> {
     const [row] = await sql(this.txHost.tx).rows<{ id: string }>(
       'INSERT INTO events (app_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',

@@ -8,7 +8,7 @@ import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
 import { EmailChannel } from './channels/email-channel';
 import { SendError } from './channels/send-error';
-import { SMS_PROVIDER, type SmsProvider } from './channels/sms-channel';
+import { SMS_PROVIDER, smsClientId, type SmsProvider } from './channels/sms-channel';
 import { type Notification, NOTIFICATION_CHANNELS } from './notification.entity';
 import { NotificationMetrics } from './notification-metrics';
 import { NotificationsRepository, OUTCOME_UNKNOWN } from './notifications.repository';
@@ -145,7 +145,7 @@ export class NotificationWorker extends IntervalJob<NotificationTick> {
           senderName: m.senderName,
         });
       } else {
-        await this.smsProvider.send(credentials ?? {}, m.recipient, m.bodyText, `joma-${id}`);
+        await this.smsProvider.send(credentials ?? {}, m.recipient, m.bodyText, smsClientId(id));
       }
     } catch (err) {
       const e = err instanceof SendError ? err : new SendError((err as Error).message, true, true);

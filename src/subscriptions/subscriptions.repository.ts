@@ -91,10 +91,6 @@ export class SubscriptionsRepository {
     return rows.map((r) => Number(r.id));
   }
 
-  /**
-   * The subscription, row-locked, if it is still due at `now` and no other
-   * worker holds it (FOR UPDATE SKIP LOCKED): replicas never process one twice.
-   */
   /** Unlocked: the subscription's scope and open invoice, as last committed (null if gone). */
   async openInvoiceOf(
     id: number,
@@ -106,6 +102,10 @@ export class SubscriptionsRepository {
     return sub && { scope: { appId: sub.appId, mode: sub.mode }, openInvoiceId: sub.openInvoiceId };
   }
 
+  /**
+   * The subscription, row-locked, if it is still due at `now` and no other
+   * worker holds it (FOR UPDATE SKIP LOCKED): replicas never process one twice.
+   */
   lockIfDue(id: number, now: Date): Promise<Subscription | null> {
     return this.subscriptions.repo
       .createQueryBuilder('s')

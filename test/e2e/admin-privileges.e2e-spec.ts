@@ -172,6 +172,29 @@ describe('admin privilege boundaries', () => {
       expect(await changesBy(me.id)).toBe(2);
     });
 
+    it('cannot re-enable a disabled user holding a permission it lacks (403, nothing written); one within its own powers it may', async () => {
+      const a = await createApp(t);
+      const me = await adminWith(t, ['users:read', 'users:write', 'invoices:read']);
+      const approver = await adminWith(t, ['invoices:read', 'refunds:approve'], {
+        appIds: [a.id],
+      });
+      const clerk = await adminWith(t, ['invoices:read'], { appIds: [a.id] });
+      for (const user of [approver, clerk])
+        expect((await patch(root, user.id, { status: 'DISABLED' })).status).toBe(200);
+      // Re-enabling gives back everything the user holds: judged as granting it.
+      for (const body of [{ status: 'ACTIVE' }, { status: 'ACTIVE', name: 'Approver' }]) {
+        expect(refused(await patch(me.token, approver.id, body))).toBe(
+          'Permission denied: re-enabling a user grants what it holds: you may grant only permissions you hold (not refunds:approve)',
+        );
+      }
+      expect(await row(approver.id)).toMatchObject({ status: 'DISABLED' });
+      expect(await changesBy(me.id)).toBe(0);
+      const back = await patch(me.token, clerk.id, { status: 'ACTIVE' });
+      expect(back.status).toBe(200);
+      expect(back.body.data).toMatchObject({ status: 'ACTIVE', appIds: [a.id] });
+      expect(await changesBy(me.id)).toBe(1);
+    });
+
     it('an app-scoped admin sets no appIds and cannot give a user more apps than its own', async () => {
       const a = await createApp(t);
       const scoped = await adminWith(t, ['users:read', 'users:write', 'invoices:read'], {

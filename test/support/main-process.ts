@@ -18,7 +18,12 @@ export interface Run {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startMain(env: Record<string, string>): Run {
+/**
+ * `ownGroup`: the process leads a process group of its own, as a command in a
+ * terminal does, so a test can send a signal to the whole group (what Ctrl-C
+ * does: `process.kill(-pid, 'SIGINT')`).
+ */
+export function startMain(env: Record<string, string>, opts: { ownGroup?: boolean } = {}): Run {
   // The run's transpiled copy (scripts/transpile-for-tests.mjs) when global setup made one:
   // the same code, started without transpiling it again in each process.
   const main = process.env.JOMA_TEST_MAIN_JS;
@@ -37,6 +42,7 @@ export function startMain(env: Record<string, string>): Run {
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownGroup ?? false,
   });
   const out: string[] = [];
   const err: string[] = [];

@@ -11,8 +11,14 @@ describe('dashboard money formatting', () => {
     [100_000_000_000, '৳1,00,00,00,000.00'],
     [-1_000_050, '-৳10,000.50'],
     [Number.MAX_SAFE_INTEGER, '৳9,00,71,99,25,47,409.91'],
-  ])('%i poisha is %s (lakh and crore grouping, exact at any size)', (minor, text) => {
+  ])('%i poisha is %s (lakh and crore grouping, exact up to 2^53 - 1)', (minor, text) => {
     expect(taka(minor, 'en')).toBe(text);
+  });
+
+  it('takes a bigint above 2^53 - 1 (a sum the dashboard adds up) exactly', () => {
+    expect(taka(2n ** 53n + 1n, 'en')).toBe('৳9,00,71,99,25,47,409.93');
+    expect(taka(-(10n ** 20n) - 1n, 'en')).toBe('-৳10,00,00,00,00,00,00,00,000.01');
+    expect(() => taka(12.5, 'en')).toThrow(RangeError);
   });
 
   it('writes Bangla digits in Bangla', () => {

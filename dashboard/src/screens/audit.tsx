@@ -29,7 +29,7 @@ export function AuditScreen() {
           { label: t('Target'), cell: (a) => `${a.targetType} ${a.targetId ?? ''}` },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }

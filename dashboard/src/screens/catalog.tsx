@@ -37,7 +37,7 @@ export function CatalogScreen() {
           { label: t('Prices'), cell: (p) => (p.prices as Price[]).map(price).join(', ') || '—' },
         ]}
       />
-      <Pager list={products as never} />
+      <Pager list={products} />
       <Table
         caption={t('Benefits')}
         rows={benefits.rows}
@@ -48,7 +48,7 @@ export function CatalogScreen() {
           { label: t('Active'), cell: (b) => (b.active ? t('Yes') : t('No')) },
         ]}
       />
-      <Pager list={benefits as never} />
+      <Pager list={benefits} />
     </Screen>
   );
 }

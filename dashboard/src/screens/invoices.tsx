@@ -111,7 +111,7 @@ function InvoiceList() {
           { label: t('Due date'), cell: (i) => date(i.dueDate, lang) },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }
@@ -177,7 +177,11 @@ function InvoiceDetail({ id }: { id: number }) {
             columns={[
               { label: t('Description'), cell: (l) => l.description },
               { label: t('Quantity'), num: true, cell: (l) => l.qty },
-              { label: t('Amount'), num: true, cell: (l) => taka(l.unitAmountMinor * l.qty, lang) },
+              {
+                label: t('Amount'),
+                num: true,
+                cell: (l) => taka(BigInt(l.unitAmountMinor) * BigInt(l.qty), lang),
+              },
             ]}
           />
           <Table

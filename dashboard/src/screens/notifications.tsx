@@ -88,7 +88,7 @@ export function NotificationsScreen() {
           },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
       {shown ? (
         <section class="form" aria-labelledby="message-title">
           <h2 id="message-title">

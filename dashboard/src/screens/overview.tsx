@@ -86,7 +86,9 @@ export function OverviewScreen() {
     }
   }, [app, admin, appId, mode, can]);
 
-  const sum = (n: number) => (days ?? []).slice(-n).reduce((s, d) => s + d.collectedMinor, 0);
+  // Each day is at most 2^53 - 1 poisha; their sum may not be: added as bigints.
+  const sum = (n: number) =>
+    (days ?? []).slice(-n).reduce((s, d) => s + BigInt(d.collectedMinor), 0n);
   const max = Math.max(1, ...(days ?? []).map((d) => d.collectedMinor));
   return (
     <Screen title={t('Overview')}>

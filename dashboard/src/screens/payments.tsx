@@ -104,7 +104,7 @@ function PaymentList() {
           { label: t('Created'), cell: (p) => dateTime(p.createdAt, lang) },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }

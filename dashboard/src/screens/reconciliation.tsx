@@ -4,7 +4,7 @@ import type { components } from '../../../clients/typescript/src/generated/schem
 import { call } from '../api';
 import { useCtx } from '../context';
 import { date, dateTime, dhakaToday, num, taka } from '../format';
-import { ErrorNote, Field, Pager, Screen, Select, Table, useAction, useList } from '../ui';
+import { ErrorNote, Field, Pager, Screen, Select, Status, Table, useAction, useList } from '../ui';
 
 type Run = components['schemas']['ReconciliationRunDto'];
 type Item = components['schemas']['ReconciliationItemDto'];
@@ -109,6 +109,9 @@ function Runs() {
           { label: '#', cell: (r) => <a href={`#/reconciliation/${r.id}`}>{r.id}</a> },
           { label: t('Day'), cell: (r) => date(r.period, lang) },
           { label: t('Mode'), cell: (r) => r.mode ?? '—' },
+          // A FAILED run (the nightly job could not complete it) counts nothing: its reason says why.
+          { label: t('Status'), cell: (r) => <Status value={r.status} /> },
+          { label: t('Failure reason'), cell: (r) => r.failureReason ?? '' },
           { label: t('Matched'), num: true, cell: (r) => num(r.matched, lang) },
           {
             label: t('Exceptions'),
@@ -118,7 +121,7 @@ function Runs() {
           { label: t('Created'), cell: (r) => dateTime(r.createdAt, lang) },
         ]}
       />
-      <Pager list={runs as never} />
+      <Pager list={runs} />
     </Screen>
   );
 }
@@ -151,6 +154,16 @@ function RunView({ id }: { id: number }) {
         <dl class="facts">
           <dt>{t('Day')}</dt>
           <dd>{date(run.period, lang)}</dd>
+          <dt>{t('Status')}</dt>
+          <dd>
+            <Status value={run.status} />
+          </dd>
+          {run.failureReason ? (
+            <>
+              <dt>{t('Failure reason')}</dt>
+              <dd>{run.failureReason}</dd>
+            </>
+          ) : null}
           <dt>{t('Matched')}</dt>
           <dd>{num(run.matched, lang)}</dd>
           <dt>amountMismatch</dt>
@@ -180,7 +193,7 @@ function RunView({ id }: { id: number }) {
           { label: t('Gateway'), num: true, cell: (i) => taka(i.settlementAmountMinor, lang) },
         ]}
       />
-      <Pager list={items as never} />
+      <Pager list={items} />
     </Screen>
   );
 }

@@ -78,7 +78,7 @@ export function RefundsScreen() {
           },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }

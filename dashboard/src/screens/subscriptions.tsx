@@ -70,7 +70,7 @@ function SubscriptionList() {
           { label: t('Next billing'), cell: (s) => date(s.nextBillingDate, lang) },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }

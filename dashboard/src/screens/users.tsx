@@ -32,7 +32,7 @@ export function UsersScreen() {
           { label: t('When'), cell: (u) => dateTime(u.lastLoginAt, lang) },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
     </Screen>
   );
 }

@@ -132,7 +132,7 @@ function EndpointList() {
           },
         ]}
       />
-      <Pager list={list as never} />
+      <Pager list={list} />
       <form class="form" onSubmit={create} aria-labelledby="add-endpoint">
         <h2 id="add-endpoint">{t('Add endpoint')}</h2>
         <Field
@@ -226,7 +226,7 @@ function EndpointView({ id }: { id: number }) {
           { label: t('Created'), cell: (d) => dateTime(d.createdAt, lang) },
         ]}
       />
-      <Pager list={deliveries as never} />
+      <Pager list={deliveries} />
     </Screen>
   );
 }

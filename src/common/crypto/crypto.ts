@@ -104,13 +104,12 @@ export function decryptSecret(key: Buffer, sealed: string): string {
 }
 
 // --- Passwords: scrypt (memory-hard), "scrypt$N$r$p$salt$hash".
-/** OWASP's current guidance for scrypt: N = 2^17, r = 8, p = 1 (128 MiB, about 0.5 s here). */
-export const PASSWORD_SCRYPT_N = 131072;
 const SCRYPT = { r: 8, p: 1, keylen: 64 };
 /** scrypt needs 128 * N * r bytes; room for that and a little more. */
 const maxmemFor = (n: number, r: number) => 2 * 128 * n * r;
 
-export async function hashPassword(password: string, n = PASSWORD_SCRYPT_N): Promise<string> {
+/** A password's hash at cost `n` (scrypt's N; the service's is `AppConfig.passwordScryptN`). */
+export async function hashPassword(password: string, n: number): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, SCRYPT.keylen, {
     N: n,

@@ -1,14 +1,16 @@
 import type { Request } from 'express';
 
-/** What the auth guards attach to a request. */
+/** The two partitions of every app's keys and records: test (sandbox) and live money. */
 export type Mode = 'TEST' | 'LIVE';
 
+/** The app and mode of a request's API key, attached as `principalApp` once the key is verified. */
 export interface AppPrincipal {
   appId: number;
   appName: string;
   mode: Mode;
 }
 
+/** The admin of a request's bearer token (a live session), attached by the auth guards as `user`. */
 export interface AdminPrincipal {
   userId: number;
   sessionId: number;
@@ -20,6 +22,7 @@ export interface AdminPrincipal {
   appIds: number[] | null;
 }
 
+/** A request as Joma's middleware and auth guards leave it. */
 export interface JomaRequest extends Request {
   id: string;
   rawBody?: Buffer;

@@ -144,8 +144,11 @@ export class GatewayCredentialsRepository {
     );
   }
 
-  /** Forgets the app's token (refused by the gateway, or its credentials changed). */
-  /** `sealed`: only if the stored token is still that one (not one granted since). */
+  /**
+   * Forgets the app's token (refused by the gateway, or its credentials
+   * changed); with `sealed`, only if the stored token is still that one (not
+   * one granted since).
+   */
   async discardToken(
     appId: number,
     mode: GatewayMode,

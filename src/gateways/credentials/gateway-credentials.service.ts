@@ -13,11 +13,6 @@ import type { GatewayContext, GatewayMode } from '../payment-gateway.types';
 import { GatewayCredentialsRepository } from './gateway-credentials.repository';
 import { GatewayCredentialsRemoved } from './gateway-credentials-events';
 
-/**
- * Apps' credentials for real gateways, sealed with ENCRYPTION_KEY at rest,
- * opened only to hand them to the adapter for one call. Never returned by
- * the API, never logged.
- */
 /** How long one replica trusts the list of an app's configured gateways (a backstop to the change feed). */
 const CONFIGURED_CACHE_MS = 10_000;
 /**
@@ -34,6 +29,11 @@ export const TOKEN_BACKOFF_MAX_MS = 60_000;
 
 type ConfiguredGateway = { gateway: string; isDefault: boolean };
 
+/**
+ * Apps' credentials for real gateways, sealed with ENCRYPTION_KEY at rest,
+ * opened only to hand them to the adapter for one call. Never returned by
+ * the API, never logged.
+ */
 @Injectable()
 export class GatewayCredentialsService {
   /** Which gateways each app has set up per mode: read by every new payment. */

@@ -33,7 +33,8 @@ const day = (at: Date, offsetMs: number) =>
 /**
  * SSL Wireless's SMS API v3 (`POST {SSLWIRELESS_SMS_URL}/api/v3/send-sms`,
  * JSON `api_token`, `sid`, `msisdn`, `sms`, `csms_id`): the app's own
- * `apiToken` and `sid`. `csms_id` is unique per message, and SSL Wireless
+ * `apiToken` and `sid`. `csms_id` is unique per message (`smsClientId`: at
+ * most 20 letters and digits, else 4020 Invalid CSMS ID), and SSL Wireless
  * refuses a repeated one within a day (status code 4023, or a `DUPLICATE`
  * entry in `smsinfo`): that refusal means the first send was accepted, so
  * it is a success, and a try whose answer was lost can be asked again the

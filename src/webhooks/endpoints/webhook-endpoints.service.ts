@@ -38,10 +38,10 @@ export interface EndpointWithSecret {
   secret: string;
 }
 
-/** Endpoint management for apps (mode from the key) and lookups for operators. */
 /** Decrypted secrets kept in memory, by sealed value (cleared when full). */
 const OPENED_SECRETS_KEPT = 10_000;
 
+/** Endpoint management for apps (mode from the key) and lookups for operators. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly opened = new Map<string, string>();

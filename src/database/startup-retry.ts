@@ -1,4 +1,4 @@
-import { databaseUnavailable } from '../database/database-errors';
+import { databaseUnavailable } from './database-errors';
 
 /** Refusals that retrying cannot fix: wrong password or user, no such database, a missing privilege. */
 const PERMANENT = new Set(['28P01', '28000', '3D000', '42501']);
