@@ -44,6 +44,7 @@ const PROCESS_SPECS = [
   'container-smoke',
   'dashboard.browser',
   'database-connection-loss',
+  'default-paths',
   'embedded-postgres',
   'money-model',
   'pay-page.browser',

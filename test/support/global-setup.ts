@@ -37,6 +37,9 @@ export default async function globalSetup(): Promise<void> {
       { log: (line) => process.stdout.write(`${line}\n`) },
     );
     (globalThis as { __JOMA_EMBEDDED__?: unknown }).__JOMA_EMBEDDED__ = embedded;
+    process.stdout.write(
+      `Test database server: embedded PostgreSQL (files in ${embedded.clusterDir}); set TEST_DATABASE_URL to use another\n`,
+    );
     serverUrl = serverUrlOf(embedded.url);
   }
   const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;

@@ -23,12 +23,16 @@ export interface Run {
  * terminal does, so a test can send a signal to the whole group (what Ctrl-C
  * does: `process.kill(-pid, 'SIGINT')`).
  */
-export function startMain(env: Record<string, string>, opts: { ownGroup?: boolean } = {}): Run {
+/** `node`: the Node.js binary to run it on (default: the one running the tests). */
+export function startMain(
+  env: Record<string, string>,
+  opts: { ownGroup?: boolean; node?: string } = {},
+): Run {
   // The run's transpiled copy (scripts/transpile-for-tests.mjs) when global setup made one:
   // the same code, started without transpiling it again in each process.
   const main = process.env.JOMA_TEST_MAIN_JS;
   const args = main ? [main] : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(opts.node ?? process.execPath, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
