@@ -16,6 +16,7 @@ import { AllExceptionsFilter } from './common/http/exception.filter';
 import { loggerParams, PendingLogLines } from './common/http/logging';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { CustomerProfilesModule } from './customer-profiles';
 import { DashboardModule } from './dashboard';
 import { DatabaseModule } from './database/database.module';
 import { EntitlementsModule } from './entitlements';
@@ -73,6 +74,7 @@ export class AppModule {
         InvoicesModule,
         BillingModule,
         PurchasesModule,
+        CustomerProfilesModule,
         TestHelpersModule,
         WebhooksModule,
         RetentionModule,

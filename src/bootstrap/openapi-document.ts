@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 import { ErrorCode } from '../common/errors/error-code';
+import { CSV_EXPORT_LIMIT } from '../common/http/csv';
 import { webhookEventSchemas } from '../events';
 import { describeOperations } from './openapi-operations';
 import { addParameterRules, addValidationRules, type DtoClass } from './openapi-validation-rules';
@@ -178,6 +179,7 @@ export function finishOpenApiDocument(
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
       if (op.security === undefined) op.security = [];
       const responses = op.responses as Record<string, Json>;
+      csvExportOf(op, responses);
       optionalBody(op, schemas);
       // The body parser reads every write, with or without a documented body.
       if (op.requestBody || WRITE_METHODS.has(method)) {
@@ -252,6 +254,32 @@ function describeWebhooks(doc: OpenAPIObject, schemas: Record<string, Json>): vo
 }
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * A list with a CSV export (`ApiCsvExport`, common/http/csv.ts): its 200
+ * response also comes as `text/csv` (a string), and the description says
+ * how to ask for it and what the columns hold.
+ */
+function csvExportOf(op: Json, responses: Record<string, Json>): void {
+  const csv = op['x-csv-export'] as { header: string; columns: string } | undefined;
+  if (!csv) return;
+  delete op['x-csv-export'];
+  const ok = { ...responses['200'] };
+  ok.description = `${String(ok.description ?? 'Success')}; with \`Accept: text/csv\`, a CSV file`;
+  ok.content = {
+    ...(ok.content as Json | undefined),
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description: `UTF-8 with a byte order mark, CRLF line ends, one header row, then every record the filters select, newest first. Columns: ${csv.columns}.`,
+      },
+      example: `${csv.header}\r\n`,
+    },
+  };
+  responses['200'] = ok;
+  const sentence = `**CSV export**: send \`Accept: text/csv\` for every record the filters select (not one page; \`page\`, \`size\`, \`cursor\`, \`paginate\`, \`sortBy\` and \`order\` are ignored; newest first), streamed as \`text/csv; charset=utf-8\` with a byte order mark and one header row: ${csv.header}. Amounts come twice, in taka with two decimals (\`1234.50\`) and in minor units; times are Asia/Dhaka local time (\`2026-12-02T15:04:05+06:00\`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than ${CSV_EXPORT_LIMIT} records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.`;
+  op.description = op.description ? `${String(op.description)}\n\n${sentence}` : sentence;
+}
 
 /** A body whose every member is optional may be left out (the service takes none as {}). */
 function optionalBody(op: Json, schemas: Record<string, Json>): void {

@@ -1,11 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
+import { Brackets, In } from 'typeorm';
 
+import type { Page } from '../common/http/envelope';
+import { likePrefix, type SearchScope } from '../common/http/list-filters';
+import { pageOf, PageQuery } from '../common/http/pagination';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';
+
+/** A customer search, read from the term (customers.service.ts). */
+export interface CustomerMatch {
+  /** The term in lower case: a reference or an email, compared case-insensitively. */
+  lower: string;
+  /** The term as a phone number, normalised (+8801XXXXXXXXX), when it reads as one. */
+  phone: string | null;
+}
 
 export interface CustomerDetails {
   name?: string | null;
@@ -108,5 +119,51 @@ export class CustomersRepository {
 
   byIds(ids: number[]): Promise<Customer[]> {
     return this.customers.repo.find({ where: { id: In([...new Set(ids)]) } });
+  }
+
+  /**
+   * Ids of the customers a list search names exactly: by reference or email
+   * (case-insensitive) or by phone, in the scope; at most `limit`. Each arm
+   * is an index lookup (migration ListSearch).
+   */
+  async idsMatching(where: SearchScope, match: CustomerMatch, limit: number): Promise<number[]> {
+    const rows = await sql(this.txHost.tx).rows<{ id: string }>(
+      `SELECT id FROM customers
+        WHERE (lower(external_id) = $1 OR lower(email) = $1 OR phone = $2)
+          AND ($3::bigint IS NULL OR app_id = $3)
+          AND ($4::bigint[] IS NULL OR app_id = ANY($4))
+          AND ($5::mode IS NULL OR mode = $5::mode)
+        LIMIT $6`,
+      [
+        match.lower,
+        match.phone,
+        where.appId ?? null,
+        where.appIds ?? null,
+        where.mode ?? null,
+        limit,
+      ],
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * A page of the partition's customers, newest first by default; `match`:
+   * those whose reference, name or email starts with the term
+   * (case-insensitive), or whose phone is the term.
+   */
+  page(scope: TenantScope, query: PageQuery, match: CustomerMatch | null): Promise<Page<Customer>> {
+    const qb = this.customers.repo.createQueryBuilder('c').where(this.customers.where(scope));
+    if (match) {
+      const prefix = likePrefix(match.lower);
+      qb.andWhere(
+        new Brackets((or) => {
+          or.where('lower(c.external_id) LIKE :prefix', { prefix })
+            .orWhere('lower(c.name) LIKE :prefix')
+            .orWhere('lower(c.email) LIKE :prefix');
+          if (match.phone) or.orWhere('c.phone = :phone', { phone: match.phone });
+        }),
+      );
+    }
+    return pageOf(qb, 'c', query);
   }
 }

@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
 
 import { AppError } from '../common/errors/app-error';
+import type { Page } from '../common/http/envelope';
+import {
+  SEARCH_MATCH_LIMIT,
+  type SearchScope,
+  type SearchTerm,
+  searchTerm,
+} from '../common/http/list-filters';
+import type { PageQuery } from '../common/http/pagination';
 import type { TenantScope } from '../database/tenant';
 import { Customer } from './customer.entity';
-import { CustomerDetails, CustomersRepository } from './customers.repository';
+import { CustomerDetails, CustomerMatch, CustomersRepository } from './customers.repository';
+import { normalizePhone } from './phone';
 
 /** The customer record other features receive from this service. */
 export type { Customer } from './customer.entity';
@@ -54,4 +63,24 @@ export class CustomersService {
     const rows = await this.customers.byIds(ids);
     return new Map(rows.map((c) => [c.id, c]));
   }
+
+  /**
+   * Ids of the customers a list's search term names exactly (reference or
+   * email, case-insensitive, or phone in any form customerPhone takes), in
+   * the scope; at most SEARCH_MATCH_LIMIT. For the invoice, payment and
+   * refund lists' `q`.
+   */
+  idsMatching(where: SearchScope, term: SearchTerm): Promise<number[]> {
+    return this.customers.idsMatching(where, matchOf(term), SEARCH_MATCH_LIMIT);
+  }
+
+  /** The partition's customers, a page at a time; `q`: reference, name or email starting with it, or that phone. */
+  list(scope: TenantScope, query: PageQuery, q?: string): Promise<Page<Customer>> {
+    const term = searchTerm(q);
+    return this.customers.page(scope, query, term ? matchOf(term) : null);
+  }
+}
+
+function matchOf(term: SearchTerm): CustomerMatch {
+  return { lower: term.lower, phone: normalizePhone(term.text) };
 }

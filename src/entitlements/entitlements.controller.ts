@@ -7,6 +7,7 @@ import type { AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { CustomersService } from '../customers';
 import { EntitlementDto } from './dto/entitlement.dto';
+import { toEntitlementDto } from './entitlement.mapper';
 import { EntitlementsService } from './entitlements.service';
 
 @ApiTags('Customers')
@@ -37,14 +38,6 @@ export class EntitlementsController {
   ): Promise<Page<EntitlementDto>> {
     const customer = await this.customers.getByExternalId(app, externalId);
     const held = await this.entitlements.heldBy(app, customer.id);
-    const items = held.map(({ entitlement: e, benefit: b }) => ({
-      benefitId: b.id,
-      lookupKey: b.lookupKey,
-      name: b.name,
-      grantedAt: e.grantedAt.toISOString(),
-      subscriptionId: e.subscriptionId,
-      invoiceId: e.invoiceId,
-    }));
-    return Page.all(items);
+    return Page.all(held.map(toEntitlementDto));
   }
 }

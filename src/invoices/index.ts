@@ -1,6 +1,7 @@
 /** The invoices feature's public door: what other features may use. */
+export { InvoiceListItemDto } from './dto/invoice.dto';
 export type { Invoice, InvoiceTemplate } from './invoice.entity';
-export type { InvoiceView } from './invoice.mapper';
+export { type InvoiceView, toInvoiceListItemDto } from './invoice.mapper';
 export { InvoiceIssued, InvoicePaid, InvoicePartiallyPaid, InvoiceVoided } from './invoice-events';
 export { amountDueOf, INVOICE_STATUSES, isPayable } from './invoice-state';
 export { InvoiceTemplatesService } from './invoice-templates.service';

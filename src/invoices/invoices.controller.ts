@@ -1,4 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -9,6 +19,7 @@ import {
   CurrentApp,
   scopedAppIds,
 } from '../auth/decorators';
+import { ApiCsvExport, CSV_EXPORT_LIMIT, csvExport, WantsCsv } from '../common/http/csv';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
@@ -31,6 +42,7 @@ import {
   toInvoiceSummaryDto,
   toTemplateDto,
 } from './invoice.mapper';
+import { INVOICE_CSV_COLUMNS } from './invoice-csv';
 import { InvoiceTemplatesService } from './invoice-templates.service';
 import { InvoicesService } from './invoices.service';
 
@@ -81,18 +93,28 @@ export class InvoicesController {
   @ApiOperation({
     summary: "List invoices of the key's mode",
     description:
-      'Items leave out lineItems and payments; read one invoice (GET /api/v1/invoices/{id}) for them.',
+      'Items leave out lineItems and payments; read one invoice (GET /api/v1/invoices/{id}) for them. `from`/`to` select by creation day in Asia/Dhaka; `q` searches.',
   })
   @ApiEnvelope(InvoiceListItemDto, { isArray: true })
+  @ApiCsvExport(INVOICE_CSV_COLUMNS)
   async list(
     @CurrentApp() app: AppPrincipal,
     @Query() query: InvoiceListQuery,
-  ): Promise<Page<InvoiceListItemDto>> {
-    const page = await this.invoices.list(app, query, {
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<InvoiceListItemDto> | StreamableFile> {
+    const filter = {
       status: query.status,
       customerReference: query.customerReference,
       subscriptionId: query.subscriptionId,
-    });
+      from: query.from,
+      to: query.to,
+      q: query.q,
+    };
+    if (csv) {
+      const { count, batches } = await this.invoices.exportOf(app, filter, CSV_EXPORT_LIMIT);
+      return csvExport({ filename: 'invoices.csv', columns: INVOICE_CSV_COLUMNS, count, batches });
+    }
+    const page = await this.invoices.list(app, query, filter);
     return new Page(page.items.map(toInvoiceListItemDto), page.pagination);
   }
 
@@ -135,16 +157,24 @@ export class AdminInvoicesController {
   @Get()
   @AdminAuth('invoices:read')
   @AppScoped()
-  @ApiOperation({ summary: 'Search invoices across apps and modes' })
+  @ApiOperation({
+    summary: 'Search invoices across apps and modes',
+    description:
+      '`from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/invoices.',
+  })
   @ApiEnvelope(InvoiceSummaryDto, { isArray: true })
+  @ApiCsvExport(INVOICE_CSV_COLUMNS)
   async list(
     @Query() query: AdminInvoiceQuery,
     @CurrentAdmin() admin: AdminPrincipal,
-  ): Promise<Page<InvoiceSummaryDto>> {
-    const page = await this.search.search({
-      ...query,
-      appIds: scopedAppIds(admin, query.applicationId),
-    });
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<InvoiceSummaryDto> | StreamableFile> {
+    const search = { ...query, appIds: scopedAppIds(admin, query.applicationId) };
+    if (csv) {
+      const { count, batches } = await this.search.exportOf(search, CSV_EXPORT_LIMIT);
+      return csvExport({ filename: 'invoices.csv', columns: INVOICE_CSV_COLUMNS, count, batches });
+    }
+    const page = await this.search.search(search);
     return new Page(page.items.map(toInvoiceSummaryDto), page.pagination);
   }
 }

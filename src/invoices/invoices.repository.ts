@@ -1,15 +1,70 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
+import { Brackets, In, SelectQueryBuilder } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
+import type { CreatedRange, SearchScope } from '../common/http/list-filters';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { EntitySql } from '../database/entity-sql';
+import { type ListExport, listExport } from '../database/list-export';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
-import type { AdminInvoiceQuery } from './dto/invoice.dto';
 import { Invoice, InvoiceLineItem, InvoiceTemplate } from './invoice.entity';
+
+/** What `q` resolved to (InvoicesService.searchFor): any of these matches. */
+export interface InvoiceSearch {
+  /** An invoice number (unique per app and mode). */
+  number: string;
+  /** Invoices of these customers (their reference, email or phone matched). */
+  customerIds: number[];
+  /** These invoices (a payment on them matched by id, reference or transaction id). */
+  ids: number[];
+}
+
+export interface InvoiceFilter {
+  status?: string;
+  customerId?: number;
+  subscriptionId?: number;
+  /** Created within (decisions section 20: `from`/`to`). */
+  range?: CreatedRange;
+  search?: InvoiceSearch | null;
+}
+
+export interface AdminInvoiceFilter extends Omit<InvoiceFilter, 'customerId' | 'subscriptionId'> {
+  applicationId?: number;
+  mode?: 'TEST' | 'LIVE';
+  /** An app-scoped admin's apps. */
+  appIds?: number[];
+  number?: string;
+  customerRefId?: number;
+}
+
+/** The list filters on an invoices query (alias `i`). */
+function filtered(
+  qb: SelectQueryBuilder<Invoice>,
+  filter: InvoiceFilter,
+): SelectQueryBuilder<Invoice> {
+  if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
+  if (filter.customerId !== undefined)
+    qb.andWhere('i.customer_id = :cid', { cid: filter.customerId });
+  if (filter.subscriptionId !== undefined)
+    qb.andWhere('i.subscription_id = :sid', { sid: filter.subscriptionId });
+  if (filter.range?.since) qb.andWhere('i.created_at >= :since', { since: filter.range.since });
+  if (filter.range?.until) qb.andWhere('i.created_at < :until', { until: filter.range.until });
+  const search = filter.search;
+  if (search)
+    // Each arm an index lookup: (app_id, mode, number) or (number), customer_id, the primary key.
+    qb.andWhere(
+      new Brackets((or) => {
+        or.where('i.number = :qNumber', { qNumber: search.number });
+        if (search.customerIds.length)
+          or.orWhere('i.customer_id = ANY(:qCustomers)', { qCustomers: search.customerIds });
+        if (search.ids.length) or.orWhere('i.id = ANY(:qIds)', { qIds: search.ids });
+      }),
+    );
+  return qb;
+}
 
 /** Every query of the invoices, invoice_line_items, invoice_templates and invoice_counters tables. */
 @Injectable()
@@ -104,53 +159,76 @@ export class InvoicesRepository {
     return this.repo.findOne({ where: { payToken: token } });
   }
 
-  page(
-    scope: TenantScope,
-    query: PageQuery,
-    filter: { status?: string; customerId?: number; subscriptionId?: number },
-  ): Promise<Page<Invoice>> {
-    const qb = this.repo.createQueryBuilder('i').where(this.invoices.where(scope));
-    if (filter.status) qb.andWhere('i.status = :status', { status: filter.status });
-    if (filter.customerId !== undefined)
-      qb.andWhere('i.customer_id = :cid', { cid: filter.customerId });
-    if (filter.subscriptionId !== undefined)
-      qb.andWhere('i.subscription_id = :sid', { sid: filter.subscriptionId });
+  page(scope: TenantScope, query: PageQuery, filter: InvoiceFilter): Promise<Page<Invoice>> {
+    const qb = filtered(
+      this.repo.createQueryBuilder('i').where(this.invoices.where(scope)),
+      filter,
+    );
     const whole =
-      !filter.status && filter.customerId === undefined && filter.subscriptionId === undefined;
+      !filter.status &&
+      filter.customerId === undefined &&
+      filter.subscriptionId === undefined &&
+      !filter.range?.since &&
+      !filter.range?.until &&
+      !filter.search;
     return pageOf(qb, 'i', query, {
       unique: ['number'],
       total: whole ? () => this.numbered(scope) : undefined,
     });
   }
 
-  adminPage(query: AdminInvoiceQuery & { appIds?: number[] }): Promise<Page<Invoice>> {
-    const qb = this.repo.createQueryBuilder('i');
-    if (query.applicationId) qb.andWhere('i.app_id = :appId', { appId: query.applicationId });
-    if (query.appIds) qb.andWhere('i.app_id = ANY(:appIds)', { appIds: query.appIds });
-    if (query.mode) qb.andWhere('i.mode = :mode', { mode: query.mode });
-    if (query.status) qb.andWhere('i.status = :status', { status: query.status });
-    if (query.number) qb.andWhere('i.number = :number', { number: query.number });
-    if (query.customerRefId) qb.andWhere('i.customer_id = :cid', { cid: query.customerRefId });
-    if (query.from) qb.andWhere('i.issued_at >= :from', { from: new Date(query.from) });
-    if (query.to) {
-      const to = /^\d{4}-\d{2}-\d{2}$/.test(query.to)
-        ? new Date(new Date(query.to).getTime() + 86_400_000)
-        : new Date(query.to);
-      qb.andWhere('i.issued_at < :to', { to });
-    }
-    const where = { appId: query.applicationId, mode: query.mode };
+  /** Every invoice of the partition the filters select, for an export (count, then batches). */
+  exportOf(scope: TenantScope, filter: InvoiceFilter): ListExport<Invoice> {
+    const qb = filtered(
+      this.repo.createQueryBuilder('i').where(this.invoices.where(scope)),
+      filter,
+    );
+    return listExport(this.txHost.tx, qb, 'i');
+  }
+
+  adminPage(query: PageQuery, filter: AdminInvoiceFilter): Promise<Page<Invoice>> {
+    const where = { appId: filter.applicationId, mode: filter.mode };
     const whole =
-      !query.status &&
-      !query.number &&
-      !query.customerRefId &&
-      !query.from &&
-      !query.to &&
-      !query.appIds;
-    return pageOf(qb, 'i', query, {
+      !filter.status &&
+      !filter.number &&
+      !filter.customerRefId &&
+      !filter.range?.since &&
+      !filter.range?.until &&
+      !filter.search &&
+      !filter.appIds;
+    return pageOf(this.adminQuery(filter), 'i', query, {
       partitioned: !!(where.appId && where.mode),
       unique: where.appId && where.mode ? ['number'] : [],
       total: whole ? () => this.numbered(where) : undefined,
     });
+  }
+
+  /** Every invoice an operator's search selects, for an export. */
+  adminExportOf(filter: AdminInvoiceFilter): ListExport<Invoice> {
+    return listExport(this.txHost.tx, this.adminQuery(filter), 'i');
+  }
+
+  private adminQuery(filter: AdminInvoiceFilter) {
+    const qb = this.repo.createQueryBuilder('i');
+    if (filter.applicationId) qb.andWhere('i.app_id = :appId', { appId: filter.applicationId });
+    if (filter.appIds) qb.andWhere('i.app_id = ANY(:appIds)', { appIds: filter.appIds });
+    if (filter.mode) qb.andWhere('i.mode = :mode', { mode: filter.mode });
+    if (filter.number) qb.andWhere('i.number = :number', { number: filter.number });
+    return filtered(qb, { ...filter, customerId: filter.customerRefId });
+  }
+
+  /** Ids of the invoices with this number in the scope (one per app and mode), at most `limit`. */
+  async idsByNumber(where: SearchScope, number: string, limit: number): Promise<number[]> {
+    const rows = await sql(this.txHost.tx).rows<{ id: string }>(
+      `SELECT id FROM invoices
+        WHERE number = $1
+          AND ($2::bigint IS NULL OR app_id = $2)
+          AND ($3::bigint[] IS NULL OR app_id = ANY($3))
+          AND ($4::mode IS NULL OR mode = $4::mode)
+        LIMIT $5`,
+      [number, where.appId ?? null, where.appIds ?? null, where.mode ?? null, limit],
+    );
+    return rows.map((r) => Number(r.id));
   }
 
   /** Line items of several invoices, in position order. */

@@ -8,7 +8,15 @@ import { randomToken } from '../common/crypto/crypto';
 import { DomainEventBus } from '../common/domain-events';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { CSV_BATCH_SIZE } from '../common/http/csv';
 import { Page } from '../common/http/envelope';
+import {
+  createdRange,
+  SEARCH_MATCH_LIMIT,
+  type SearchScope,
+  type SearchTerm,
+  searchTerm,
+} from '../common/http/list-filters';
 import { PageQuery, paginationMeta } from '../common/http/pagination';
 import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
@@ -22,9 +30,28 @@ import { InvoiceView } from './invoice.mapper';
 import { InvoiceIssued, InvoiceVoided } from './invoice-events';
 import { amountDue, canVoid, isPayable } from './invoice-state';
 import { InvoiceTemplatesService } from './invoice-templates.service';
-import { InvoicesRepository } from './invoices.repository';
+import { type InvoiceFilter, type InvoiceSearch, InvoicesRepository } from './invoices.repository';
 
 export const DEFAULT_DUE_DAYS = 7;
+
+/** The invoice lists' filters (GET /api/v1/invoices). */
+export interface InvoiceListFilter {
+  status?: string;
+  customerReference?: string;
+  subscriptionId?: number;
+  /** Asia/Dhaka days, both inclusive, on the creation time. */
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+/** An invoice in an export, with its customer. */
+export interface InvoiceExportRow {
+  invoice: Invoice;
+  customer: Customer;
+}
+
+async function* noBatches<T>(): AsyncGenerator<T[]> {}
 
 export interface InvoiceLinks {
   subscriptionId?: number | null;
@@ -151,22 +178,81 @@ export class InvoicesService {
   async list(
     scope: TenantScope,
     query: PageQuery,
-    filter: { status?: string; customerReference?: string; subscriptionId?: number },
+    filter: InvoiceListFilter,
   ): Promise<Page<InvoiceView>> {
-    let customerId: number | undefined;
-    if (filter.customerReference) {
-      const customer = await this.customers.findByExternalId(scope, filter.customerReference);
-      if (!customer) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
-      customerId = customer.id;
-    }
-    const page = await this.invoices.page(scope, query, {
-      status: filter.status,
-      customerId,
-      subscriptionId: filter.subscriptionId,
-    });
+    const resolved = await this.filterOf(scope, filter);
+    if (!resolved) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
+    const page = await this.invoices.page(scope, query, resolved);
     // Lists leave line items and payments to the single read (a page of 1,000
     // invoices with their lines used to be tens of megabytes).
     return new Page(await this.views(scope, page.items, { details: false }), page.pagination);
+  }
+
+  /**
+   * Every invoice the list's filters select, for a CSV export: how many
+   * (counting at most `limit + 1`), and the rows with their customers, in
+   * batches, newest first.
+   */
+  async exportOf(
+    scope: TenantScope,
+    filter: InvoiceListFilter,
+    limit: number,
+  ): Promise<{ count: number; batches: AsyncIterable<InvoiceExportRow[]> }> {
+    const resolved = await this.filterOf(scope, filter);
+    if (!resolved) return { count: 0, batches: noBatches() };
+    const source = this.invoices.exportOf(scope, resolved);
+    return {
+      count: await source.count(limit),
+      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+    };
+  }
+
+  /** Invoice batches with their customers (one query per batch). */
+  async *exportRows(batches: AsyncIterable<Invoice[]>): AsyncGenerator<InvoiceExportRow[]> {
+    for await (const batch of batches) {
+      const customers = await this.customers.byIds(batch.map((i) => i.customerId));
+      yield batch.map((invoice) => ({ invoice, customer: customers.get(invoice.customerId)! }));
+    }
+  }
+
+  /**
+   * What the list's `q` names (decisions section 20): an invoice number,
+   * customers by reference, email or phone, and invoices a payment matched
+   * by id, reference or gateway transaction id paid on. Null without `q`.
+   */
+  async searchFor(where: SearchScope, q: string | undefined): Promise<InvoiceSearch | null> {
+    const term = searchTerm(q);
+    if (!term) return null;
+    // Sequential on purpose: inside a transaction they share one connection.
+    const customerIds = await this.customers.idsMatching(where, term);
+    const ids = await this.payments.invoiceIdsMatching(where, term);
+    return { number: term.upper, customerIds, ids };
+  }
+
+  /** Ids of the invoices a search term names by number (other lists' `q`). */
+  idsByNumber(where: SearchScope, term: SearchTerm): Promise<number[]> {
+    return this.invoices.idsByNumber(where, term.upper, SEARCH_MATCH_LIMIT);
+  }
+
+  /** The repository's filter for a list query; null when it selects nothing (an unknown customer). */
+  private async filterOf(
+    scope: TenantScope,
+    filter: InvoiceListFilter,
+  ): Promise<InvoiceFilter | null> {
+    const range = createdRange(filter.from, filter.to);
+    let customerId: number | undefined;
+    if (filter.customerReference) {
+      const customer = await this.customers.findByExternalId(scope, filter.customerReference);
+      if (!customer) return null;
+      customerId = customer.id;
+    }
+    return {
+      status: filter.status,
+      customerId,
+      subscriptionId: filter.subscriptionId,
+      range,
+      search: await this.searchFor(scope, filter.q),
+    };
   }
 
   /** Lines, customers, payments and the app name of many invoices: one query each. */

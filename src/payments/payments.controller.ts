@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -9,6 +9,7 @@ import {
   CurrentApp,
   scopedAppIds,
 } from '../auth/decorators';
+import { ApiCsvExport, CSV_EXPORT_LIMIT, csvExport, WantsCsv } from '../common/http/csv';
 import { Page } from '../common/http/envelope';
 import { PageQueryDto } from '../common/http/pagination';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
@@ -21,6 +22,7 @@ import {
   PaymentListQuery,
 } from './dto/payment.dto';
 import { toPaymentDto } from './payment.mapper';
+import { PAYMENT_CSV_COLUMNS } from './payment-csv';
 import { PaymentsService } from './payments.service';
 
 /** Payments of the key's mode. (Creating one is billing's: it may pay an invoice.) */
@@ -31,13 +33,23 @@ export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}
 
   @Get()
-  @ApiOperation({ summary: "List payments of the key's mode" })
+  @ApiOperation({
+    summary: "List payments of the key's mode",
+    description: '`from`/`to` select by creation day in Asia/Dhaka; `q` searches.',
+  })
   @ApiEnvelope(PaymentDto, { isArray: true })
+  @ApiCsvExport(PAYMENT_CSV_COLUMNS)
   async list(
     @CurrentApp() app: AppPrincipal,
     @Query() query: PaymentListQuery,
-  ): Promise<Page<PaymentDto>> {
-    const page = await this.payments.list(app, query, { status: query.status });
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<PaymentDto> | StreamableFile> {
+    const filter = { status: query.status, from: query.from, to: query.to, q: query.q };
+    if (csv) {
+      const { count, batches } = await this.payments.exportOf(app, filter, CSV_EXPORT_LIMIT);
+      return csvExport({ filename: 'payments.csv', columns: PAYMENT_CSV_COLUMNS, count, batches });
+    }
+    const page = await this.payments.list(app, query, filter);
     return new Page(page.items.map(toPaymentDto), page.pagination);
   }
 
@@ -109,17 +121,21 @@ export class AdminPaymentsController {
   @ApiOperation({
     summary: 'Search payments across apps and modes',
     description:
-      'excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund.',
+      'excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund. `from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/payments.',
   })
   @ApiEnvelope(PaymentDto, { isArray: true })
+  @ApiCsvExport(PAYMENT_CSV_COLUMNS)
   async search(
     @Query() query: AdminPaymentQuery,
     @CurrentAdmin() admin: AdminPrincipal,
-  ): Promise<Page<PaymentDto>> {
-    const page = await this.payments.adminSearch({
-      ...query,
-      appIds: scopedAppIds(admin, query.applicationId),
-    });
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<PaymentDto> | StreamableFile> {
+    const search = { ...query, appIds: scopedAppIds(admin, query.applicationId) };
+    if (csv) {
+      const { count, batches } = await this.payments.adminExportOf(search, CSV_EXPORT_LIMIT);
+      return csvExport({ filename: 'payments.csv', columns: PAYMENT_CSV_COLUMNS, count, batches });
+    }
+    const page = await this.payments.adminSearch(search);
     return new Page(page.items.map(toPaymentDto), page.pagination);
   }
 }

@@ -1,20 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
+import { Brackets, In, SelectQueryBuilder } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
+import type { CreatedRange, SearchScope } from '../common/http/list-filters';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import { exactMinor, safeMinor } from '../common/money/exact-sum';
 import { countedRows } from '../database/list-counts';
+import { type ListExport, listExport } from '../database/list-export';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import type { CheckoutSession } from '../gateways';
 import { Payment } from './payment.entity';
 
+/** What `q` resolved to (PaymentsService.searchFor): any of these matches. */
+export interface PaymentSearch {
+  /** The term as a payment id, when it reads as one. */
+  id: number | null;
+  /** The term as a payment reference (`pay_...`). */
+  reference: string;
+  /** The term as a gateway transaction id: as given, and in upper case. */
+  txnIds: string[];
+  /** Payments of these customers (their reference, email or phone matched). */
+  customerIds: number[];
+}
+
 export interface PaymentFilter {
   status?: string;
   customerId?: number;
+  /** Created within (decisions section 20: `from`/`to`). */
+  range?: CreatedRange;
+  search?: PaymentSearch | null;
+}
+
+/** The list filters on a payments query (alias `p`). */
+function filtered(
+  qb: SelectQueryBuilder<Payment>,
+  filter: PaymentFilter,
+): SelectQueryBuilder<Payment> {
+  if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
+  if (filter.customerId !== undefined)
+    qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
+  if (filter.range?.since) qb.andWhere('p.created_at >= :since', { since: filter.range.since });
+  if (filter.range?.until) qb.andWhere('p.created_at < :until', { until: filter.range.until });
+  const search = filter.search;
+  if (search)
+    // Each arm an index lookup: the primary key, reference, gateway_txn_id, customer_id.
+    qb.andWhere(
+      new Brackets((or) => {
+        or.where('p.reference = :qReference', { qReference: search.reference }).orWhere(
+          'p.gateway_txn_id = ANY(:qTxnIds)',
+          { qTxnIds: search.txnIds },
+        );
+        if (search.id !== null) or.orWhere('p.id = :qId', { qId: search.id });
+        if (search.customerIds.length)
+          or.orWhere('p.customer_id = ANY(:qCustomers)', { qCustomers: search.customerIds });
+      }),
+    );
+  return qb;
 }
 
 export interface AdminPaymentFilter {
@@ -26,6 +70,8 @@ export interface AdminPaymentFilter {
   gateway?: string;
   /** An app-scoped admin's apps (section 15). */
   appIds?: number[];
+  range?: CreatedRange;
+  search?: PaymentSearch | null;
 }
 
 /** Every query of the payments table; methods are named for what they do. */
@@ -114,14 +160,60 @@ export class PaymentsRepository {
   }
 
   page(scope: TenantScope, query: PageQuery, filter: PaymentFilter): Promise<Page<Payment>> {
-    const qb = this.repo.createQueryBuilder('p').where(this.payments.where(scope));
-    if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
-    if (filter.customerId !== undefined)
-      qb.andWhere('p.customer_id = :cid', { cid: filter.customerId });
-    const whole = !filter.status && filter.customerId === undefined;
+    const qb = filtered(
+      this.repo.createQueryBuilder('p').where(this.payments.where(scope)),
+      filter,
+    );
+    const whole =
+      !filter.status &&
+      filter.customerId === undefined &&
+      !filter.range?.since &&
+      !filter.range?.until &&
+      !filter.search;
     return pageOf(qb, 'p', query, {
       total: whole ? () => countedRows(this.txHost.tx, 'payments', scope) : undefined,
     });
+  }
+
+  /** Every payment of the partition the filters select, for an export (count, then batches). */
+  exportOf(scope: TenantScope, filter: PaymentFilter): ListExport<Payment> {
+    const qb = filtered(
+      this.repo.createQueryBuilder('p').where(this.payments.where(scope)),
+      filter,
+    );
+    return listExport(this.txHost.tx, qb, 'p');
+  }
+
+  /**
+   * Payments a search term names by id, reference or gateway transaction
+   * id, in the scope (at most `limit`): their ids and their invoices'.
+   */
+  async matching(
+    where: SearchScope,
+    search: Pick<PaymentSearch, 'id' | 'reference' | 'txnIds'>,
+    limit: number,
+  ): Promise<{ id: number; invoiceId: number | null }[]> {
+    const rows = await sql(this.txHost.tx).rows<{ id: string; invoice_id: string | null }>(
+      `SELECT id, invoice_id FROM payments
+        WHERE (id = $1 OR reference = $2 OR gateway_txn_id = ANY($3::text[]))
+          AND ($4::bigint IS NULL OR app_id = $4)
+          AND ($5::bigint[] IS NULL OR app_id = ANY($5))
+          AND ($6::mode IS NULL OR mode = $6::mode)
+        LIMIT $7`,
+      [
+        search.id,
+        search.reference,
+        search.txnIds,
+        where.appId ?? null,
+        where.appIds ?? null,
+        where.mode ?? null,
+        limit,
+      ],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      invoiceId: r.invoice_id === null ? null : Number(r.invoice_id),
+    }));
   }
 
   /**
@@ -156,23 +248,38 @@ export class PaymentsRepository {
   }
 
   adminPage(query: PageQuery, filter: AdminPaymentFilter): Promise<Page<Payment>> {
+    const where = { appId: filter.applicationId, mode: filter.mode };
+    return pageOf(this.adminQuery(filter), 'p', query, {
+      partitioned: !!(where.appId && where.mode),
+      total:
+        !filter.status &&
+        !filter.excess &&
+        !filter.risk &&
+        !filter.appIds &&
+        !filter.gateway &&
+        !filter.range?.since &&
+        !filter.range?.until &&
+        !filter.search
+          ? () => countedRows(this.txHost.tx, 'payments', where)
+          : undefined,
+    });
+  }
+
+  /** Every payment an operator's search selects, for an export. */
+  adminExportOf(filter: AdminPaymentFilter): ListExport<Payment> {
+    return listExport(this.txHost.tx, this.adminQuery(filter), 'p');
+  }
+
+  private adminQuery(filter: AdminPaymentFilter): SelectQueryBuilder<Payment> {
     const qb = this.repo.createQueryBuilder('p');
     if (filter.applicationId) qb.andWhere('p.app_id = :appId', { appId: filter.applicationId });
     if (filter.appIds) qb.andWhere('p.app_id = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('p.mode = :mode', { mode: filter.mode });
-    if (filter.status) qb.andWhere('p.status = :status', { status: filter.status });
     if (filter.excess === 'true') qb.andWhere('p.excess_minor > 0');
     if (filter.excess === 'false') qb.andWhere('p.excess_minor = 0');
     if (filter.risk) qb.andWhere('p.risk_level = :risk', { risk: filter.risk });
     if (filter.gateway) qb.andWhere('p.gateway = :gateway', { gateway: filter.gateway });
-    const where = { appId: filter.applicationId, mode: filter.mode };
-    return pageOf(qb, 'p', query, {
-      partitioned: !!(where.appId && where.mode),
-      total:
-        !filter.status && !filter.excess && !filter.risk && !filter.appIds && !filter.gateway
-          ? () => countedRows(this.txHost.tx, 'payments', where)
-          : undefined,
-    });
+    return filtered(qb, { status: filter.status, range: filter.range, search: filter.search });
   }
 
   /** Payments of several invoices at once, oldest first. */

@@ -8,7 +8,15 @@ import { addDays, dhakaDate, startOfDhakaDay } from '../common/clock/dhaka-calen
 import { randomToken } from '../common/crypto/crypto';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { CSV_BATCH_SIZE } from '../common/http/csv';
 import { Page } from '../common/http/envelope';
+import {
+  createdRange,
+  SEARCH_MATCH_LIMIT,
+  type SearchScope,
+  type SearchTerm,
+  searchTerm,
+} from '../common/http/list-filters';
 import { PageQuery } from '../common/http/pagination';
 import { assertMetadataSize } from '../common/http/validation';
 import { assertCurrency } from '../common/money/money';
@@ -23,10 +31,47 @@ import type { CreatePaymentDto } from './dto/payment.dto';
 import { Payment } from './payment.entity';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
 import { PaymentTransitions } from './payment-transitions';
-import { AdminPaymentFilter, PaymentsRepository } from './payments.repository';
+import {
+  AdminPaymentFilter,
+  type PaymentFilter,
+  type PaymentSearch,
+  PaymentsRepository,
+} from './payments.repository';
 
 /** The payment record other features receive from this service. */
 export type { Payment } from './payment.entity';
+
+/** The payment lists' filters (GET /api/v1/payments). */
+export interface PaymentListFilter {
+  status?: string;
+  customerId?: number;
+  /** Asia/Dhaka days, both inclusive, on the creation time. */
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+/** GET /api/v1/admin/payments: the operator's filters (`from`/`to` may be instants too). */
+export type AdminPaymentQueryFilter = Omit<AdminPaymentFilter, 'range' | 'search'> & {
+  from?: string;
+  to?: string;
+  q?: string;
+};
+
+/** A payment in an export, with its customer. */
+export interface PaymentExportRow {
+  payment: Payment;
+  customer: Customer;
+}
+
+/** The parts of a search a payment's own columns answer. */
+function directSearch(term: SearchTerm): Pick<PaymentSearch, 'id' | 'reference' | 'txnIds'> {
+  return {
+    id: term.id,
+    reference: term.text,
+    txnIds: term.upper === term.text ? [term.text] : [term.text, term.upper],
+  };
+}
 
 /** The recovery point of a payment create: the PENDING payment is committed, its checkout may not be. */
 const PAYMENT_CREATED = 'payment_created';
@@ -337,12 +382,12 @@ export class PaymentsService {
     return this.payments.get(scope, id);
   }
 
-  list(
+  async list(
     scope: TenantScope,
     query: PageQuery,
-    filter: { status?: string; customerId?: number } = {},
+    filter: PaymentListFilter = {},
   ): Promise<Page<Payment>> {
-    return this.payments.page(scope, query, filter);
+    return this.payments.page(scope, query, await this.filterOf(scope, filter));
   }
 
   async listForCustomer(
@@ -355,8 +400,94 @@ export class PaymentsService {
   }
 
   /** Admin search across apps and modes; `excess` keeps only captures with an excess. */
-  adminSearch(query: AdminPaymentFilter & PageQuery): Promise<Page<Payment>> {
-    return this.payments.adminPage(query, query);
+  async adminSearch(query: AdminPaymentQueryFilter & PageQuery): Promise<Page<Payment>> {
+    return this.payments.adminPage(query, await this.adminFilterOf(query));
+  }
+
+  /**
+   * Every payment the list's filters select, for a CSV export: how many
+   * (counting at most `limit + 1`), and the rows with their customers, in
+   * batches, newest first.
+   */
+  async exportOf(
+    scope: TenantScope,
+    filter: PaymentListFilter,
+    limit: number,
+  ): Promise<{ count: number; batches: AsyncIterable<PaymentExportRow[]> }> {
+    const source = this.payments.exportOf(scope, await this.filterOf(scope, filter));
+    return {
+      count: await source.count(limit),
+      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+    };
+  }
+
+  /** Every payment an operator's search selects, for a CSV export. */
+  async adminExportOf(
+    query: AdminPaymentQueryFilter,
+    limit: number,
+  ): Promise<{ count: number; batches: AsyncIterable<PaymentExportRow[]> }> {
+    const source = this.payments.adminExportOf(await this.adminFilterOf(query));
+    return {
+      count: await source.count(limit),
+      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+    };
+  }
+
+  private async *exportRows(batches: AsyncIterable<Payment[]>): AsyncGenerator<PaymentExportRow[]> {
+    for await (const batch of batches) {
+      const customers = await this.customers.byIds(batch.map((p) => p.customerId));
+      yield batch.map((payment) => ({ payment, customer: customers.get(payment.customerId)! }));
+    }
+  }
+
+  /**
+   * What the payment lists' `q` names (decisions section 20): a payment id,
+   * reference or gateway transaction id, or customers by reference, email
+   * or phone. Null without `q`.
+   */
+  async searchFor(where: SearchScope, q: string | undefined): Promise<PaymentSearch | null> {
+    const term = searchTerm(q);
+    if (!term) return null;
+    return { ...directSearch(term), customerIds: await this.customers.idsMatching(where, term) };
+  }
+
+  /** Ids of the payments a search term names by id, reference or gateway transaction id (other lists' `q`). */
+  async idsMatching(where: SearchScope, term: SearchTerm): Promise<number[]> {
+    const rows = await this.payments.matching(where, directSearch(term), SEARCH_MATCH_LIMIT);
+    return rows.map((r) => r.id);
+  }
+
+  /** Invoices that a payment the search term names by id, reference or transaction id was made on. */
+  async invoiceIdsMatching(where: SearchScope, term: SearchTerm): Promise<number[]> {
+    const rows = await this.payments.matching(where, directSearch(term), SEARCH_MATCH_LIMIT);
+    return [...new Set(rows.flatMap((r) => (r.invoiceId === null ? [] : [r.invoiceId])))];
+  }
+
+  private async filterOf(scope: TenantScope, filter: PaymentListFilter): Promise<PaymentFilter> {
+    return {
+      status: filter.status,
+      customerId: filter.customerId,
+      range: createdRange(filter.from, filter.to),
+      search: await this.searchFor(scope, filter.q),
+    };
+  }
+
+  private async adminFilterOf(query: AdminPaymentQueryFilter): Promise<AdminPaymentFilter> {
+    const range = createdRange(query.from, query.to);
+    return {
+      applicationId: query.applicationId,
+      mode: query.mode,
+      status: query.status,
+      excess: query.excess,
+      risk: query.risk,
+      gateway: query.gateway,
+      appIds: query.appIds,
+      range,
+      search: await this.searchFor(
+        { appId: query.applicationId, appIds: query.appIds, mode: query.mode },
+        query.q,
+      ),
+    };
   }
 
   /** Payments of several invoices at once (one query), oldest first. */

@@ -1,4 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -10,13 +19,21 @@ import {
   CurrentApp,
   scopedAppIds,
 } from '../auth/decorators';
+import { ApiCsvExport, CSV_EXPORT_LIMIT, csvExport, WantsCsv } from '../common/http/csv';
 import { Page } from '../common/http/envelope';
 import { ParseIdPipe } from '../common/http/parse-id.pipe';
 import type { AdminPrincipal, AppPrincipal } from '../common/http/request-context';
 import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { AdminRefundListQuery, CreateRefundDto, RefundDto } from './dto/refund.dto';
+import {
+  AdminRefundListQuery,
+  CreateRefundDto,
+  RefundDto,
+  RefundListQuery,
+} from './dto/refund.dto';
 import { toRefundDto } from './refund.mapper';
+import { REFUND_CSV_COLUMNS } from './refund-csv';
+import { type RefundListFilter, RefundListsService } from './refund-lists.service';
 import { RefundsService } from './refunds.service';
 
 const id = (what: string) => ({
@@ -29,7 +46,31 @@ const id = (what: string) => ({
 @Controller('api/v1')
 @AppAuth()
 export class RefundsController {
-  constructor(private readonly refunds: RefundsService) {}
+  constructor(
+    private readonly refunds: RefundsService,
+    private readonly lists: RefundListsService,
+  ) {}
+
+  @Get('refunds')
+  @ApiOperation({
+    summary: "List refunds of the key's mode, newest first",
+    description:
+      'Filters: status, awaitingApproval; `from`/`to` select by creation day in Asia/Dhaka; `q` searches.',
+  })
+  @ApiEnvelope(RefundDto, { isArray: true })
+  @ApiCsvExport(REFUND_CSV_COLUMNS)
+  async list(
+    @CurrentApp() app: AppPrincipal,
+    @Query() query: RefundListQuery,
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<RefundDto> | StreamableFile> {
+    // The partition is the key's (or the acting admin's X-App-Id and X-Mode), never the query's.
+    return listOrExport(this.lists, query, csv, {
+      ...query,
+      applicationId: app.appId,
+      mode: app.mode,
+    });
+  }
 
   @Post('payments/:id/refunds')
   @Idempotent({ recoveryPoints: true })
@@ -78,23 +119,31 @@ export class RefundsController {
 @ApiTags('Admin refunds')
 @Controller('api/v1/admin/refunds')
 export class AdminRefundsController {
-  constructor(private readonly refunds: RefundsService) {}
+  constructor(
+    private readonly refunds: RefundsService,
+    private readonly lists: RefundListsService,
+  ) {}
 
   @Get()
   @AdminAuth('invoices:read')
   @AppScoped()
-  @ApiOperation({ summary: 'Refunds across apps and modes (filters: status, applicationId, mode)' })
+  @ApiOperation({
+    summary: 'Refunds across apps and modes (filters: status, applicationId, mode)',
+    description:
+      '`from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/refunds.',
+  })
   @ApiEnvelope(RefundDto, { isArray: true })
+  @ApiCsvExport(REFUND_CSV_COLUMNS)
   @ApiErrors(400)
   async list(
     @Query() query: AdminRefundListQuery,
     @CurrentAdmin() admin: AdminPrincipal,
-  ): Promise<Page<RefundDto>> {
-    const page = await this.refunds.adminList(query, {
+    @WantsCsv() csv: boolean,
+  ): Promise<Page<RefundDto> | StreamableFile> {
+    return listOrExport(this.lists, query, csv, {
       ...query,
       appIds: scopedAppIds(admin, query.applicationId),
     });
-    return new Page(page.items.map(toRefundDto), page.pagination);
   }
 
   @Post(':id/approve')
@@ -154,4 +203,19 @@ export class AdminRefundsController {
     if (admin.appIds) assertInScope(admin, await this.refunds.appOf(refundId), 'Refund');
     return toRefundDto(await this.refunds.checkNow(refundId));
   }
+}
+
+/** A page of the refund list, or (`Accept: text/csv`) every refund it selects as a file. */
+async function listOrExport(
+  lists: RefundListsService,
+  query: RefundListQuery | AdminRefundListQuery,
+  csv: boolean,
+  filter: RefundListFilter,
+): Promise<Page<RefundDto> | StreamableFile> {
+  if (csv) {
+    const { count, batches } = await lists.exportOf(filter, CSV_EXPORT_LIMIT);
+    return csvExport({ filename: 'refunds.csv', columns: REFUND_CSV_COLUMNS, count, batches });
+  }
+  const page = await lists.list(query, filter);
+  return new Page(page.items.map(toRefundDto), page.pagination);
 }

@@ -7,10 +7,12 @@ import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { GatewaysModule } from '../gateways';
 import { IdempotencyModule } from '../idempotency';
+import { InvoicesModule } from '../invoices';
 import { PaymentsModule } from '../payments';
 import { ExcessRefundSubscriber } from './excess-refund.subscriber';
 import { GatewayInFlightSubscriber } from './gateway-in-flight.subscriber';
 import { Refund } from './refund.entity';
+import { RefundListsService } from './refund-lists.service';
 import { RefundRecheckJob } from './refund-recheck.job';
 import { AdminRefundsController, RefundsController } from './refunds.controller';
 import { RefundsRepository } from './refunds.repository';
@@ -25,6 +27,7 @@ import { RefundsService } from './refunds.service';
     CustomersModule,
     GatewaysModule,
     IdempotencyModule,
+    InvoicesModule,
     PaymentsModule,
     TypeOrmModule.forFeature([Refund]),
   ],
@@ -32,6 +35,7 @@ import { RefundsService } from './refunds.service';
   providers: [
     RefundsRepository,
     RefundsService,
+    RefundListsService,
     RefundRecheckJob,
     ExcessRefundSubscriber,
     GatewayInFlightSubscriber,

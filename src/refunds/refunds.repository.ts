@@ -1,13 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Brackets, SelectQueryBuilder } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
+import type { CreatedRange } from '../common/http/list-filters';
 import { pageOf, PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
+import { type ListExport, listExport } from '../database/list-export';
 import { sql } from '../database/sql';
 import { TenantRepo, TenantScope } from '../database/tenant';
 import { Refund, RefundStatus } from './refund.entity';
+
+/** What `q` resolved to (RefundSearchService): refunds of any of these match. */
+export interface RefundSearch {
+  paymentIds: number[];
+  customerIds: number[];
+  invoiceIds: number[];
+}
+
+export interface RefundFilter {
+  status?: RefundStatus;
+  applicationId?: number;
+  mode?: Mode;
+  /** An app-scoped admin's apps. */
+  appIds?: number[];
+  awaitingApproval?: 'true' | 'false';
+  /** Created within (decisions section 20: `from`/`to`). */
+  range?: CreatedRange;
+  search?: RefundSearch | null;
+}
 
 /** Every query of the refunds table. */
 @Injectable()
@@ -64,16 +86,17 @@ export class RefundsRepository {
     return { active: Number(row.active), requested: Number(row.requested) };
   }
 
-  page(
-    query: PageQuery,
-    filter: {
-      status?: RefundStatus;
-      applicationId?: number;
-      mode?: Mode;
-      appIds?: number[];
-      awaitingApproval?: 'true' | 'false';
-    },
-  ): Promise<Page<Refund>> {
+  /** A page of refunds: one partition (app routes name both app and mode) or an operator's search. */
+  page(query: PageQuery, filter: RefundFilter): Promise<Page<Refund>> {
+    return pageOf(this.listQuery(filter), 'r', query);
+  }
+
+  /** Every refund the filters select, for an export (count, then batches). */
+  exportOf(filter: RefundFilter): ListExport<Refund> {
+    return listExport(this.txHost.tx, this.listQuery(filter), 'r');
+  }
+
+  private listQuery(filter: RefundFilter): SelectQueryBuilder<Refund> {
     const qb = this.refunds.repo.createQueryBuilder('r');
     const awaiting = "r.status = 'PENDING' AND r.approvalRequired AND r.approvedAt IS NULL";
     if (filter.awaitingApproval === 'true') qb.andWhere(awaiting);
@@ -82,7 +105,27 @@ export class RefundsRepository {
     if (filter.applicationId) qb.andWhere('r.appId = :appId', { appId: filter.applicationId });
     if (filter.appIds) qb.andWhere('r.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('r.mode = :mode', { mode: filter.mode });
-    return pageOf(qb, 'r', query);
+    if (filter.range?.since) qb.andWhere('r.created_at >= :since', { since: filter.range.since });
+    if (filter.range?.until) qb.andWhere('r.created_at < :until', { until: filter.range.until });
+    const search = filter.search;
+    if (search) {
+      const arms: [string, string, number[]][] = [
+        ['r.payment_id', 'qPayments', search.paymentIds],
+        ['r.customer_id', 'qCustomers', search.customerIds],
+        ['r.invoice_id', 'qInvoices', search.invoiceIds],
+      ];
+      const used = arms.filter(([, , ids]) => ids.length > 0);
+      // Each arm an index lookup (refunds_by_payment, _by_customer, _by_invoice); nothing named: no rows.
+      if (used.length === 0) qb.andWhere('false');
+      else
+        qb.andWhere(
+          new Brackets((or) => {
+            for (const [column, name, ids] of used)
+              or.orWhere(`${column} = ANY(:${name})`, { [name]: ids });
+          }),
+        );
+    }
+    return qb;
   }
 
   /**

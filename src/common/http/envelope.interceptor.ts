@@ -4,6 +4,7 @@ import {
   Injectable,
   NestInterceptor,
   SetMetadata,
+  StreamableFile,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
@@ -31,6 +32,11 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(SKIP_ENVELOPE, targets)) return next.handle();
     const message = this.reflector.getAllAndOverride<string>(RESPONSE_MESSAGE, targets) ?? 'OK';
-    return next.handle().pipe(map((data) => successEnvelope(data, message, this.clock.now())));
+    return next.handle().pipe(
+      map((data) =>
+        // A file (a list's CSV export) goes out as it is.
+        data instanceof StreamableFile ? data : successEnvelope(data, message, this.clock.now()),
+      ),
+    );
   }
 }

@@ -17,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+import { DateRangeField, SearchField } from '../../common/http/list-filters';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
@@ -28,16 +29,6 @@ import { INVOICE_STATUSES } from '../invoice-state';
 export { INVOICE_STATUSES };
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-
-/**
- * The ISO 8601 forms JavaScript's Date reads the same everywhere: a calendar
- * date, or a date-time with seconds optional and a zone required. (Basic
- * `20240101`, week and ordinal dates pass IsDateString but not Date.)
- */
-const DATE_OR_INSTANT =
-  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-const DATE_OR_INSTANT_MESSAGE =
-  '$property must be YYYY-MM-DD or an ISO date-time with Z or an offset';
 
 export class LineItemInput {
   @ApiProperty({ example: 'Monthly plan', minLength: 1, maxLength: 500, description: 'Trimmed' })
@@ -165,6 +156,10 @@ export const INVOICE_SORT_FIELDS = [
   'id',
 ] as const;
 
+/** What `q` finds on the invoice lists. */
+const INVOICE_SEARCH =
+  "Finds invoices by number (`INV-000042`, any letter case), by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes), or by the id, reference (`pay_...`) or gateway transaction id of a payment made on them. Combines with the other filters.";
+
 export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: INVOICE_STATUSES })
   @OptionalField()
@@ -182,6 +177,9 @@ export class InvoiceListQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   subscriptionId?: number;
+  @DateRangeField('from') from?: string;
+  @DateRangeField('to') to?: string;
+  @SearchField(INVOICE_SEARCH) q?: string;
 }
 
 export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
@@ -208,23 +206,9 @@ export class AdminInvoiceQuery extends PageQueryDto(INVOICE_SORT_FIELDS) {
   @IsInt()
   @Min(1)
   customerRefId?: number;
-  @ApiPropertyOptional({
-    description: 'Issued on or after (YYYY-MM-DD, or an ISO date-time with Z or an offset)',
-    pattern: DATE_OR_INSTANT.source,
-  })
-  @OptionalField()
-  @IsDateString({ strict: true })
-  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
-  from?: string;
-  @ApiPropertyOptional({
-    description:
-      'Issued before the end of this day (YYYY-MM-DD) or this instant (ISO date-time with Z or an offset)',
-    pattern: DATE_OR_INSTANT.source,
-  })
-  @OptionalField()
-  @IsDateString({ strict: true })
-  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
-  to?: string;
+  @DateRangeField('from', { instants: true }) from?: string;
+  @DateRangeField('to', { instants: true }) to?: string;
+  @SearchField(INVOICE_SEARCH) q?: string;
 }
 
 export class InvoiceTemplateInput {

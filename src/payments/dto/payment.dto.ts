@@ -12,6 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 
+import { DateRangeField, SearchField } from '../../common/http/list-filters';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { CurrencyField, MinorAmount } from '../../common/money/money.dto';
@@ -184,11 +185,19 @@ export class IpnAckDto {
 }
 
 export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'expiresAt'] as const;
+
+/** What `q` finds on the payment lists. */
+const PAYMENT_SEARCH =
+  "Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters.";
+
 export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
   @OptionalField()
   @IsIn(PAYMENT_STATUSES)
   status?: string;
+  @DateRangeField('from') from?: string;
+  @DateRangeField('to') to?: string;
+  @SearchField(PAYMENT_SEARCH) q?: string;
 }
 
 /** GET /api/v1/admin/payments: payments across apps and modes. */
@@ -236,4 +245,8 @@ export class AdminPaymentQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @IsString()
   @MaxLength(40)
   gateway?: string;
+
+  @DateRangeField('from', { instants: true }) from?: string;
+  @DateRangeField('to', { instants: true }) to?: string;
+  @SearchField(PAYMENT_SEARCH) q?: string;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
 
+import { DateRangeField, SearchField } from '../../common/http/list-filters';
 import { PageQueryDto, toInt } from '../../common/http/pagination';
 import { OptionalField } from '../../common/http/validation';
 import { MinorAmount } from '../../common/money/money.dto';
@@ -45,6 +46,33 @@ export class RefundDto {
 
 export const REFUND_SORT_FIELDS = ['createdAt', 'id'] as const;
 
+/** What `q` finds on the refund lists. */
+const REFUND_SEARCH =
+  'Finds refunds of a payment named by its id, reference (`pay_...`) or gateway transaction id (as given or in upper case), refunds on an invoice named by its number (`INV-000042`), and refunds of a customer named by reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters.';
+
+const AWAITING_APPROVAL = {
+  enum: ['true', 'false'],
+  description:
+    'true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others.',
+};
+
+/** GET /api/v1/refunds: the refunds of the key's app and mode. */
+export class RefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
+  @ApiPropertyOptional({ enum: REFUND_STATUSES })
+  @IsOptional()
+  @IsIn([...REFUND_STATUSES])
+  status?: RefundStatus;
+
+  @ApiPropertyOptional(AWAITING_APPROVAL)
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  awaitingApproval?: 'true' | 'false';
+
+  @DateRangeField('from') from?: string;
+  @DateRangeField('to') to?: string;
+  @SearchField(REFUND_SEARCH) q?: string;
+}
+
 export class AdminRefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: REFUND_STATUSES })
   @IsOptional()
@@ -63,12 +91,12 @@ export class AdminRefundListQuery extends PageQueryDto(REFUND_SORT_FIELDS) {
   @IsIn(['TEST', 'LIVE'])
   mode?: 'TEST' | 'LIVE';
 
-  @ApiPropertyOptional({
-    enum: ['true', 'false'],
-    description:
-      'true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others.',
-  })
+  @ApiPropertyOptional(AWAITING_APPROVAL)
   @IsOptional()
   @IsIn(['true', 'false'])
   awaitingApproval?: 'true' | 'false';
+
+  @DateRangeField('from', { instants: true }) from?: string;
+  @DateRangeField('to', { instants: true }) to?: string;
+  @SearchField(REFUND_SEARCH) q?: string;
 }
