@@ -5,7 +5,8 @@
 //   - .github/workflows/ci.yml against GitHub's workflow schema
 //     (action-validator), and that it still builds the image, starts the
 //     compose file, waits for /readyz, runs the README walk and the smoke
-//     set, and checks the client's regeneration.
+//     set, and checks the client's regeneration;
+//   - that docker-compose.yml passes the host's settings through (COMPOSE_PASSES).
 // Each check first proves it catches a broken input (--selftest runs only those).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -70,6 +71,35 @@ function workflowContractProblems(content) {
   );
 }
 
+/**
+ * What the compose file's joma service takes from the shell that runs
+ * `docker compose up` (issue 58): each as `${VAR...}`, so that setting it on
+ * the host reaches the service without editing the file.
+ */
+const COMPOSE_PASSES = [
+  'JWT_SECRET',
+  'ENCRYPTION_KEY',
+  'ADMIN_EMAIL',
+  'ADMIN_PASSWORD',
+  'PUBLIC_BASE_URL',
+  'TRUST_PROXY',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'SSLWIRELESS_SMS_URL',
+  'WEBHOOK_TEST_ALLOWED_SCHEMES',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'WEBHOOK_DNS_SERVERS',
+];
+
+function composeContractProblems(content) {
+  const env = parse(content).services?.joma?.environment ?? {};
+  return COMPOSE_PASSES.filter(
+    (name) => !new RegExp(`^\\$\\{${name}(?:[:?-]|\\})`).test(String(env[name] ?? '')),
+  ).map((name) => `the joma service does not pass ${name} through (\`${name}: \${${name}:-}\`)`);
+}
+
 function selftest() {
   const failures = [];
   const expectCaught = (name, problems) => {
@@ -83,6 +113,10 @@ function selftest() {
   expectCaught(
     'workflow schema',
     workflowProblems('on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    stepz: []\n'),
+  );
+  expectCaught(
+    'compose contract',
+    composeContractProblems('services:\n  joma:\n    environment:\n      SMTP_URL: smtp://x\n'),
   );
   expectCaught(
     'workflow contract',
@@ -100,6 +134,7 @@ if (!process.argv.includes('--selftest')) {
   report('Dockerfile', dockerfileProblems(read('Dockerfile')));
   for (const f of ['docker-compose.yml', 'docker-compose.metrics.yml'])
     report(f, composeProblems(read(f)));
+  report('docker-compose.yml', composeContractProblems(read('docker-compose.yml')));
   const workflow = read('.github/workflows/ci.yml');
   report('.github/workflows/ci.yml', workflowProblems(workflow));
   report('.github/workflows/ci.yml', workflowContractProblems(workflow));

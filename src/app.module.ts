@@ -52,7 +52,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ClockModule.forRoot(options.clock),
-        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        LoggerModule.forRoot(loggerParams(config.logLevel, config.logFormat)),
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(config),
         DomainEventsModule,

@@ -16,6 +16,7 @@ import { nodeVersionWarning } from './bootstrap/node-version';
 import { resolveConfig } from './bootstrap/resolve-config';
 import { describeStartupError } from './bootstrap/startup-errors';
 import { startupLog } from './bootstrap/startup-log';
+import { featureLines } from './bootstrap/startup-summary';
 import { validateEnv } from './config/env.schema';
 import { runMigrations } from './database/migrate';
 import { withStartupRetry } from './database/startup-retry';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   );
   const metrics = app.get(MetricsServer).address;
   if (metrics) log.info(`Metrics: ${metrics} (not on the public port)`);
+  for (const line of featureLines(config)) log.info(line);
   const admin = app.get(AdminBootstrapService);
   if (admin.statusIsWarning) log.warn(admin.status);
   else log.info(admin.status);

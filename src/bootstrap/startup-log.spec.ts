@@ -23,4 +23,13 @@ describe('startupLog', () => {
     startupLog(s.out).warn('careful');
     expect(JSON.parse(s.lines[0])).toMatchObject({ level: 40, msg: 'careful' });
   });
+
+  it('LOG_FORMAT decides over the terminal: pretty into a pipe, JSON on a terminal', () => {
+    const pipe = stream(false);
+    startupLog(pipe.out, 'pretty').info('Migrations: up to date');
+    expect(pipe.lines[0]).toMatch(/^\d\d:\d\d:\d\d joma {2}Migrations: up to date\n$/);
+    const tty = stream(true);
+    startupLog(tty.out, 'json').info('Migrations: up to date');
+    expect(JSON.parse(tty.lines[0])).toMatchObject({ level: 30, msg: 'Migrations: up to date' });
+  });
 });

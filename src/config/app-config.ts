@@ -91,6 +91,8 @@ export class AppConfig {
   /** How often webhook workers poll when no NOTIFY wakes them. */
   readonly webhookPollIntervalMs: number;
   readonly logLevel: string;
+  /** `json` or `pretty` log lines; undefined: pretty when stdout is a terminal (LOG_FORMAT). */
+  readonly logFormat: 'json' | 'pretty' | undefined;
   /** App calls per second per app and mode, across all replicas (burst 2x); 0 = no limit. */
   readonly rateLimitPerSecond: number;
   /** Public pages and gateway callbacks: requests per second per client address (burst 2x); 0 = no limit. */
@@ -154,6 +156,7 @@ export class AppConfig {
     sslwirelessSmsUrl?: string;
     notificationPollIntervalMs?: number;
     logLevel?: string;
+    logFormat?: 'json' | 'pretty';
     rateLimitPerSecond?: number;
     publicRateLimitPerSecond?: number;
     rateLimitReplicas?: number;
@@ -215,6 +218,7 @@ export class AppConfig {
     ).replace(/\/+$/, '');
     this.notificationPollIntervalMs = values.notificationPollIntervalMs ?? 5_000;
     this.logLevel = values.logLevel ?? 'info';
+    this.logFormat = values.logFormat;
     this.rateLimitPerSecond = values.rateLimitPerSecond ?? 100;
     this.publicRateLimitPerSecond = values.publicRateLimitPerSecond ?? 20;
     this.rateLimitReplicas = values.rateLimitReplicas ?? 1;
@@ -283,6 +287,7 @@ export class AppConfig {
       sslwirelessSmsUrl: env.SSLWIRELESS_SMS_URL,
       callbackDeadlineMs: env.CALLBACK_DEADLINE_MS,
       logLevel: env.LOG_LEVEL,
+      logFormat: env.LOG_FORMAT,
       rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
       publicRateLimitPerSecond: env.PUBLIC_RATE_LIMIT_PER_SECOND,
       rateLimitReplicas: env.RATE_LIMIT_REPLICAS,

@@ -64,6 +64,12 @@ describe('validateEnv', () => {
     expect(errorOf({ HTTP_ADAPTER: 'koa' }).message).toMatch(/^\s+HTTP_ADAPTER: /m);
   });
 
+  it('takes LOG_FORMAT json or pretty (unset: follow the terminal) and refuses anything else', () => {
+    expect(validateEnv({}).LOG_FORMAT).toBeUndefined();
+    expect(validateEnv({ LOG_FORMAT: 'pretty' }).LOG_FORMAT).toBe('pretty');
+    expect(errorOf({ LOG_FORMAT: 'yes' }).message).toMatch(/^\s+LOG_FORMAT: /m);
+  });
+
   it('parses good values', () => {
     const env = validateEnv({
       PORT: '8080',

@@ -276,6 +276,11 @@ export class EnvSchema {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 
+  /** `pretty`: readable lines; `json`: pino's JSON lines; unset: pretty when stdout is a terminal. */
+  @IsOptional()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -32,14 +32,16 @@ export class EventsRepository {
   page(
     scope: TenantScope,
     query: PageQuery,
-    filter: { type?: string },
+    filter: { type?: string; afterId?: number },
   ): Promise<Page<EventRecord>> {
     const qb = this.events
       .createQueryBuilder('ev')
       .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
     if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
+    if (filter.afterId !== undefined) qb.andWhere('ev.id > :afterId', { afterId: filter.afterId });
+    const filtered = filter.type !== undefined || filter.afterId !== undefined;
     return pageOf(qb, 'ev', query, {
-      total: filter.type ? undefined : () => countedRows(this.txHost.tx, 'events', scope),
+      total: filtered ? undefined : () => countedRows(this.txHost.tx, 'events', scope),
     });
   }
 

@@ -59,11 +59,11 @@ export class EventsService {
     });
   }
 
-  /** Recorded events of one app and mode, newest first by default. */
+  /** Recorded events of one app and mode, newest first by default (`afterId`: only later ones). */
   list(
     scope: TenantScope,
     query: PageQuery,
-    filter: { type?: string } = {},
+    filter: { type?: string; afterId?: number } = {},
   ): Promise<Page<EventRecord>> {
     return this.events.page(scope, query, filter);
   }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,8 +12,16 @@ const repo = resolve(__dirname, '..', '..');
 const clientDir = join(repo, 'clients', 'typescript');
 const tsc = join(repo, 'node_modules', '.bin', 'tsc');
 
+/** The pagination snippet of docs/sdk.md ("**Pagination.**"), as a reader would copy it. */
+function documentedPagination(): string {
+  const doc = readFileSync(join(repo, 'docs', 'sdk.md'), 'utf8');
+  const block = /\*\*Pagination\.\*\*[\s\S]*?```ts\n([\s\S]*?)\n\s*```/.exec(doc);
+  if (!block) throw new Error('docs/sdk.md has no pagination snippet');
+  return block[1].replace(/^ {2}/gm, '');
+}
+
 /** A strict integration, as a developer would write it in a project of their own. */
-const INTEGRATION = `import { createJomaClient, unwrap, type EventOf, type WebhookEvent } from '@joma/client';
+const INTEGRATION = `import { createJomaClient, paginate, unwrap, unwrapPage, type EventOf, type WebhookEvent } from '@joma/client';
 
 const env = process.env;
 const joma = createJomaClient({
@@ -64,7 +72,9 @@ const asDelivered: EventOf<'invoice.paid'> = {
   schema_version: 1,
   data: paidEvent.data as EventOf<'invoice.paid'>['data'],
 };
-console.log(JSON.stringify({ status: paid.status, amount: amountOf(asDelivered), types: events.map((e) => e.type) }));
+// docs/sdk.md's pagination pattern, as documented (compiled with exactOptionalPropertyTypes).
+${documentedPagination()}
+console.log(JSON.stringify({ status: paid.status, amount: amountOf(asDelivered), types: events.map((e) => e.type), paid: paidNumbers.length }));
 `;
 
 /** What must not compile: a misspelled body member, an unknown header, an unknown option. */
@@ -116,7 +126,7 @@ describe('@joma/client as a package', () => {
           moduleResolution: 'nodenext',
           target: 'es2022',
           strict: true,
-          exactOptionalPropertyTypes: false,
+          exactOptionalPropertyTypes: true,
           noUncheckedIndexedAccess: true,
           outDir: 'out',
           typeRoots: [join(repo, 'node_modules', '@types')],
@@ -175,6 +185,7 @@ describe('@joma/client as a package', () => {
       status: 'PAID',
       amount: 150000,
       types: ['invoice.issued', 'payment.succeeded', 'invoice.paid'],
+      paid: 1,
     });
   }, 60_000);
 

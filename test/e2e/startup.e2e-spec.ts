@@ -70,6 +70,8 @@ describe('start-up (src/main.ts)', () => {
       `Listening on 127.0.0.1:${port}${testHttpAdapter() === 'fastify' ? ' (Fastify)' : ''}: http://localhost:${port}`,
       `API docs: http://localhost:${port}/docs (OpenAPI JSON at http://localhost:${port}/docs-json)`,
       `Metrics: http://127.0.0.1:${metricsPort}/metrics (not on the public port)`,
+      'Email: off, no SMTP_URL: LIVE messages are SKIPPED; TEST captures them',
+      'SMS: LIVE messages go to SSL Wireless at https://smsplus.sslwireless.com for apps with SMS credentials (SSLWIRELESS_SMS_URL); TEST captures them',
       'No admin user yet: ADMIN_EMAIL is set but ADMIN_PASSWORD is not, so no admin was created; set both and restart',
     ]);
     const adminLine = messages(first.out).find((m) => m.msg.startsWith('No admin user yet'));
@@ -78,6 +80,46 @@ describe('start-up (src/main.ts)', () => {
     expect(health.status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   });
+
+  it('LOG_FORMAT=pretty: readable lines into a pipe too, naming the simulators and the SMTP server (never its password)', async () => {
+    const prettyPort = await freePort();
+    const pretty = startMain({
+      DATABASE_URL: url,
+      PORT: String(prettyPort),
+      HOST: '127.0.0.1',
+      LOG_FORMAT: 'pretty',
+      GATEWAY_SIMULATORS: 'true',
+      SMTP_URL: 'smtp://mailer:s3cret-pass@127.0.0.1:2525',
+      MAIL_FROM: 'Padma Traders <billing@padma.example>',
+      PUBLIC_BASE_URL: 'http://localhost:3999',
+    });
+    try {
+      await until(
+        () =>
+          pretty.out.some((l) => l.includes('No admin user yet')) || pretty.child.exitCode !== null,
+      );
+      expect(pretty.err).toEqual([]);
+      const text = pretty.out.map((l) => l.replace(/^\d\d:\d\d:\d\d (WARN )?joma {2}/, ''));
+      // Every line readable: a time, `joma`, the message; no JSON.
+      expect(pretty.out.every((l) => /^\d\d:\d\d:\d\d (WARN )?joma {2}\S/.test(l))).toBe(true);
+      expect(text).toEqual(
+        expect.arrayContaining([
+          'Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to http://localhost:3999/simulators/sslcommerz and http://localhost:3999/simulators/bkash',
+          'Email: LIVE messages go through smtp://127.0.0.1:2525 from Padma Traders <billing@padma.example> (SMTP_URL, MAIL_FROM); TEST captures them',
+        ]),
+      );
+      expect(pretty.out.join('\n')).not.toMatch(/s3cret|mailer/);
+      // The app's own lines too: a request line (written at most 100 ms later).
+      await fetch(`http://127.0.0.1:${prettyPort}/healthz`);
+      await until(() => pretty.out.some((l) => l.includes('GET /healthz')), 5_000);
+      expect(pretty.out.find((l) => l.includes('GET /healthz'))).toMatch(
+        /^\d\d:\d\d:\d\d joma {2}request completed GET \/healthz -> 200 \(\d+ ms\)$/,
+      );
+    } finally {
+      pretty.child.kill('SIGTERM');
+      await pretty.exited;
+    }
+  }, 90_000);
 
   it('a second start on the same port says so in one sentence naming PORT', async () => {
     const second = startMain({ DATABASE_URL: url, PORT: String(port) });

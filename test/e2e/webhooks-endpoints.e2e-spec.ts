@@ -398,6 +398,21 @@ describe('webhooks: deployment settings at save (SSRF guard on, https-only TEST)
     );
     expect(JSON.stringify(local.body)).not.toMatch(/127\.0\.0\.1|::1/);
 
+    // A receiver on the laptop is usually http too: both settings are named at once (one restart).
+    const localHttp = await t
+      .http()
+      .post(base)
+      .set(asApp(app.TEST))
+      .send({ url: 'http://localhost:4000/hooks', events: ['*'] });
+    expect(localHttp.status).toBe(400);
+    expect(localHttp.body.meta.message).toBe(
+      'Webhook URL not allowed: localhost is a private, loopback, link-local or reserved address, ' +
+        'and TEST webhook URLs may use: https. ' +
+        'To deliver TEST events to a receiver on your own machine or network, start Joma with ' +
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true WEBHOOK_TEST_ALLOWED_SCHEMES=https,http ' +
+        '(development only; see docs/webhooks.md)',
+    );
+
     const liveLocal = await t
       .http()
       .post(base)

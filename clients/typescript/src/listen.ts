@@ -180,20 +180,20 @@ async function listenByPolling(
   const loop = (async () => {
     while (!stopped) {
       try {
-        // Newest first until the last one seen, then forwarded oldest first.
+        // Only what is new (afterId), oldest first, a hundred at a time: a poll that finds
+        // nothing is one request, which the service logs at debug rather than info.
         const fresh: EventItem[] = [];
-        let cursor: string | undefined;
-        for (;;) {
-          const { data, pagination } = await unwrapPage(
+        for (let after = last; ;) {
+          const { data } = await unwrapPage(
             joma.GET('/api/v1/events', {
-              params: { query: { sortBy: 'id', order: 'desc', size: 100, cursor } },
+              params: { query: { afterId: after, sortBy: 'id', order: 'asc', size: 100 } },
             }),
           );
-          fresh.push(...data.filter((e) => e.id > last));
-          cursor = pagination.nextCursor ?? undefined;
-          if (!cursor || data.some((e) => e.id <= last)) break;
+          fresh.push(...data);
+          if (data.length < 100) break;
+          after = data[data.length - 1].id;
         }
-        for (const e of fresh.sort((a, b) => a.id - b.id)) {
+        for (const e of fresh) {
           last = Math.max(last, e.id);
           if (!wanted(e.type)) continue;
           const body = deliveryBody(e);

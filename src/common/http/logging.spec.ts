@@ -5,7 +5,14 @@ import pinoHttp from 'pino-http';
 
 import { Metrics } from '../metrics/metrics';
 import { LineBatches } from './line-batches';
-import { LOG_BATCH_BYTES, LOG_FLUSH_MS, loggerParams, observeRequests, safePath } from './logging';
+import {
+  LOG_BATCH_BYTES,
+  LOG_FLUSH_MS,
+  logAtDebug,
+  loggerParams,
+  observeRequests,
+  safePath,
+} from './logging';
 
 describe('safePath', () => {
   it.each([
@@ -30,16 +37,23 @@ describe('loggerParams', () => {
     }
   };
 
-  it('writes readable lines (pino-pretty) when stdout is a terminal', () => {
-    const params = withTty(true, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
-    expect(params.pinoHttp.transport.target).toBe('pino-pretty');
-    expect(params.pinoHttp.stream).toBeUndefined();
+  it('writes readable lines when stdout is a terminal, JSON in batches otherwise (production, CI, log collectors)', () => {
+    const tty = withTty(true, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
+    expect(tty.pinoHttp.transport).toBeUndefined();
+    expect(tty.pinoHttp.stream).not.toBeInstanceOf(LineBatches);
+    const pipe = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
+    expect(pipe.pinoHttp.stream).toBeInstanceOf(LineBatches);
   });
 
-  it('writes JSON lines otherwise (production, CI, log collectors)', () => {
-    const params = withTty(false, () => loggerParams('info')) as { pinoHttp: Record<string, any> };
-    expect(params.pinoHttp.transport).toBeUndefined();
-    expect(params.pinoHttp.stream).toBeDefined();
+  it('LOG_FORMAT overrides the terminal either way', () => {
+    const pretty = withTty(false, () => loggerParams('info', 'pretty')) as {
+      pinoHttp: Record<string, any>;
+    };
+    expect(pretty.pinoHttp.stream).not.toBeInstanceOf(LineBatches);
+    const json = withTty(true, () => loggerParams('info', 'json')) as {
+      pinoHttp: Record<string, any>;
+    };
+    expect(json.pinoHttp.stream).toBeInstanceOf(LineBatches);
   });
 
   it('writes them in batches (4 KiB or every 100 ms), not one system call per line', () => {
@@ -94,5 +108,25 @@ describe('the request log line', () => {
     expect(line.req).toEqual({ id: 'req-1', method: 'GET', path: '/pay/***' });
     expect(line.res).toEqual({ statusCode: 404 });
     expect(lines[0]).not.toContain('SECRET-TOKEN');
+  });
+
+  it('a poll that found nothing new (logAtDebug) is written at debug when it succeeds, never hiding a failure', () => {
+    const lines: string[] = [];
+    const params = loggerParams('debug') as { pinoHttp: Record<string, unknown> };
+    const http = pinoHttp({
+      ...params.pinoHttp,
+      stream: { write: (line: string) => lines.push(line) },
+    } as unknown as Parameters<typeof pinoHttp>[0]);
+    (PinoLogger as unknown as { root: unknown }).root = http.logger;
+    const levelOf = (status: number, viaFastify: boolean) => {
+      const res = Object.assign(new EventEmitter(), { statusCode: status });
+      const req = { id: 'poll', method: 'GET', originalUrl: '/api/v1/events?afterId=9' };
+      observeRequests(new Metrics())(req as never, res as never, () => undefined);
+      // The handler marks Express's request, or Fastify's, whose Node request is `raw`.
+      logAtDebug(viaFastify ? { raw: req } : req);
+      res.emit('finish');
+      return (JSON.parse(lines[lines.length - 1]) as { level: number }).level;
+    };
+    expect([levelOf(200, false), levelOf(200, true), levelOf(429, false)]).toEqual([20, 20, 40]);
   });
 });

@@ -7,6 +7,7 @@ import pino from 'pino';
 
 import type { Metrics } from '../metrics/metrics';
 import { drainPendingLines, LineBatches } from './line-batches';
+import { type LogFormat, prettyLines, resolveLogFormat } from './pretty-lines';
 import { type JomaRequest, routeTemplate } from './request-context';
 
 /**
@@ -23,14 +24,16 @@ export function safePath(url: string | undefined): string {
  * mounts no per-request middleware (`forRoutes: []`): the one request line
  * is written by `observeRequests` below, which costs one log call per request
  * instead of a child logger, serializers and an async-context switch.
+ * Lines are JSON, or readable (pretty-lines.ts) with LOG_FORMAT=pretty or,
+ * LOG_FORMAT unset, when standard output is a terminal.
  */
-export function loggerParams(level: string): Params {
-  const pretty = prettyTransport();
+export function loggerParams(level: string, format?: LogFormat): Params {
+  const pretty = resolveLogFormat(format, process.stdout.isTTY) === 'pretty';
   return {
     pinoHttp: {
       level,
       // At 'silent' nothing is written: no batching stream (and no flush timer).
-      ...(pretty ? { transport: pretty } : level === 'silent' ? {} : { stream: jsonLines() }),
+      ...(level === 'silent' ? {} : { stream: pretty ? prettyLines() : jsonLines() }),
       // pino-http runs its standard serializers first (made for Node's request
       // and response objects) and hands the original over as `raw`: the
       // request line's fields are already safe, so they pass through as
@@ -86,9 +89,21 @@ export const observeRequests =
     next();
   };
 
+/**
+ * Writes this request's line at debug when it succeeds: a poll that found
+ * nothing new (GET /events?afterId=, which `joma listen` sends every 2 s),
+ * whose lines would otherwise bury everything else at info. Takes Express's
+ * request or Fastify's (whose Node request the line is written from).
+ */
+export function logAtDebug(req: object): void {
+  const node = ((req as { raw?: object }).raw ?? req) as JomaRequest;
+  node.logAtDebug = true;
+}
+
 function logRequest(req: JomaRequest, status: number, ms: number): void {
   const logger = PinoLogger.root;
-  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  const level =
+    status >= 500 ? 'error' : status >= 400 ? 'warn' : req.logAtDebug ? 'debug' : 'info';
   if (!logger?.isLevelEnabled(level)) return;
   logger[level](
     {
@@ -98,30 +113,6 @@ function logRequest(req: JomaRequest, status: number, ms: number): void {
     },
     status >= 500 ? 'request errored' : 'request completed',
   );
-}
-
-/**
- * Readable lines (pino-pretty, a dev dependency) when standard output is a
- * terminal and the package is installed; JSON lines otherwise, as in
- * production where dev dependencies are absent.
- */
-function prettyTransport(): { target: string; options: Record<string, unknown> } | undefined {
-  if (!process.stdout.isTTY) return undefined;
-  try {
-    require.resolve('pino-pretty');
-  } catch {
-    return undefined;
-  }
-  return {
-    target: 'pino-pretty',
-    options: {
-      translateTime: 'HH:MM:ss',
-      ignore: 'pid,hostname,req,res,context,responseTime',
-      singleLine: true,
-      messageFormat:
-        '{if context}[{context}] {end}{msg}{if req} {req.method} {req.path} -> {res.statusCode} ({responseTime} ms){end}',
-    },
-  };
 }
 
 /**

@@ -32,6 +32,8 @@ export interface JomaRequest extends Request {
   routeTemplate?: string;
   /** The key this service signs list cursors with (set on arrival; pagination.ts). */
   cursorKey?: Buffer;
+  /** Its log line at debug, not info, when it succeeds: a poll that found nothing new (logging.ts). */
+  logAtDebug?: boolean;
 }
 
 /**

@@ -18,7 +18,7 @@ export class WebhookEventsService {
   async list(
     scope: TenantScope,
     query: PageQuery,
-    filter: { type?: string },
+    filter: { type?: string; afterId?: number },
   ): Promise<Page<{ event: EventRecord; deliveries: WebhookDelivery[] }>> {
     const page = await this.events.list(scope, query, filter);
     const ids = page.items.map((e) => e.id);

@@ -40,7 +40,11 @@ export class WebhookTargetGuard implements CanActivate {
       );
     } catch (err) {
       if (!(err instanceof TargetRefused)) throw err;
-      throw refusedTarget(hostOf(url), err, req.principalApp?.mode ?? 'LIVE');
+      const scheme = url.protocol.replace(/:$/, '');
+      throw refusedTarget(hostOf(url), err, req.principalApp?.mode ?? 'LIVE', {
+        scheme,
+        allowed: this.config.webhookTestAllowedSchemes,
+      });
     }
     return true;
   }
@@ -48,17 +52,35 @@ export class WebhookTargetGuard implements CanActivate {
 
 /**
  * Why a webhook URL's host is refused, without saying which private address
- * it resolves to; in TEST it names the setting that allows local receivers.
+ * it resolves to; in TEST it names every setting a local receiver needs at
+ * once: WEBHOOK_ALLOW_PRIVATE_TARGETS, and WEBHOOK_TEST_ALLOWED_SCHEMES too
+ * when the URL's scheme (http, as local receivers usually are) is not
+ * allowed either, so one restart is enough.
  */
-function refusedTarget(host: string, err: TargetRefused, mode: Mode): AppError {
+function refusedTarget(
+  host: string,
+  err: TargetRefused,
+  mode: Mode,
+  schemes: { scheme: string; allowed: readonly string[] },
+): AppError {
   const dns = err.code === 'DNS_FAILED';
+  const schemeToo = /^https?$/.test(schemes.scheme) && !schemes.allowed.includes(schemes.scheme);
   const reason = dns
     ? `${host} does not resolve`
-    : `${host} is a private, loopback, link-local or reserved address`;
+    : `${host} is a private, loopback, link-local or reserved address` +
+      (mode === 'TEST' && schemeToo
+        ? `, and TEST webhook URLs may use: ${schemes.allowed.join(', ')}`
+        : '');
+  const settings = [
+    'WEBHOOK_ALLOW_PRIVATE_TARGETS=true',
+    ...(schemeToo
+      ? [`WEBHOOK_TEST_ALLOWED_SCHEMES=${[...schemes.allowed, schemes.scheme].join(',')}`]
+      : []),
+  ];
   const hint =
     !dns && mode === 'TEST'
       ? '. To deliver TEST events to a receiver on your own machine or network, start Joma with ' +
-        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development only; see docs/webhooks.md)'
+        `${settings.join(' ')} (development only; see docs/webhooks.md)`
       : '';
   return new AppError(
     ErrorCode.WEBHOOK_URL_NOT_ALLOWED,

@@ -335,7 +335,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a benefit or change its metadata
+         * @description Fields left out stay; `metadata: null` clears it. The lookupKey never changes (apps find the benefit by it); grants are untouched.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `catalog:write`.
+         */
+        patch: operations["updateBenefit"];
         trace?: never;
     };
     "/api/v1/benefits/{id}/activate": {
@@ -441,7 +447,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a product or change its description
+         * @description Fields left out stay; `description: null` clears it. Any status, ARCHIVED included. Prices never change: add a new price and deactivate the old one.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `catalog:write`.
+         */
+        patch: operations["updateProduct"];
         trace?: never;
     };
     "/api/v1/admin/products": {
@@ -555,7 +567,11 @@ export interface paths {
         };
         /**
          * List payments of the key's mode
-         * @description An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         * @description `from`/`to` select by creation day in Asia/Dhaka; `q` searches.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,reference,applicationId,mode,status,amountTaka,amountMinor,amountRefundedTaka,amountRefundedMinor,excessTaka,excessMinor,currency,gateway,gatewayTxnId,paymentMethod,paymentMethodAccount,riskLevel,invoiceId,customerReference,customerName,customerEmail,customerPhone,description,failureReason,createdAt,succeededAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["listPayments"];
         put?: never;
@@ -665,9 +681,11 @@ export interface paths {
         };
         /**
          * Search payments across apps and modes
-         * @description excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund.
+         * @description excess=true lists captures that brought more than their invoice needed (excessMinor > 0): money to refund. `from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/payments.
          *
          *     Requires the permission `invoices:read` (a super admin has every permission).
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,reference,applicationId,mode,status,amountTaka,amountMinor,amountRefundedTaka,amountRefundedMinor,excessTaka,excessMinor,currency,gateway,gatewayTxnId,paymentMethod,paymentMethodAccount,riskLevel,invoiceId,customerReference,customerName,customerEmail,customerPhone,description,failureReason,createdAt,succeededAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["searchPayments"];
         put?: never;
@@ -848,6 +866,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds of the key's mode, newest first
+         * @description Filters: status, awaitingApproval; `from`/`to` select by creation day in Asia/Dhaka; `q` searches.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/{id}/refunds": {
         parameters: {
             query?: never;
@@ -903,7 +945,11 @@ export interface paths {
         };
         /**
          * Refunds across apps and modes (filters: status, applicationId, mode)
-         * @description Requires the permission `invoices:read` (a super admin has every permission).
+         * @description `from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/refunds.
+         *
+         *     Requires the permission `invoices:read` (a super admin has every permission).
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["searchRefunds"];
         put?: never;
@@ -1099,9 +1145,11 @@ export interface paths {
         };
         /**
          * List invoices of the key's mode
-         * @description Items leave out lineItems and payments; read one invoice (GET /api/v1/invoices/{id}) for them.
+         * @description Items leave out lineItems and payments; read one invoice (GET /api/v1/invoices/{id}) for them. `from`/`to` select by creation day in Asia/Dhaka; `q` searches.
          *
          *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: number,id,applicationId,mode,status,customerReference,customerName,customerEmail,customerPhone,totalTaka,totalMinor,amountPaidTaka,amountPaidMinor,amountDueTaka,amountDueMinor,currency,dueDate,issuedAt,createdAt,voidedAt,subscriptionId. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["listInvoices"];
         put?: never;
@@ -1193,7 +1241,11 @@ export interface paths {
         };
         /**
          * Search invoices across apps and modes
-         * @description Requires the permission `invoices:read` (a super admin has every permission).
+         * @description `from`/`to` select by creation time (Asia/Dhaka days, or instants); `q` searches as on GET /api/v1/invoices.
+         *
+         *     Requires the permission `invoices:read` (a super admin has every permission).
+         *
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: number,id,applicationId,mode,status,customerReference,customerName,customerEmail,customerPhone,totalTaka,totalMinor,amountPaidTaka,amountPaidMinor,amountDueTaka,amountDueMinor,currency,dueDate,issuedAt,createdAt,voidedAt,subscriptionId. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["searchInvoices"];
         put?: never;
@@ -1220,6 +1272,50 @@ export interface paths {
          *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:write`.
          */
         post: operations["createPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers of the key's mode, newest first
+         * @description A customer exists from the first use of its customerReference (a payment, invoice or purchase). `q` finds customers by the start of their reference, name or email, or by their phone.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One customer with their invoices, payments, subscriptions and entitlements
+         * @description Each list is bounded (the newest 20, entitlements the first 20) and comes with its total; the full lists are the filtered list routes.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2009,6 +2105,12 @@ export interface components {
             /** @description Free-form text (e.g. JSON) for the app */
             metadata?: string;
         };
+        UpdateBenefitDto: {
+            /** @example Premium support */
+            name?: string;
+            /** @description Free-form text (e.g. JSON) for the app; null clears it */
+            metadata?: string | null;
+        };
         /**
          * @description DRAFT until the first price is created, then ACTIVE; ARCHIVED takes no new purchases or prices
          * @enum {string}
@@ -2068,6 +2170,12 @@ export interface components {
             name: string;
             /** @example Everything in Basic, plus priority support */
             description?: string;
+        };
+        UpdateProductDto: {
+            /** @example Pro plan */
+            name?: string;
+            /** @description null clears it */
+            description?: string | null;
         };
         AttachBenefitDto: {
             /** @description A benefit of the same app and mode as the product */
@@ -2729,6 +2837,66 @@ export interface components {
              */
             notifyCustomer?: boolean;
             priceId: number;
+        };
+        CustomerDto: {
+            /** @description Joma's id of the customer (customerRefId in operators' invoice searches) */
+            id: number;
+            /**
+             * @description The app's customerReference
+             * @example cust_42
+             */
+            reference: string;
+            name: string | null;
+            email: string | null;
+            /** @description As stored: +8801XXXXXXXXX for Bangladeshi mobiles, else E.164 */
+            phone: string | null;
+            /** @enum {string} */
+            mode: "TEST" | "LIVE";
+            /**
+             * Format: date-time
+             * @description First use of the reference
+             */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CustomerProfileDto: {
+            /** @description Joma's id of the customer (customerRefId in operators' invoice searches) */
+            id: number;
+            /**
+             * @description The app's customerReference
+             * @example cust_42
+             */
+            reference: string;
+            name: string | null;
+            email: string | null;
+            /** @description As stored: +8801XXXXXXXXX for Bangladeshi mobiles, else E.164 */
+            phone: string | null;
+            /** @enum {string} */
+            mode: "TEST" | "LIVE";
+            /**
+             * Format: date-time
+             * @description First use of the reference
+             */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The newest 20 invoices (all: GET /api/v1/invoices?customerReference=) */
+            invoices: components["schemas"]["InvoiceListItemDto"][];
+            /** @description How many invoices the customer has */
+            invoicesTotal: number;
+            /** @description The newest 20 payments (all: GET /api/v1/customers/{externalId}/payments) */
+            payments: components["schemas"]["PaymentDto"][];
+            /** @description How many payments the customer has */
+            paymentsTotal: number;
+            /** @description The newest 20 subscriptions (all: GET /api/v1/subscriptions?customerReference=) */
+            subscriptions: components["schemas"]["SubscriptionDto"][];
+            /** @description How many subscriptions the customer has */
+            subscriptionsTotal: number;
+            /** @description What the customer holds now, oldest grant first, the first 20 (all: GET /api/v1/customers/{externalId}/entitlements) */
+            entitlements: components["schemas"]["EntitlementDto"][];
+            /** @description How many grants the customer holds */
+            entitlementsTotal: number;
         };
         SettleDto: {
             /** @enum {string} */
@@ -4515,18 +4683,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "email" | "name" | "lastLoginAt" | "status" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "email" | "name" | "lastLoginAt" | "status" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
+                cursor?: string | undefined;
                 /** @description Matches email or name (case-insensitive) */
-                search?: string;
-                status?: "ACTIVE" | "DISABLED";
+                search?: string | undefined;
+                status?: "ACTIVE" | "DISABLED" | undefined;
             };
             header?: never;
             path?: never;
@@ -4713,23 +4881,23 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                actorUserId?: number;
-                action?: string;
-                targetType?: string;
-                targetId?: string;
+                cursor?: string | undefined;
+                actorUserId?: number | undefined;
+                action?: string | undefined;
+                targetType?: string | undefined;
+                targetId?: string | undefined;
                 /** @description At or after this instant */
-                from?: string;
+                from?: string | undefined;
                 /** @description Before this instant */
-                to?: string;
+                to?: string | undefined;
             };
             header?: never;
             path?: never;
@@ -4763,16 +4931,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "name" | "id" | "status";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "name" | "id" | "status" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "ACTIVE" | "SUSPENDED";
+                cursor?: string | undefined;
+                status?: "ACTIVE" | "SUSPENDED" | undefined;
             };
             header?: never;
             path?: never;
@@ -5119,15 +5287,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "lookupKey" | "name" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "lookupKey" | "name" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
+                cursor?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
@@ -5249,6 +5417,52 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBenefit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateBenefitDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BenefitDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5440,16 +5654,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "updatedAt" | "name" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "updatedAt" | "name" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: components["schemas"]["ProductStatus"];
+                cursor?: string | undefined;
+                status?: components["schemas"]["ProductStatus"] | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
@@ -5601,6 +5815,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and catalog:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path: {
+                /** @description The product */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateProductDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProductDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5919,16 +6180,22 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
+                cursor?: string | undefined;
+                status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED" | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive. A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                q?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
@@ -5941,7 +6208,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success; with `Accept: text/csv`, a CSV file */
             200: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -5954,6 +6221,8 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
+                    /** @example id,reference,applicationId,mode,status,amountTaka,amountMinor,amountRefundedTaka,amountRefundedMinor,excessTaka,excessMinor,currency,gateway,gatewayTxnId,paymentMethod,paymentMethodAccount,riskLevel,invoiceId,customerReference,customerName,customerEmail,customerPhone,description,failureReason,createdAt,succeededAt */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6164,7 +6433,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many Asia/Dhaka days, ending today (today included). */
-                days?: number;
+                days?: number | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
@@ -6206,15 +6475,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
+                cursor?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
@@ -6258,24 +6527,30 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "amountMinor" | "id" | "expiresAt" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
-                status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
+                cursor?: string | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
+                status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED" | undefined;
                 /** @description true: only captures with an excess (excessMinor > 0), to be refunded */
-                excess?: "true" | "false";
+                excess?: "true" | "false" | undefined;
                 /** @description HIGH: only captures the gateway flagged as high risk (SSLCommerz risk_level 1), to review before delivering */
-                risk?: "NORMAL" | "HIGH";
+                risk?: "NORMAL" | "HIGH" | undefined;
                 /** @description Only payments through this gateway */
-                gateway?: "sandbox" | "sslcommerz" | "bkash";
+                gateway?: "sandbox" | "sslcommerz" | "bkash" | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00), or at or after this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive, or before this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                q?: string | undefined;
             };
             header?: never;
             path?: never;
@@ -6283,7 +6558,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success; with `Accept: text/csv`, a CSV file */
             200: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -6296,6 +6571,8 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
+                    /** @example id,reference,applicationId,mode,status,amountTaka,amountMinor,amountRefundedTaka,amountRefundedMinor,excessTaka,excessMinor,currency,gateway,gatewayTxnId,paymentMethod,paymentMethodAccount,riskLevel,invoiceId,customerReference,customerName,customerEmail,customerPhone,description,failureReason,createdAt,succeededAt */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6455,19 +6732,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "nextBillingDate" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "nextBillingDate" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "INCOMPLETE" | "TRIALING" | "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELED";
-                customerReference?: string;
+                cursor?: string | undefined;
+                status?: "INCOMPLETE" | "TRIALING" | "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELED" | undefined;
+                customerReference?: string | undefined;
                 /** @description Spring-style sort: field[,asc|desc], field one of createdAt, nextBillingDate, id (takes precedence over sortBy/order) */
-                sort?: string;
+                sort?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
@@ -6759,21 +7036,21 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "nextBillingDate" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "nextBillingDate" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "INCOMPLETE" | "TRIALING" | "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELED";
-                customerReference?: string;
+                cursor?: string | undefined;
+                status?: "INCOMPLETE" | "TRIALING" | "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELED" | undefined;
+                customerReference?: string | undefined;
                 /** @description Spring-style sort: field[,asc|desc], field one of createdAt, nextBillingDate, id (takes precedence over sortBy/order) */
-                sort?: string;
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
+                sort?: string | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
             };
             header?: never;
             path?: never;
@@ -6837,6 +7114,66 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
+                page?: number | undefined;
+                size?: number | undefined;
+                /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
+                /** @description false returns every match, up to 1000 */
+                paginate?: boolean | undefined;
+                /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
+                cursor?: string | undefined;
+                status?: "PENDING" | "SUCCEEDED" | "FAILED" | undefined;
+                /** @description true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others. */
+                awaitingApproval?: "true" | "false" | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive. A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds refunds of a payment named by its id, reference (`pay_...`) or gateway transaction id (as given or in upper case), refunds on an invoice named by its number (`INV-000042`), and refunds of a customer named by reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                q?: string | undefined;
+            };
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success; with `Accept: text/csv`, a CSV file */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RefundDto"][];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7013,20 +7350,26 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "PENDING" | "SUCCEEDED" | "FAILED";
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
+                cursor?: string | undefined;
+                status?: "PENDING" | "SUCCEEDED" | "FAILED" | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
                 /** @description true: only refunds waiting for an operator (PENDING, approvalRequired, not yet approved); false: all others. */
-                awaitingApproval?: "true" | "false";
+                awaitingApproval?: "true" | "false" | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00), or at or after this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive, or before this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds refunds of a payment named by its id, reference (`pay_...`) or gateway transaction id (as given or in upper case), refunds on an invoice named by its number (`INV-000042`), and refunds of a customer named by reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                q?: string | undefined;
             };
             header?: never;
             path?: never;
@@ -7034,7 +7377,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success; with `Accept: text/csv`, a CSV file */
             200: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -7047,6 +7390,8 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
+                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
+                    "text/csv": string;
                 };
             };
             /**
@@ -7305,9 +7650,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Default: every app */
-                applicationId?: number;
+                applicationId?: number | undefined;
                 /** @description Default: both modes */
-                mode?: "TEST" | "LIVE";
+                mode?: "TEST" | "LIVE" | undefined;
             };
             header?: never;
             path?: never;
@@ -7488,11 +7833,11 @@ export interface operations {
     listReconciliationRuns: {
         parameters: {
             query?: {
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description pagination.nextCursor of the previous page: pages by keyset at any depth (page is then ignored) */
-                cursor?: string;
-                period?: string;
+                cursor?: string | undefined;
+                period?: string | undefined;
             };
             header?: never;
             path?: never;
@@ -7566,11 +7911,11 @@ export interface operations {
                 /** @description A calendar day in Asia/Dhaka */
                 period: string;
                 /** @description Default: every app */
-                applicationId?: number;
+                applicationId?: number | undefined;
                 /** @description Default: both modes */
-                mode?: "TEST" | "LIVE";
+                mode?: "TEST" | "LIVE" | undefined;
                 /** @description true: first pull the gateways' own settlement reports for the day */
-                fetch?: boolean;
+                fetch?: boolean | undefined;
             };
             header?: never;
             path?: never;
@@ -7739,11 +8084,11 @@ export interface operations {
     listReconciliationItems: {
         parameters: {
             query?: {
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description pagination.nextCursor of the previous page: pages by keyset at any depth (page is then ignored) */
-                cursor?: string;
-                class?: "amountMismatch" | "missingInternal" | "missingInSettlement" | "deferred";
+                cursor?: string | undefined;
+                class?: "amountMismatch" | "missingInternal" | "missingInSettlement" | "deferred" | undefined;
             };
             header?: never;
             path: {
@@ -7848,19 +8193,25 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "issuedAt" | "dueDate" | "number" | "totalMinor" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "issuedAt" | "dueDate" | "number" | "totalMinor" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "ISSUED" | "PARTIALLY_PAID" | "PAID" | "VOID";
-                customerReference?: string;
+                cursor?: string | undefined;
+                status?: "ISSUED" | "PARTIALLY_PAID" | "PAID" | "VOID" | undefined;
+                customerReference?: string | undefined;
                 /** @description Only this subscription's invoices (its first and its renewals) */
-                subscriptionId?: number;
+                subscriptionId?: number | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive. A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds invoices by number (`INV-000042`, any letter case), by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes), or by the id, reference (`pay_...`) or gateway transaction id of a payment made on them. Combines with the other filters. */
+                q?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
@@ -7873,7 +8224,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success; with `Accept: text/csv`, a CSV file */
             200: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -7886,6 +8237,8 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
+                    /** @example number,id,applicationId,mode,status,customerReference,customerName,customerEmail,customerPhone,totalTaka,totalMinor,amountPaidTaka,amountPaidMinor,amountDueTaka,amountDueMinor,currency,dueDate,issuedAt,createdAt,voidedAt,subscriptionId */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8145,26 +8498,28 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "issuedAt" | "dueDate" | "number" | "totalMinor" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "issuedAt" | "dueDate" | "number" | "totalMinor" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
-                status?: "ISSUED" | "PARTIALLY_PAID" | "PAID" | "VOID";
+                cursor?: string | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
+                status?: "ISSUED" | "PARTIALLY_PAID" | "PAID" | "VOID" | undefined;
                 /** @description Exact invoice number, e.g. INV-000001 */
-                number?: string;
+                number?: string | undefined;
                 /** @description Internal customer id */
-                customerRefId?: number;
-                /** @description Issued on or after (YYYY-MM-DD, or an ISO date-time with Z or an offset) */
-                from?: string;
-                /** @description Issued before the end of this day (YYYY-MM-DD) or this instant (ISO date-time with Z or an offset) */
-                to?: string;
+                customerRefId?: number | undefined;
+                /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00), or at or after this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                from?: string | undefined;
+                /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive, or before this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
+                to?: string | undefined;
+                /** @description Finds invoices by number (`INV-000042`, any letter case), by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes), or by the id, reference (`pay_...`) or gateway transaction id of a payment made on them. Combines with the other filters. */
+                q?: string | undefined;
             };
             header?: never;
             path?: never;
@@ -8172,7 +8527,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success; with `Accept: text/csv`, a CSV file */
             200: {
                 headers: {
                     /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
@@ -8185,6 +8540,8 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
+                    /** @example number,id,applicationId,mode,status,customerReference,customerName,customerEmail,customerPhone,totalTaka,totalMinor,amountPaidTaka,amountPaidMinor,amountDueTaka,amountDueMinor,currency,dueDate,issuedAt,createdAt,voidedAt,subscriptionId */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8240,6 +8597,98 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableReplayable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
+                page?: number | undefined;
+                size?: number | undefined;
+                /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
+                /** @description false returns every match, up to 1000 */
+                paginate?: boolean | undefined;
+                /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
+                cursor?: string | undefined;
+                /** @description Customers whose reference, name or email starts with this (any letter case), or whose phone is this number (any form customerPhone takes: 01XXXXXXXXX finds +8801XXXXXXXXX) */
+                q?: string | undefined;
+            };
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerDto"][];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path: {
+                /** @description The customerReference the app uses */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerProfileDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8385,15 +8834,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
+                cursor?: string | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
@@ -8697,17 +9146,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE";
-                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
+                cursor?: string | undefined;
+                status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE" | undefined;
+                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test" | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
@@ -8835,16 +9284,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
+                cursor?: string | undefined;
+                type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test" | undefined;
+                /** @description Only events with a greater id (recorded after that event): poll with the newest id seen, sortBy=id and order=asc, as `joma listen` does. A poll that finds nothing new is logged at debug, not info. */
+                afterId?: number | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs webhooks:operate to read and write; another app's id is 404. */
@@ -8885,20 +9336,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE";
-                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test";
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
-                endpointId?: number;
+                cursor?: string | undefined;
+                status?: "PENDING" | "RETRYING" | "DELIVERED" | "PARKED" | "UNDELIVERABLE" | undefined;
+                eventType?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.voided" | "subscription.created" | "subscription.activated" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.paused" | "subscription.resumed" | "subscription.entitlements_updated" | "webhook_endpoint.test" | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
+                endpointId?: number | undefined;
             };
             header?: never;
             path?: never;
@@ -9067,17 +9518,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                applicationId?: number;
-                mode?: "TEST" | "LIVE";
+                cursor?: string | undefined;
+                applicationId?: number | undefined;
+                mode?: "TEST" | "LIVE" | undefined;
             };
             header?: never;
             path?: never;
@@ -9181,18 +9632,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 0-based page number; page * size may not pass 10000 (400): deeper pages take `cursor` */
-                page?: number;
-                size?: number;
+                page?: number | undefined;
+                size?: number | undefined;
                 /** @description Ties break by id in the same direction. Admin searches of invoices, payments, webhook deliveries and subscriptions across apps (without both applicationId and mode) sort by createdAt or id only. */
-                sortBy?: "createdAt" | "id";
-                order?: "asc" | "desc";
+                sortBy?: "createdAt" | "id" | undefined;
+                order?: "asc" | "desc" | undefined;
                 /** @description false returns every match, up to 1000 */
-                paginate?: boolean;
+                paginate?: boolean | undefined;
                 /** @description pagination.nextCursor of the previous page: keyset paging at any depth in the default newest-first order (same filters; page is ignored; totals stay exact) */
-                cursor?: string;
-                kind?: "RECEIPT" | "DUNNING_REMINDER" | "INVOICE" | "TRIAL_ENDING";
-                status?: "QUEUED" | "SENT" | "FAILED" | "SKIPPED" | "CAPTURED";
-                invoiceId?: number;
+                cursor?: string | undefined;
+                kind?: "RECEIPT" | "DUNNING_REMINDER" | "INVOICE" | "TRIAL_ENDING" | undefined;
+                status?: "QUEUED" | "SENT" | "FAILED" | "SKIPPED" | "CAPTURED" | undefined;
+                invoiceId?: number | undefined;
             };
             header?: {
                 /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */

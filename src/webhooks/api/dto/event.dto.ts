@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
 
-import { PageQueryDto } from '../../../common/http/pagination';
+import { PageQueryDto, toInt } from '../../../common/http/pagination';
 import { OptionalField } from '../../../common/http/validation';
 import { EVENT_TYPES } from '../../../events/event-catalogue';
 import { DELIVERY_STATUSES } from '../../delivery/delivery-status';
@@ -47,4 +48,17 @@ export class EventListQuery extends PageQueryDto(EVENT_SORT_FIELDS) {
   @OptionalField()
   @IsIn([...EVENT_TYPES])
   type?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Only events with a greater id (recorded after that event): poll with the newest id seen, sortBy=id and order=asc, as `joma listen` does. A poll that finds nothing new is logged at debug, not info.',
+  })
+  @OptionalField()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  afterId?: number;
 }
