@@ -91,7 +91,7 @@ export class AppsController {
   @AdminAuth('apps:write')
   @AppScoped({ appParam: 'id' })
   @ApiOperation({
-    summary: "Replace one mode's key and secret; the old pair stops working at once",
+    summary: "Replace one mode's secret (the key stays); the old secret stops working at once",
   })
   @ApiParam({ name: 'mode', enum: ['TEST', 'LIVE'] })
   @ApiEnvelope(IssuedCredentialDto, { status: 201 })

@@ -28,13 +28,11 @@ export class AdminSessionsRepository {
 
   /** Revokes every live session of the user, except `keepId` when given. */
   async revokeAllOf(userId: number, at: Date, keepId?: number): Promise<void> {
-    const revoke = this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: at })
-      .where('user_id = :userId AND revoked_at IS NULL', { userId });
-    if (keepId !== undefined) revoke.andWhere('id <> :keepId', { keepId });
-    await revoke.execute();
+    await sql(this.txHost.tx).run(
+      `UPDATE admin_sessions SET revoked_at = $2
+        WHERE user_id = $1 AND revoked_at IS NULL AND ($3::bigint IS NULL OR id <> $3)`,
+      [userId, at, keepId ?? null],
+    );
   }
 
   /** Deletes sessions that expired or were revoked before `before`; how many. */

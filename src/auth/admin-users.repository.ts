@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
+import { EntitySql } from '../database/entity-sql';
 import { AdminUser, AdminUserStatus } from './admin-user.entity';
 
 /** Every query of the admin_users table. */
@@ -43,10 +44,12 @@ export class AdminUsersRepository {
 
   /** Users whose email equals `email` ignoring case (PostgreSQL's lower()). */
   byEmailIgnoringCase(email: string): Promise<AdminUser[]> {
-    return this.users
-      .createQueryBuilder('u')
-      .where('lower(u.email) = lower(:email)', { email })
-      .getMany();
+    const users = EntitySql.of(this.txHost.tx.connection, AdminUser);
+    return users.rows(
+      this.txHost.tx,
+      `SELECT ${users.selectList} FROM ${users.table} WHERE lower(email) = lower($1)`,
+      [email],
+    );
   }
 
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
 import type { Mode } from '../common/http/request-context';
+import { sql } from '../database/sql';
 import { AppCredential } from './app-credential.entity';
 
 /** What an app key check needs to know about the app: kept on the credential rows by the apps feature. */
@@ -51,12 +52,11 @@ export class AppCredentialsRepository {
   /** Which of these app ids exist (every app has credential rows from its creation). */
   async existingAppIds(appIds: readonly number[]): Promise<number[]> {
     if (appIds.length === 0) return [];
-    const rows = await this.credentials
-      .createQueryBuilder('c')
-      .select('DISTINCT c.app_id', 'appId')
-      .where('c.app_id IN (:...ids)', { ids: appIds })
-      .getRawMany<{ appId: string }>();
-    return rows.map((r) => Number(r.appId));
+    const rows = await sql(this.txHost.tx).rows<{ app_id: string }>(
+      `SELECT DISTINCT app_id FROM app_credentials WHERE app_id = ANY($1::bigint[])`,
+      [appIds],
+    );
+    return rows.map((r) => Number(r.app_id));
   }
 
   ofApp(appId: number): Promise<AppCredential[]> {

@@ -68,8 +68,15 @@ export class AppCredentialsService {
   }
 
   /** Replaces one mode's pair; the old key and secret stop working at once, on every replica. */
+  /**
+   * A new secret for one mode; the key stays (decisions 20: integrations
+   * keep their key, only the secret is replaced). The old secret stops
+   * working at the commit, on every replica.
+   */
   async rotate(appId: number, mode: Mode): Promise<IssuedCredential> {
-    const fresh = AppCredentialsService.mint(mode);
+    const current = (await this.credentials.ofApp(appId)).find((c) => c.mode === mode);
+    if (!current) throw AppError.notFound('App');
+    const fresh: IssuedCredential = { ...AppCredentialsService.mint(mode), apiKey: current.apiKey };
     const replaced = await this.credentials.replacePair(appId, mode, {
       apiKey: fresh.apiKey,
       secretHash: sha256Hex(fresh.apiSecret),

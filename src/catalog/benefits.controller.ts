@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -17,7 +17,13 @@ import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { toBenefitDto } from './benefit.mapper';
 import { BenefitsService } from './benefits.service';
-import { AdminScopeQuery, BenefitDto, BenefitListQuery, CreateBenefitDto } from './dto/benefit.dto';
+import {
+  AdminScopeQuery,
+  BenefitDto,
+  BenefitListQuery,
+  CreateBenefitDto,
+  UpdateBenefitDto,
+} from './dto/benefit.dto';
 
 @ApiTags('Benefits')
 @Controller('api/v1/benefits')
@@ -57,6 +63,22 @@ export class BenefitsController {
     @Param('id', ParseIdPipe) id: number,
   ): Promise<BenefitDto> {
     return toBenefitDto(await this.benefits.get(app, id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Rename a benefit or change its metadata',
+    description:
+      'Fields left out stay; `metadata: null` clears it. The lookupKey never changes (apps find the benefit by it); grants are untouched.',
+  })
+  @ApiEnvelope(BenefitDto)
+  @ApiErrors(404)
+  async update(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateBenefitDto,
+  ): Promise<BenefitDto> {
+    return toBenefitDto(await this.benefits.update(app, id, body));
   }
 
   @Post(':id/activate')

@@ -81,6 +81,29 @@ export class BenefitsService {
     return saved;
   }
 
+  /** Renames a benefit or changes its metadata; its lookup key and grants stay. */
+  @Transactional()
+  async update(
+    scope: TenantScope,
+    id: number,
+    input: { name?: string; metadata?: string | null },
+  ): Promise<Benefit> {
+    const benefit = await this.catalog.lockBenefit(scope, id);
+    const before = { name: benefit.name, metadata: benefit.metadata };
+    if (input.name !== undefined) benefit.name = input.name;
+    if (input.metadata !== undefined) benefit.metadata = input.metadata;
+    const saved = await this.catalog.saveBenefit(benefit);
+    await this.audit.record({
+      adminOnly: true,
+      action: 'benefit.updated',
+      targetType: 'benefit',
+      targetId: id,
+      before,
+      after: { name: saved.name, metadata: saved.metadata },
+    });
+    return saved;
+  }
+
   /** For admin routes: the benefit's own partition, found by id alone. */
   async scopeOf(id: number): Promise<TenantScope> {
     const scope = await this.catalog.benefitScope(id);

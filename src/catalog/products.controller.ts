@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -21,6 +21,7 @@ import {
   CreateProductDto,
   ProductDto,
   ProductListQuery,
+  UpdateProductDto,
 } from './dto/product.dto';
 import { toProductDto } from './product.mapper';
 import { ProductsService } from './products.service';
@@ -63,6 +64,23 @@ export class ProductsController {
     @Param('id', ParseIdPipe) id: number,
   ): Promise<ProductDto> {
     return toProductDto(await this.products.get(app, id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Rename a product or change its description',
+    description:
+      'Fields left out stay; `description: null` clears it. Any status, ARCHIVED included. Prices never change: add a new price and deactivate the old one.',
+  })
+  @ApiParam({ name: 'id', type: 'integer', description: 'The product' })
+  @ApiEnvelope(ProductDto)
+  @ApiErrors(404)
+  async update(
+    @CurrentApp() app: AppPrincipal,
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateProductDto,
+  ): Promise<ProductDto> {
+    return toProductDto(await this.products.update(app, id, body));
   }
 }
 

@@ -73,6 +73,30 @@ export class ProductsService {
     return new Page(await this.withDetails(scope, page.items), page.pagination);
   }
 
+  /** Renames a product or changes its description (any status; prices and benefits stay). */
+  @Transactional()
+  async update(
+    scope: TenantScope,
+    id: number,
+    input: { name?: string; description?: string | null },
+  ): Promise<ProductDetails> {
+    const product = await this.catalog.lockProduct(scope, id);
+    const before = { name: product.name, description: product.description };
+    if (input.name !== undefined) product.name = input.name;
+    if (input.description !== undefined) product.description = input.description;
+    const saved = await this.catalog.saveProduct(product);
+    await this.audit.record({
+      adminOnly: true,
+      action: 'product.updated',
+      targetType: 'product',
+      targetId: id,
+      before,
+      after: { name: saved.name, description: saved.description },
+    });
+    const [details] = await this.withDetails(scope, [saved]);
+    return details;
+  }
+
   /** ARCHIVED: no new purchases and no new prices. Archiving again is a no-op. */
   @Transactional()
   async archive(scope: TenantScope, id: number): Promise<ProductDetails> {

@@ -160,8 +160,15 @@ export class EntitySql<T extends ObjectLiteral> {
    * One INSERT of several rows, each giving the same fields, RETURNING them
    * in the order given (PostgreSQL returns a VALUES list's rows in its
    * order, as TypeORM's own multi-row insert also takes for granted).
+   * `ignoreConflicts`: ON CONFLICT DO NOTHING (TypeORM's `orIgnore()`): a row
+   * that would break a unique key is left out, and only the rows written
+   * come back.
    */
-  async insertMany(em: EntityManager, rows: Partial<T>[]): Promise<T[]> {
+  async insertMany(
+    em: EntityManager,
+    rows: Partial<T>[],
+    options: { ignoreConflicts?: boolean } = {},
+  ): Promise<T[]> {
     if (rows.length === 0) return [];
     const values: unknown[] = [];
     // Which columns are given, as the bits of one number (exact up to 53 columns).
@@ -181,7 +188,7 @@ export class EntitySql<T extends ObjectLiteral> {
         );
       given = these;
     }
-    const key = `${given}:${rows.length}`;
+    const key = `${given}:${rows.length}${options.ignoreConflicts ? ':ignore' : ''}`;
     let sql = this.inserts.get(key);
     if (sql === undefined) {
       const names = this.writable
@@ -190,7 +197,8 @@ export class EntitySql<T extends ObjectLiteral> {
       const tuples = rows.map(
         (_, r) => `(${names.map((_, i) => `$${r * names.length + i + 1}`).join(', ')})`,
       );
-      sql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES ${tuples.join(', ')} RETURNING ${this.selectList}`;
+      const conflict = options.ignoreConflicts ? ' ON CONFLICT DO NOTHING' : '';
+      sql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES ${tuples.join(', ')}${conflict} RETURNING ${this.selectList}`;
       // Column sets and row counts in use are few; a caller inserting ever new counts cannot grow it for ever.
       if (this.inserts.size >= 200) this.inserts.clear();
       this.inserts.set(key, sql);

@@ -3,11 +3,11 @@ import type { EntityManager } from 'typeorm';
 import { runStatement } from './hot-query';
 
 /**
- * The one raw-SQL helper (docs/architecture.md, "Writing SQL"): repositories use TypeORM
- * (repositories, the query builder) for entities and ordinary queries, and
- * this for the statements TypeORM cannot express (CTEs, `unnest` batches,
- * `ON CONFLICT ... RETURNING`, locks with SKIP LOCKED across joins,
- * aggregates) or where it measurably costs too much. Statements run on the
+ * The one raw-SQL helper (docs/architecture.md, "Writing SQL"): a `sql`
+ * repository writes every statement with it, an `entity` repository every
+ * statement but its plain entity loads and saves (TypeORM's Repository
+ * API): CTEs, `unnest` batches, `ON CONFLICT ... RETURNING`, locks with
+ * SKIP LOCKED, aggregates, hot paths. Statements run on the
  * current transaction's connection (the `EntityManager` of
  * `TransactionHost.tx`), or on the pool outside one; parameters are always
  * bound (`$1`...), never spliced into the text.

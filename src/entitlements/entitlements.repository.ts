@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { IsNull } from 'typeorm';
 
+import { EntitySql } from '../database/entity-sql';
 import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import { Entitlement } from './entitlement.entity';
@@ -12,8 +12,8 @@ import { Entitlement } from './entitlement.entity';
 export class EntitlementsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private get entitlements() {
-    return this.txHost.tx.getRepository(Entitlement);
+  private get entitlements(): EntitySql<Entitlement> {
+    return EntitySql.of(this.txHost.tx.connection, Entitlement);
   }
 
   /**
@@ -53,9 +53,13 @@ export class EntitlementsRepository {
 
   /** What the customer holds now, oldest grant first. */
   liveOf(scope: TenantScope, customerId: number): Promise<Entitlement[]> {
-    return this.entitlements.find({
-      where: { appId: scope.appId, mode: scope.mode, customerId, revokedAt: IsNull() },
-      order: { grantedAt: 'ASC', id: 'ASC' },
-    });
+    const sql = this.entitlements;
+    return sql.rows(
+      this.txHost.tx,
+      `SELECT ${sql.selectList} FROM ${sql.table}
+        WHERE app_id = $1 AND mode = $2 AND customer_id = $3 AND revoked_at IS NULL
+        ORDER BY granted_at ASC, id ASC`,
+      [scope.appId, scope.mode, customerId],
+    );
   }
 }

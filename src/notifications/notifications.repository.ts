@@ -4,13 +4,13 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 import type { Page } from '../common/http/envelope';
 import { pageOf, type PageQuery } from '../common/http/pagination';
+import { EntitySql } from '../database/entity-sql';
 import { sql } from '../database/sql';
 import type { TenantScope } from '../database/tenant';
 import {
   Notification,
   type NotificationKind,
   type NotificationStatus,
-  SmsCredential,
 } from './notification.entity';
 
 export type NewNotification = Omit<
@@ -33,12 +33,11 @@ export const OUTCOME_UNKNOWN = 'Outcome unknown';
 export class NotificationsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private get notifications() {
-    return this.txHost.tx.getRepository(Notification);
-  }
+  private compiled?: EntitySql<Notification>;
 
-  private get sms() {
-    return this.txHost.tx.getRepository(SmsCredential);
+  /** The table's select list, hydration and INSERT (see EntitySql). */
+  private get notifications(): EntitySql<Notification> {
+    return (this.compiled ??= EntitySql.of(this.txHost.tx.connection, Notification));
   }
 
   /**
@@ -47,13 +46,23 @@ export class NotificationsRepository {
    */
   async decide(rows: NewNotification[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.notifications
-      .createQueryBuilder()
-      .insert()
-      .into(Notification)
-      .values(rows.map((r) => ({ ...r, attempts: 0, lastError: r.lastError ?? null })))
-      .orIgnore()
-      .execute();
+    await this.notifications.insertMany(
+      this.txHost.tx,
+      // Every row gives every column (one INSERT names one column list); nullable ones left out are NULL.
+      rows.map((r) => ({
+        ...r,
+        invoiceId: r.invoiceId ?? null,
+        paymentId: r.paymentId ?? null,
+        subscriptionId: r.subscriptionId ?? null,
+        subject: r.subject ?? null,
+        bodyHtml: r.bodyHtml ?? null,
+        nextAttemptAt: r.nextAttemptAt ?? null,
+        senderName: r.senderName ?? null,
+        attempts: 0,
+        lastError: r.lastError ?? null,
+      })),
+      { ignoreConflicts: true },
+    );
   }
 
   /**
@@ -155,8 +164,8 @@ export class NotificationsRepository {
     query: PageQuery,
     filter: { kind?: NotificationKind; status?: NotificationStatus; invoiceId?: number },
   ): Promise<Page<Notification>> {
-    const qb = this.notifications
-      .createQueryBuilder('n')
+    const qb = this.txHost.tx
+      .createQueryBuilder(Notification, 'n')
       .where('n.appId = :appId AND n.mode = :mode', scope);
     if (filter.kind) qb.andWhere('n.kind = :kind', { kind: filter.kind });
     if (filter.status) qb.andWhere('n.status = :status', { status: filter.status });
@@ -164,22 +173,30 @@ export class NotificationsRepository {
     return pageOf(qb, 'n', query);
   }
 
-  byId(scope: TenantScope, id: number): Promise<Notification | null> {
-    if (!Number.isSafeInteger(id) || id < 1) return Promise.resolve(null);
-    return this.notifications.findOne({ where: { id, appId: scope.appId, mode: scope.mode } });
+  async byId(scope: TenantScope, id: number): Promise<Notification | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return null;
+    const n = this.notifications;
+    const [row] = await n.rows(
+      this.txHost.tx,
+      `SELECT ${n.selectList} FROM ${n.table} WHERE id = $1 AND app_id = $2 AND mode = $3 LIMIT 1`,
+      [id, scope.appId, scope.mode],
+    );
+    return row ?? null;
   }
 
   async smsCredential(scope: TenantScope, provider: string): Promise<string | null> {
-    const row = await this.sms.findOne({
-      where: { appId: String(scope.appId), mode: scope.mode, provider },
-    });
+    const row = await sql(this.txHost.tx).one<{ sealed: string }>(
+      `SELECT sealed FROM sms_credentials WHERE app_id = $1 AND mode = $2 AND provider = $3`,
+      [scope.appId, scope.mode, provider],
+    );
     return row?.sealed ?? null;
   }
 
   async setSmsCredential(scope: TenantScope, provider: string, sealed: string, at: Date) {
-    await this.sms.upsert(
-      { appId: String(scope.appId), mode: scope.mode, provider, sealed, updatedAt: at },
-      ['appId', 'mode', 'provider'],
+    await sql(this.txHost.tx).run(
+      `INSERT INTO sms_credentials (app_id, mode, provider, sealed, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (app_id, mode, provider) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at`,
+      [scope.appId, scope.mode, provider, sealed, at],
     );
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { Brackets, In, SelectQueryBuilder } from 'typeorm';
+import { Brackets, In, MoreThan, SelectQueryBuilder } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
 import type { CreatedRange, SearchScope } from '../common/http/list-filters';
@@ -308,15 +308,16 @@ export class PaymentsRepository {
     now: Date,
     gateway?: string,
   ): Promise<Payment | null> {
-    const qb = this.repo
-      .createQueryBuilder('p')
-      .where(this.payments.where(scope))
-      .andWhere(
-        'p.invoice_id = :invoiceId AND p.status = :pending AND p.amount_minor = :amountMinor AND p.expires_at > :now',
-        { invoiceId, pending: 'PENDING', amountMinor, now },
-      );
-    if (gateway) qb.andWhere('p.gateway = :gateway', { gateway });
-    return qb.orderBy('p.id', 'DESC').getOne();
+    return this.repo.findOne({
+      where: this.payments.where(scope, {
+        invoiceId,
+        status: 'PENDING',
+        amountMinor,
+        expiresAt: MoreThan(now),
+        ...(gateway ? { gateway } : {}),
+      }),
+      order: { id: 'DESC' },
+    });
   }
 
   /** How many PENDING payments (open checkouts) the invoice has. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { In } from 'typeorm';
 
 import type { Page } from '../common/http/envelope';
 import { pageOf, PageQuery } from '../common/http/pagination';
@@ -72,14 +73,14 @@ export class SubscriptionsRepository {
     scope: TenantScope,
     productIds: readonly number[],
   ): Promise<Subscription[]> {
-    return this.subscriptions.repo
-      .createQueryBuilder('s')
-      .where('s.appId = :appId AND s.mode = :mode', scope)
-      .andWhere('s.productId IN (:...productIds)', { productIds })
-      .andWhere("s.status IN ('TRIALING', 'ACTIVE')")
-      .orderBy('s.id', 'ASC')
-      .setLock('pessimistic_write')
-      .getMany();
+    return this.subscriptions.repo.find({
+      where: this.subscriptions.where(scope, {
+        productId: In([...productIds]),
+        status: In(['TRIALING', 'ACTIVE'] as SubscriptionStatus[]),
+      }),
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   /** Ids whose next scheduled moment is at or before `now` (index subscriptions_due), soonest first. */
@@ -106,12 +107,15 @@ export class SubscriptionsRepository {
    * The subscription, row-locked, if it is still due at `now` and no other
    * worker holds it (FOR UPDATE SKIP LOCKED): replicas never process one twice.
    */
-  lockIfDue(id: number, now: Date): Promise<Subscription | null> {
-    return this.subscriptions.repo
-      .createQueryBuilder('s')
-      .where('s.id = :id AND s.nextActionAt <= :now', { id, now })
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getOne();
+  async lockIfDue(id: number, now: Date): Promise<Subscription | null> {
+    const sql = this.subscriptions.sql;
+    const [sub] = await sql.rows(
+      this.txHost.tx,
+      `SELECT ${sql.selectList} FROM ${sql.table}
+        WHERE id = $1 AND next_action_at <= $2
+        FOR UPDATE SKIP LOCKED`,
+      [id, now],
+    );
+    return sub ?? null;
   }
 }

@@ -256,7 +256,9 @@ describe('admin apps', () => {
       expect(fresh.mode).toBe('TEST');
       expect(fresh.apiKey).toMatch(/^pk_test_/);
       expect(fresh.apiSecret).toMatch(/^sk_test_/);
-      expect(fresh.apiKey).not.toBe(app.TEST.apiKey);
+      // The key stays; only the secret is new (decisions 20).
+      expect(fresh.apiKey).toBe(app.TEST.apiKey);
+      expect(fresh.apiSecret).not.toBe(app.TEST.apiSecret);
 
       const old = await appCall(app.TEST);
       expect(old.status).toBe(401);

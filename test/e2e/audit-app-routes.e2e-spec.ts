@@ -99,6 +99,26 @@ describe('audit log: every write an admin makes through the app routes', () => {
       call: (h) => http().post('/api/v1/products').set(h).send({ name: 'Walked product' }),
     },
     {
+      route: 'PATCH /api/v1/products/{id}',
+      call: async (h) => {
+        const product = await createProduct(t, app, 'TEST', { name: `Renamed ${++seq}` });
+        return http()
+          .patch(`/api/v1/products/${product.id}`)
+          .set(h)
+          .send({ name: 'Walked rename', description: null });
+      },
+    },
+    {
+      route: 'PATCH /api/v1/benefits/{id}',
+      call: async (h) => {
+        const b = await http()
+          .post('/api/v1/benefits')
+          .set(key())
+          .send({ lookupKey: `b-${++seq}`, name: 'B' });
+        return http().patch(`/api/v1/benefits/${b.body.data.id}`).set(h).send({ name: 'Walked' });
+      },
+    },
+    {
       route: 'POST /api/v1/products/{id}/prices',
       call: async (h) => {
         const product = await createProduct(t, app);

@@ -214,6 +214,8 @@ describe('the served OpenAPI document', () => {
       'PATCH /api/v1/admin/apps/{id}',
       'PATCH /api/v1/admin/apps/{id}/settings',
       'PATCH /api/v1/admin/users/{id}',
+      'PATCH /api/v1/benefits/{id}',
+      'PATCH /api/v1/products/{id}',
       'PATCH /api/v1/webhook-endpoints/{id}',
       'POST /api/v1/payments/{id}/refunds',
       'POST /api/v1/subscriptions/{id}/cancel',

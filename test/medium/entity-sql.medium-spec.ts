@@ -108,6 +108,22 @@ describe('EntitySql.insert writes what TypeORM would', () => {
       expect(p).toEqual(await dataSource.getRepository(Payment).findOneByOrFail({ id: p.id }));
   });
 
+  it('insertMany with ignoreConflicts leaves out a row that breaks a unique key (ON CONFLICT DO NOTHING) and answers the rows written', async () => {
+    const sql = EntitySql.of(dataSource, Payment);
+    await sql.insert(dataSource.manager, { ...fields('pay_ignore_taken'), amountMinor: 1 });
+    const written = await sql.insertMany(
+      dataSource.manager,
+      ['pay_ignore_new', 'pay_ignore_taken'].map((r) => ({ ...fields(r), amountMinor: 2 })),
+      { ignoreConflicts: true },
+    );
+    expect(written.map((p) => p.reference)).toEqual(['pay_ignore_new']);
+    expect((await stored('pay_ignore_taken')).amount_minor).toBe(1);
+    // Without it, the same conflict is PostgreSQL's unique_violation.
+    await expect(
+      sql.insertMany(dataSource.manager, [fields('pay_ignore_taken')]),
+    ).rejects.toMatchObject({ code: '23505' });
+  });
+
   it('insertMany refuses rows that give different fields, and writes none of them', async () => {
     const sql = EntitySql.of(dataSource, Payment);
     const { metadata: _m, ...fewer } = fields('pay_mixed_b');

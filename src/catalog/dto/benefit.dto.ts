@@ -27,6 +27,26 @@ export class CreateBenefitDto {
   metadata?: string;
 }
 
+/** The lookup key stays: apps find the benefit by it. */
+export class UpdateBenefitDto {
+  @ApiPropertyOptional({ example: 'Premium support', maxLength: 200 })
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 4000,
+    description: 'Free-form text (e.g. JSON) for the app; null clears it',
+  })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(4000)
+  metadata?: string | null;
+}
+
 export class BenefitDto {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() lookupKey: string;

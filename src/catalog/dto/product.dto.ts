@@ -25,6 +25,27 @@ export class CreateProductDto {
   description?: string;
 }
 
+export class UpdateProductDto {
+  @ApiPropertyOptional({ example: 'Pro plan', maxLength: 200 })
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 4000,
+    description: 'null clears it',
+  })
+  @OptionalField({ nullable: true })
+  @IsString()
+  @MaxLength(4000)
+  description?: string | null;
+}
+
 export class AttachBenefitDto {
   @ApiProperty({
     type: 'integer',

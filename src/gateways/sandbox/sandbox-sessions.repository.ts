@@ -11,20 +11,26 @@ import { SandboxSession, SandboxStatus } from './sandbox-session.entity';
 export class SandboxSessionsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private get sessions() {
-    return this.txHost.tx.getRepository(SandboxSession);
-  }
+  private compiled?: EntitySql<SandboxSession>;
 
-  private sql?: EntitySql<SandboxSession>;
+  /** The table's select list, hydration and INSERT (see EntitySql). */
+  private get sessions(): EntitySql<SandboxSession> {
+    return (this.compiled ??= EntitySql.of(this.txHost.tx.connection, SandboxSession));
+  }
 
   /** Every TEST payment's checkout: one plain INSERT (see EntitySql). */
   async insert(fields: Omit<SandboxSession, 'id' | 'createdAt'>): Promise<void> {
-    this.sql ??= EntitySql.of(this.txHost.tx.connection, SandboxSession);
-    await this.sql.insert(this.txHost.tx, fields);
+    await this.sessions.insert(this.txHost.tx, fields);
   }
 
-  find(sessionId: string): Promise<SandboxSession | null> {
-    return this.sessions.findOne({ where: { sessionId } });
+  async find(sessionId: string): Promise<SandboxSession | null> {
+    const s = this.sessions;
+    const [row] = await s.rows(
+      this.txHost.tx,
+      `SELECT ${s.selectList} FROM ${s.table} WHERE session_id = $1 LIMIT 1`,
+      [sessionId],
+    );
+    return row ?? null;
   }
 
   /** Moves an OPEN session to `status`; a session already completed or closed keeps its outcome. */
@@ -34,13 +40,12 @@ export class SandboxSessionsRepository {
     txnId: string | null,
     at: Date,
   ): Promise<boolean> {
-    const result = await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ status, txnId, completedAt: at })
-      .where('session_id = :sessionId AND status = :open', { sessionId, open: 'OPEN' })
-      .execute();
-    return (result.affected ?? 0) > 0;
+    const changed = await sql(this.txHost.tx).run(
+      `UPDATE sandbox_sessions SET status = $2, txn_id = $3, completed_at = $4
+        WHERE session_id = $1 AND status = 'OPEN'`,
+      [sessionId, status, txnId, at],
+    );
+    return changed > 0;
   }
 
   /**
@@ -70,12 +75,13 @@ export class SandboxSessionsRepository {
 
   /** Sessions captured on a UTC day, in id order. */
   capturedOn(day: string): Promise<SandboxSession[]> {
-    return this.sessions
-      .createQueryBuilder('s')
-      .where(`s.status = 'CAPTURED' AND (s.completed_at AT TIME ZONE 'Asia/Dhaka')::date = :day`, {
-        day,
-      })
-      .orderBy('s.id')
-      .getMany();
+    const s = this.sessions;
+    return s.rows(
+      this.txHost.tx,
+      `SELECT ${s.selectList} FROM ${s.table}
+        WHERE status = 'CAPTURED' AND (completed_at AT TIME ZONE 'Asia/Dhaka')::date = $1
+        ORDER BY id ASC`,
+      [day],
+    );
   }
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { In } from 'typeorm';
 
 import type { Page } from '../../common/http/envelope';
 import { pageOf, PageQuery } from '../../common/http/pagination';
 import type { Mode } from '../../common/http/request-context';
+import { EntitySql } from '../../database/entity-sql';
 import { countedRows } from '../../database/list-counts';
 import { sql } from '../../database/sql';
 import type { TenantScope } from '../../database/tenant';
@@ -75,13 +75,35 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
+/** A delivery by id, and when `within` is given only in that endpoint of that partition: the condition after `id = $1`, and the parameters. */
+function withinEndpoint(
+  id: number,
+  within?: TenantScope & { endpointId: number },
+): [string, unknown[]] {
+  return within
+    ? [
+        ' AND app_id = $2 AND mode = $3 AND endpoint_id = $4',
+        [id, within.appId, within.mode, within.endpointId],
+      ]
+    : ['', [id]];
+}
+
 /** Every query of webhook_deliveries and webhook_delivery_attempts. */
 @Injectable()
 export class WebhookDeliveriesRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private get deliveries() {
-    return this.txHost.tx.getRepository(WebhookDelivery);
+  private compiled?: {
+    deliveries: EntitySql<WebhookDelivery>;
+    attempts: EntitySql<WebhookAttempt>;
+  };
+
+  /** The tables' select lists and hydration (see EntitySql). */
+  private get entities() {
+    return (this.compiled ??= {
+      deliveries: EntitySql.of(this.txHost.tx.connection, WebhookDelivery),
+      attempts: EntitySql.of(this.txHost.tx.connection, WebhookAttempt),
+    });
   }
 
   /** Wakes every replica's dispatcher when the current transaction commits. */
@@ -270,7 +292,7 @@ export class WebhookDeliveriesRepository {
   // History and re-sends
 
   page(query: PageQuery, filter: DeliveryFilter): Promise<Page<WebhookDelivery>> {
-    const qb = this.deliveries.createQueryBuilder('d');
+    const qb = this.txHost.tx.createQueryBuilder(WebhookDelivery, 'd');
     if (filter.applicationId) qb.andWhere('d.appId = :appId', { appId: filter.applicationId });
     if (filter.appIds) qb.andWhere('d.appId = ANY(:appIds)', { appIds: filter.appIds });
     if (filter.mode) qb.andWhere('d.mode = :mode', { mode: filter.mode });
@@ -290,57 +312,69 @@ export class WebhookDeliveriesRepository {
 
   /** The app a delivery belongs to, or null when there is none. */
   async appOf(id: number): Promise<number | null> {
-    const d = await this.deliveries.findOne({ where: { id }, select: { id: true, appId: true } });
-    return d ? d.appId : null;
+    const row = await sql(this.txHost.tx).one<{ app_id: string }>(
+      `SELECT app_id FROM webhook_deliveries WHERE id = $1`,
+      [id],
+    );
+    return row ? Number(row.app_id) : null;
   }
 
   /** The delivery with its body (optionally only within one endpoint of a partition). */
-  withBody(
+  async withBody(
     id: number,
     within?: TenantScope & { endpointId: number },
   ): Promise<WebhookDelivery | null> {
-    const qb = this.deliveries
-      .createQueryBuilder('d')
-      .addSelect('d.body')
-      .where('d.id = :id', { id });
-    if (within) {
-      qb.andWhere('d.appId = :appId AND d.mode = :mode AND d.endpointId = :endpointId', within);
-    }
-    return qb.getOne();
+    const d = this.entities.deliveries;
+    const [scoped, params] = withinEndpoint(id, within);
+    const [row] = await d.rows(
+      this.txHost.tx,
+      `SELECT ${d.selectList}, "body" AS "body" FROM ${d.table} WHERE id = $1${scoped}`,
+      params,
+    );
+    return row ?? null;
   }
 
   attemptsOf(deliveryId: number): Promise<WebhookAttempt[]> {
-    return this.txHost.tx
-      .getRepository(WebhookAttempt)
-      .find({ where: { deliveryId }, order: { id: 'ASC' } });
+    const a = this.entities.attempts;
+    return a.rows(
+      this.txHost.tx,
+      `SELECT ${a.selectList} FROM ${a.table} WHERE delivery_id = $1 ORDER BY id ASC`,
+      [deliveryId],
+    );
   }
 
-  byId(id: number): Promise<WebhookDelivery | null> {
-    return this.deliveries.findOne({ where: { id } });
+  async byId(id: number): Promise<WebhookDelivery | null> {
+    const d = this.entities.deliveries;
+    const [row] = await d.rows(
+      this.txHost.tx,
+      `SELECT ${d.selectList} FROM ${d.table} WHERE id = $1 LIMIT 1`,
+      [id],
+    );
+    return row ?? null;
   }
 
   /** Row-locked (FOR UPDATE) until the transaction ends, optionally only within one endpoint. */
-  lock(id: number, within?: TenantScope & { endpointId: number }): Promise<WebhookDelivery | null> {
-    return this.deliveries.findOne({
-      where: within
-        ? { id, appId: within.appId, mode: within.mode, endpointId: within.endpointId }
-        : { id },
-      lock: { mode: 'pessimistic_write' },
-    });
+  async lock(
+    id: number,
+    within?: TenantScope & { endpointId: number },
+  ): Promise<WebhookDelivery | null> {
+    const d = this.entities.deliveries;
+    const [scoped, params] = withinEndpoint(id, within);
+    const [row] = await d.rows(
+      this.txHost.tx,
+      `SELECT ${d.selectList} FROM ${d.table} WHERE id = $1${scoped} LIMIT 1 FOR UPDATE`,
+      params,
+    );
+    return row ?? null;
   }
 
   /** Back to PENDING now, the retry schedule starting over. */
   async requeue(id: number, now: Date): Promise<void> {
-    await this.deliveries.update(
-      { id },
-      {
-        status: 'PENDING',
-        nextAttemptAt: now,
-        cycleAttempts: 0,
-        lockedUntil: null,
-        lockedBy: null,
-        updatedAt: now,
-      },
+    await sql(this.txHost.tx).run(
+      `UPDATE webhook_deliveries
+          SET status = 'PENDING', next_attempt_at = $2, cycle_attempts = 0, locked_until = NULL, locked_by = NULL, updated_at = $2
+        WHERE id = $1`,
+      [id, now],
     );
   }
 
@@ -368,7 +402,12 @@ export class WebhookDeliveriesRepository {
   /** Deliveries of these events, in id order. */
   ofEvents(eventIds: number[]): Promise<WebhookDelivery[]> {
     if (eventIds.length === 0) return Promise.resolve([]);
-    return this.deliveries.find({ where: { eventId: In(eventIds) }, order: { id: 'ASC' } });
+    const d = this.entities.deliveries;
+    return d.rows(
+      this.txHost.tx,
+      `SELECT ${d.selectList} FROM ${d.table} WHERE event_id = ANY($1::bigint[]) ORDER BY id ASC`,
+      [eventIds],
+    );
   }
 
   // Retention
