@@ -284,7 +284,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace one mode's key and secret; the old pair stops working at once
+         * Replace one mode's secret (the key stays); the old secret stops working at once
          * @description Requires the permission `apps:write` (a super admin has every permission).
          */
         post: operations["rotateAppCredentials"];
