@@ -43,6 +43,8 @@ const PROCESS_SPECS = [
   'cli',
   'container-smoke',
   'dashboard.browser',
+  'dashboard-apps.browser',
+  'dashboard-lists.browser',
   'database-connection-loss',
   'default-paths',
   'embedded-postgres',

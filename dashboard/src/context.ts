@@ -20,6 +20,8 @@ export interface Ctx {
   admin: JomaClient;
   can: (permission: string) => boolean;
   go: (path: string) => void;
+  /** Reloads the App picker's list (an app was created or renamed), optionally picking one. */
+  reloadApps: (pick?: number) => Promise<void>;
 }
 
 export const DashboardContext = createContext<Ctx | null>(null);

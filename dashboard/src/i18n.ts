@@ -1,3 +1,5 @@
+import { ADMIN_BN } from './i18n-admin';
+
 export type Lang = 'en' | 'bn';
 
 /**
@@ -157,10 +159,44 @@ const BN: Record<string, string> = {
   Pages: 'পাতা',
   Kind: 'ধরন',
   Channel: 'মাধ্যম',
-  To: 'প্রাপক',
+  To: 'পর্যন্ত',
   'Message language': 'বার্তার ভাষা',
   Copy: 'কপি',
   Details: 'বিস্তারিত',
+  // Layout, lists, Overview, Invoices, Customers (decisions section 20).
+  'Skip to content': 'মূল অংশে যান',
+  Menu: 'মেনু',
+  Filters: 'ফিল্টার',
+  From: 'থেকে',
+  'Export CSV': 'CSV ডাউনলোড',
+  Recipient: 'প্রাপক',
+  'Gross collected': 'মোট সংগ্রহ',
+  Refunded: 'ফেরত',
+  Net: 'নিট',
+  'Show as table': 'টেবিল হিসেবে দেখুন',
+  'Per day: gross collected, refunded and net': 'দিনভিত্তিক: মোট সংগ্রহ, ফেরত ও নিট',
+  'Taka per day': 'দিনে টাকা',
+  'Day (Asia/Dhaka)': 'দিন (ঢাকা)',
+  'Refund figures are partial.': 'রিফান্ডের হিসাব আংশিক।',
+  Phone: 'ফোন',
+  'Customer language': 'গ্রাহকের ভাষা',
+  "The app's default": 'অ্যাপের ডিফল্ট',
+  Line: 'আইটেম',
+  'Add line': 'আইটেম যোগ করুন',
+  'Remove line': 'আইটেম সরান',
+  'Send to customer': 'গ্রাহককে পাঠান',
+  'taka with up to two decimals, e.g. 1250.50': 'টাকা, দশমিকের পরে সর্বোচ্চ দুই ঘর, যেমন ১২৫০.৫০',
+  Payment: 'পেমেন্ট',
+  Invoice: 'ইনভয়েস',
+  'Gateway transaction id': 'গেটওয়ে লেনদেন আইডি',
+  'All refunds': 'সব রিফান্ড',
+  'Awaiting approval': 'অনুমোদনের অপেক্ষায়',
+  'Reference, name, email or phone': 'রেফারেন্স, নাম, ইমেইল বা ফোন',
+  'Lookup key': 'লুকআপ কী',
+  Granted: 'দেওয়া হয়েছে',
+  Class: 'ধরন',
+  'Amount in Joma': 'জোমায় পরিমাণ',
+  'Amount settled': 'সেটেলমেন্টে পরিমাণ',
 };
 
 export function detectLang(): Lang {
@@ -174,5 +210,5 @@ export function pickLang(lang: Lang): void {
 }
 
 export function translator(lang: Lang): (text: string) => string {
-  return (text) => (lang === 'bn' ? (BN[text] ?? text) : text);
+  return (text) => (lang === 'bn' ? (BN[text] ?? ADMIN_BN[text] ?? text) : text);
 }

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { ApiError, type Pagination } from './api';
 import { useCtx } from './context';
 import { num } from './format';
+import { valueLabel } from './values';
 
 /** An error as the API stated it, announced to screen readers. */
 export function ErrorNote({ error }: { error: unknown }) {
@@ -49,8 +50,11 @@ export function Table<R>({
 }) {
   const { t } = useCtx();
   return (
-    // Wide tables scroll inside their own region (focusable, named), never the page.
-    <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+    // Wide tables scroll inside their own focusable group, never the page (a
+    // group, not a region: the screen's landmarks keep unique names). Below
+    // 40rem each row is a card of label-value lines, so nothing scrolls
+    // sideways and row actions stay in reach (styles.css).
+    <div class="table-wrap" role="group" aria-label={caption} tabIndex={0}>
       <table aria-busy={loading ? 'true' : undefined}>
         <caption>{caption}</caption>
         <thead>
@@ -71,7 +75,9 @@ export function Table<R>({
             rows.map((r) => (
               <tr>
                 {columns.map((c) => (
-                  <td class={c.num ? 'num' : undefined}>{c.cell(r)}</td>
+                  <td class={c.num ? 'num' : undefined} data-label={c.label}>
+                    {c.cell(r)}
+                  </td>
                 ))}
               </tr>
             ))
@@ -140,7 +146,7 @@ export function Pager<R>({ list }: { list: List<R> }) {
   const { t, lang } = useCtx();
   if (!list.hasNext && !list.hasPrev) return null;
   return (
-    <nav class="pager" aria-label={t('Pages')}>
+    <div class="pager" role="group" aria-label={t('Pages')}>
       <button type="button" disabled={!list.hasPrev} onClick={list.prev}>
         {t('Previous')}
       </button>
@@ -152,7 +158,7 @@ export function Pager<R>({ list }: { list: List<R> }) {
       <button type="button" disabled={!list.hasNext} onClick={list.next}>
         {t('Next')}
       </button>
-    </nav>
+    </div>
   );
 }
 
@@ -241,12 +247,13 @@ export function Screen({
 }) {
   const { t } = useCtx();
   return (
-    <section aria-labelledby="screen-title">
+    // Not a landmark of its own: `main` is the screen's (landmark names stay unique).
+    <div class="screen">
       <h1 id="screen-title" tabIndex={-1}>
         {title}
       </h1>
       {allowed ? children : <p>{t('You do not have the permission for this screen.')}</p>}
-    </section>
+    </div>
   );
 }
 
@@ -273,6 +280,8 @@ export function useAction() {
   return { busy, error, done, run };
 }
 
+/** A status (or kind, or mode) as a badge, in the language (`SUCCEEDED`, in Bangla সফল). */
 export function Status({ value }: { value: string }) {
-  return <span class={`badge badge-${value.toLowerCase()}`}>{value}</span>;
+  const { lang } = useCtx();
+  return <span class={`badge badge-${value.toLowerCase()}`}>{valueLabel(value, lang)}</span>;
 }

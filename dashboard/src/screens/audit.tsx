@@ -26,7 +26,10 @@ export function AuditScreen() {
           { label: t('When'), cell: (a) => dateTime(a.createdAt, lang) },
           { label: t('Actor'), cell: (a) => a.actorEmail ?? '—' },
           { label: t('Action'), cell: (a) => <code>{a.action}</code> },
-          { label: t('Target'), cell: (a) => `${a.targetType} ${a.targetId ?? ''}` },
+          {
+            label: t('Target'),
+            cell: (a) => <code>{`${a.targetType} ${a.targetId ?? ''}`}</code>,
+          },
         ]}
       />
       <Pager list={list} />

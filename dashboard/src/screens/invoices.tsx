@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
-import { date, dateTime, parseTaka, taka } from '../format';
+import { csvName, downloadCsv, ListFilters, NO_RANGE, type Range, rangeQuery } from '../filters';
+import { date, dateTime, digits, num, parseQty, parseTaka, taka } from '../format';
 import {
   CopyButton,
   ErrorNote,
@@ -16,9 +17,10 @@ import {
   useAction,
   useList,
 } from '../ui';
+import { valueLabel } from '../values';
 
 type Invoice = components['schemas']['InvoiceDto'];
-type Summary = components['schemas']['InvoiceSummaryDto'];
+type ListItem = components['schemas']['InvoiceListItemDto'];
 const STATUSES = ['ISSUED', 'PARTIALLY_PAID', 'PAID', 'VOID'] as const;
 
 export function InvoicesScreen({ params }: { params: string[] }) {
@@ -27,38 +29,32 @@ export function InvoicesScreen({ params }: { params: string[] }) {
   return <InvoiceList />;
 }
 
-/** Search by number (the admin search), customer reference and status (the app's own list). */
+/**
+ * The app's invoices: `Search` (number, customer reference, email or phone,
+ * a payment's id or gateway transaction id), `From`/`To` (Dhaka days they
+ * were created), status; `Export CSV` downloads every invoice the filters
+ * select through the same route.
+ */
 function InvoiceList() {
-  const { t, lang, app, admin, appId, mode, can } = useCtx();
-  const [number, setNumber] = useState('');
-  const [reference, setReference] = useState('');
+  const { t, lang, app, can } = useCtx();
+  const [range, setRange] = useState<Range>(NO_RANGE);
   const [status, setStatus] = useState('');
-  const [query, setQuery] = useState({ number: '', reference: '', status: '' });
-  const list = useList<Summary | Invoice>(
-    async (cursor) => {
-      const page = { size: 20, cursor, sortBy: 'createdAt', order: 'desc' } as const;
-      const s = (query.status || undefined) as (typeof STATUSES)[number] | undefined;
-      if (query.number) {
-        return call<Summary[]>(
-          admin.GET('/api/v1/admin/invoices', {
-            params: {
-              query: { ...page, applicationId: appId, mode, number: query.number, status: s },
-            },
-          }),
-        );
-      }
-      return call<Invoice[]>(
+  const query = () => ({
+    ...rangeQuery(range),
+    status: (status || undefined) as (typeof STATUSES)[number] | undefined,
+  });
+  const list = useList<ListItem>(
+    (cursor) =>
+      call<ListItem[]>(
         app.GET('/api/v1/invoices', {
           params: {
-            query: { ...page, status: s, customerReference: query.reference || undefined },
+            query: { ...query(), size: 20, cursor, sortBy: 'createdAt', order: 'desc' },
           },
         }),
-      );
-    },
-    [query, app],
+      ),
+    [range, status, app],
   );
-  const ref = (i: Summary | Invoice) =>
-    'customerReference' in i ? i.customerReference : i.customerExternalId;
+  const exportCsv = () => downloadCsv(app, '/api/v1/invoices', query(), csvName('invoices', range));
   return (
     <Screen title={t('Invoices')} allowed={can('invoices:read')}>
       {can('invoices:write') ? (
@@ -68,32 +64,17 @@ function InvoiceList() {
           </a>
         </p>
       ) : null}
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ number, reference, status });
-        }}
-      >
-        <Field
-          label={t('Number')}
-          value={number}
-          onInput={(e) => setNumber(e.currentTarget.value)}
-        />
-        <Field
-          label={t('Customer reference')}
-          value={reference}
-          onInput={(e) => setReference(e.currentTarget.value)}
-        />
+      <ListFilters value={range} onApply={setRange} exportCsv={exportCsv}>
         <Select
           label={t('Status')}
           value={status}
           onChange={(e) => setStatus(e.currentTarget.value)}
-          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+          options={[
+            ['', t('Any')],
+            ...STATUSES.map((s) => [s, valueLabel(s, lang)] as [string, string]),
+          ]}
         />
-        <button type="submit">{t('Search')}</button>
-      </form>
+      </ListFilters>
       <ErrorNote error={list.error} />
       <Table
         caption={t('Invoices')}
@@ -104,7 +85,7 @@ function InvoiceList() {
             label: t('Number'),
             cell: (i) => <a href={`#/invoices/${i.id}`}>{i.number}</a>,
           },
-          { label: t('Customer'), cell: (i) => ref(i) },
+          { label: t('Customer'), cell: (i) => i.customerReference },
           { label: t('Status'), cell: (i) => <Status value={i.status} /> },
           { label: t('Total'), num: true, cell: (i) => taka(i.totalMinor, lang) },
           { label: t('Due'), num: true, cell: (i) => taka(i.amountDueMinor, lang) },
@@ -129,7 +110,7 @@ function InvoiceDetail({ id }: { id: number }) {
     void load();
   }, [id, app]);
   return (
-    <Screen title={`${t('Invoices')} ${invoice?.number ?? ''}`}>
+    <Screen title={`${t('Invoice')} ${invoice?.number ?? ''}`}>
       <p>
         <a href="#/invoices">{t('Back')}</a>
       </p>
@@ -143,9 +124,33 @@ function InvoiceDetail({ id }: { id: number }) {
             </dd>
             <dt>{t('Customer')}</dt>
             <dd>
-              {invoice.customerReference}
+              <a href={`#/customers/${encodeURIComponent(invoice.customerReference)}`}>
+                {invoice.customerReference}
+              </a>
               {invoice.customerName ? ` · ${invoice.customerName}` : ''}
             </dd>
+            {invoice.customerEmail ? (
+              <>
+                <dt>{t('Email')}</dt>
+                <dd>{invoice.customerEmail}</dd>
+              </>
+            ) : null}
+            {invoice.customerPhone ? (
+              <>
+                <dt>{t('Phone')}</dt>
+                <dd>{invoice.customerPhone}</dd>
+              </>
+            ) : null}
+            <dt>{t('Message language')}</dt>
+            <dd>
+              {invoice.customerLanguage === 'bn'
+                ? 'বাংলা'
+                : invoice.customerLanguage === 'en'
+                  ? 'English'
+                  : t("The app's default")}
+            </dd>
+            <dt>{t('Send to customer')}</dt>
+            <dd>{invoice.notifyCustomer ? t('Yes') : t('No')}</dd>
             <dt>{t('Total')}</dt>
             <dd>{taka(invoice.totalMinor, lang)}</dd>
             <dt>{t('Paid')}</dt>
@@ -176,7 +181,7 @@ function InvoiceDetail({ id }: { id: number }) {
             }
             columns={[
               { label: t('Description'), cell: (l) => l.description },
-              { label: t('Quantity'), num: true, cell: (l) => l.qty },
+              { label: t('Quantity'), num: true, cell: (l) => num(l.qty, lang) },
               {
                 label: t('Amount'),
                 num: true,
@@ -189,6 +194,7 @@ function InvoiceDetail({ id }: { id: number }) {
             rows={
               invoice.payments as {
                 id: number;
+                reference: string;
                 status: string;
                 amountMinor: number;
                 gateway: string;
@@ -196,7 +202,10 @@ function InvoiceDetail({ id }: { id: number }) {
               }[]
             }
             columns={[
-              { label: '#', cell: (p) => <a href={`#/payments/${p.id}`}>{p.id}</a> },
+              {
+                label: t('Reference'),
+                cell: (p) => <a href={`#/payments/${p.id}`}>{p.reference}</a>,
+              },
               { label: t('Status'), cell: (p) => <Status value={p.status} /> },
               { label: t('Gateway'), cell: (p) => p.gateway },
               { label: t('Amount'), num: true, cell: (p) => taka(p.amountMinor, lang) },
@@ -224,26 +233,67 @@ function InvoiceDetail({ id }: { id: number }) {
   );
 }
 
+interface LineDraft {
+  description: string;
+  qty: string;
+  price: string;
+}
+
+const NEW_LINE: LineDraft = { description: '', qty: '1', price: '' };
+
+/**
+ * A new invoice (POST /invoices): the customer (reference, name, email,
+ * phone, language), several lines (`Add line`), amounts in taka with up to
+ * two decimals (read as integer poisha, never through a float), and `Send to
+ * customer` (notifyCustomer: the invoice and its pay link go to the
+ * customer's email and phone when it is issued).
+ */
 function CreateInvoice() {
-  const { t, app, can, go } = useCtx();
+  const { t, lang, app, can, go } = useCtx();
   const [f, setF] = useState({
     customerReference: '',
     customerName: '',
     customerEmail: '',
     customerPhone: '',
-    description: '',
-    qty: '1',
-    price: '',
+    customerLanguage: '',
+    notifyCustomer: false,
     dueDate: '',
   });
+  // A new line's quantity reads 1 in the language's digits (parseQty reads both).
+  const newLine = (): LineDraft => ({ ...NEW_LINE, qty: digits('1', lang) });
+  const [lines, setLines] = useState<LineDraft[]>([newLine()]);
+  const [focusLine, setFocusLine] = useState<number | null>(null);
   const action = useAction();
-  const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) =>
+  const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
     setF({ ...f, [k]: e.currentTarget.value });
+  const setLine = (i: number, k: keyof LineDraft) => (e: { currentTarget: HTMLInputElement }) =>
+    setLines(lines.map((l, j) => (j === i ? { ...l, [k]: e.currentTarget.value } : l)));
+  // `Add line` moves the focus to the new line's first field.
+  useEffect(() => {
+    if (focusLine === null) return;
+    document.querySelectorAll<HTMLInputElement>('.line input')[focusLine * 3]?.focus();
+    setFocusLine(null);
+  }, [focusLine]);
+  // The total as typed so far (a line not yet an amount counts nothing).
+  const total = lines.reduce((s, l) => {
+    const unit = parseTaka(l.price);
+    const qty = parseQty(l.qty);
+    return unit === null || qty === null ? s : s + BigInt(unit) * BigInt(qty);
+  }, 0n);
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const unit = parseTaka(f.price);
-      if (unit === null) throw new Error(`${t('Unit price (taka)')}: 1250.50`);
+      const lineItems = lines.map((l, i) => {
+        const unitAmountMinor = parseTaka(l.price);
+        const qty = parseQty(l.qty);
+        const which = `${t('Line')} ${num(i + 1, lang)}`;
+        if (unitAmountMinor === null)
+          throw new Error(
+            `${which}: ${t('Unit price (taka)')}: ${t('taka with up to two decimals, e.g. 1250.50')}`,
+          );
+        if (qty === null) throw new Error(`${which}: ${t('Quantity')}: 1, 2, 3 …`);
+        return { description: l.description, qty, unitAmountMinor };
+      });
       const res = await call<Invoice>(
         app.POST('/api/v1/invoices', {
           body: {
@@ -251,8 +301,10 @@ function CreateInvoice() {
             customerName: f.customerName || undefined,
             customerEmail: f.customerEmail || undefined,
             customerPhone: f.customerPhone || undefined,
+            customerLanguage: (f.customerLanguage || undefined) as 'bn' | 'en' | undefined,
+            notifyCustomer: f.notifyCustomer,
             dueDate: f.dueDate || undefined,
-            lineItems: [{ description: f.description, qty: Number(f.qty), unitAmountMinor: unit }],
+            lineItems,
           },
         }),
       );
@@ -261,48 +313,100 @@ function CreateInvoice() {
   };
   return (
     <Screen title={t('New invoice')} allowed={can('invoices:write')}>
-      <form onSubmit={submit} class="form">
-        <Field
-          label={t('Customer reference')}
-          required
-          value={f.customerReference}
-          onInput={set('customerReference')}
-        />
-        <Field label={t('Customer name')} value={f.customerName} onInput={set('customerName')} />
-        <Field
-          label={t('Customer email')}
-          type="email"
-          value={f.customerEmail}
-          onInput={set('customerEmail')}
-        />
-        <Field
-          label={t('Customer phone')}
-          type="tel"
-          value={f.customerPhone}
-          onInput={set('customerPhone')}
-        />
-        <Field
-          label={t('Description')}
-          required
-          value={f.description}
-          onInput={set('description')}
-        />
-        <Field
-          label={t('Quantity')}
-          type="number"
-          min="1"
-          required
-          value={f.qty}
-          onInput={set('qty')}
-        />
-        <Field
-          label={t('Unit price (taka)')}
-          inputMode="decimal"
-          required
-          value={f.price}
-          onInput={set('price')}
-        />
+      <form onSubmit={submit} class="form" aria-labelledby="screen-title">
+        <fieldset class="group">
+          <legend>{t('Customer')}</legend>
+          <Field
+            label={t('Customer reference')}
+            required
+            value={f.customerReference}
+            onInput={set('customerReference')}
+          />
+          <Field label={t('Customer name')} value={f.customerName} onInput={set('customerName')} />
+          <Field
+            label={t('Customer email')}
+            type="email"
+            value={f.customerEmail}
+            onInput={set('customerEmail')}
+          />
+          <Field
+            label={t('Customer phone')}
+            type="tel"
+            value={f.customerPhone}
+            onInput={set('customerPhone')}
+            hint={digits('01XXXXXXXXX', lang)}
+          />
+          <Select
+            label={t('Customer language')}
+            value={f.customerLanguage}
+            onChange={set('customerLanguage')}
+            options={[
+              ['', t("The app's default")],
+              ['bn', 'বাংলা'],
+              ['en', 'English'],
+            ]}
+          />
+        </fieldset>
+        {lines.map((l, i) => (
+          <fieldset class="group line">
+            <legend>{`${t('Line')} ${num(i + 1, lang)}`}</legend>
+            <Field
+              label={t('Description')}
+              required
+              value={l.description}
+              onInput={setLine(i, 'description')}
+            />
+            <div class="line-figures">
+              <Field
+                label={t('Quantity')}
+                inputMode="numeric"
+                required
+                value={l.qty}
+                onInput={setLine(i, 'qty')}
+              />
+              <Field
+                label={t('Unit price (taka)')}
+                inputMode="decimal"
+                required
+                value={l.price}
+                onInput={setLine(i, 'price')}
+              />
+            </div>
+            {lines.length > 1 ? (
+              <button
+                type="button"
+                class="danger"
+                aria-label={`${t('Remove line')} ${num(i + 1, lang)}`}
+                onClick={() => setLines(lines.filter((_, j) => j !== i))}
+              >
+                {t('Remove line')}
+              </button>
+            ) : null}
+          </fieldset>
+        ))}
+        <p>
+          <button
+            type="button"
+            onClick={() => {
+              setLines([...lines, newLine()]);
+              setFocusLine(lines.length);
+            }}
+          >
+            {t('Add line')}
+          </button>
+        </p>
+        <p class="total" aria-live="polite">
+          {t('Total')}: <strong>{taka(total, lang)}</strong>
+        </p>
         <Field label={t('Due date')} type="date" value={f.dueDate} onInput={set('dueDate')} />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={f.notifyCustomer}
+            onChange={(e) => setF({ ...f, notifyCustomer: e.currentTarget.checked })}
+          />
+          {t('Send to customer')}
+        </label>
         <ErrorNote error={action.error} />
         <button type="submit" class="primary" disabled={action.busy}>
           {t('Create')}

@@ -4,7 +4,9 @@ import type { components } from '../../../clients/typescript/src/generated/schem
 import { call } from '../api';
 import { useCtx } from '../context';
 import { dateTime } from '../format';
+import { useInvoiceNumbers } from '../invoice-numbers';
 import { ErrorNote, Pager, Screen, Select, Status, Table, useList } from '../ui';
+import { valueLabel } from '../values';
 
 type Notification = components['schemas']['NotificationDto'];
 const KINDS = ['RECEIPT', 'DUNNING_REMINDER', 'INVOICE', 'TRIAL_ENDING'] as const;
@@ -33,6 +35,7 @@ export function NotificationsScreen() {
     [query, app],
   );
   const shown = list.rows.find((n) => n.id === open);
+  const number = useInvoiceNumbers(list.rows.map((n) => n.invoiceId));
   return (
     <Screen title={t('Notifications')} allowed={can('invoices:read')}>
       <form
@@ -47,13 +50,19 @@ export function NotificationsScreen() {
           label={t('Kind')}
           value={f.kind}
           onChange={(e) => setF({ ...f, kind: e.currentTarget.value })}
-          options={[['', t('Any')], ...KINDS.map((k) => [k, k] as [string, string])]}
+          options={[
+            ['', t('Any')],
+            ...KINDS.map((k) => [k, valueLabel(k, lang)] as [string, string]),
+          ]}
         />
         <Select
           label={t('Status')}
           value={f.status}
           onChange={(e) => setF({ ...f, status: e.currentTarget.value })}
-          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+          options={[
+            ['', t('Any')],
+            ...STATUSES.map((s) => [s, valueLabel(s, lang)] as [string, string]),
+          ]}
         />
         <button type="submit">{t('Search')}</button>
       </form>
@@ -64,14 +73,14 @@ export function NotificationsScreen() {
         loading={list.loading}
         columns={[
           { label: t('When'), cell: (n) => dateTime(n.createdAt, lang) },
-          { label: t('Kind'), cell: (n) => n.kind },
-          { label: t('Channel'), cell: (n) => n.channel },
-          { label: t('To'), cell: (n) => n.to },
+          { label: t('Kind'), cell: (n) => valueLabel(n.kind, lang) },
+          { label: t('Channel'), cell: (n) => valueLabel(n.channel, lang) },
+          { label: t('Recipient'), cell: (n) => n.to },
           { label: t('Status'), cell: (n) => <Status value={n.status} /> },
           {
-            label: t('Invoices'),
+            label: t('Invoice'),
             cell: (n) =>
-              n.invoiceId ? <a href={`#/invoices/${n.invoiceId}`}>{n.invoiceId}</a> : '—',
+              n.invoiceId ? <a href={`#/invoices/${n.invoiceId}`}>{number(n.invoiceId)}</a> : '—',
           },
           {
             label: t('Details'),
@@ -92,7 +101,7 @@ export function NotificationsScreen() {
       {shown ? (
         <section class="form" aria-labelledby="message-title">
           <h2 id="message-title">
-            {shown.kind} · {shown.channel} #{shown.id}
+            {valueLabel(shown.kind, lang)} · {valueLabel(shown.channel, lang)} #{shown.id}
           </h2>
           {shown.subject ? (
             <p>

@@ -1,26 +1,66 @@
 import { useEffect, useState } from 'preact/hooks';
 
+import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
-import { date, num, taka } from '../format';
-import { ErrorNote, Screen } from '../ui';
+import { addDays, date, dhakaToday, num, taka } from '../format';
+import { type ApiDay, type DayFigures, dayFigures, niceTop } from '../overview-figures';
+import { ErrorNote, Screen, Table } from '../ui';
 
-interface Day {
-  date: string;
-  collectedMinor: number;
-  payments: number;
+type Refund = components['schemas']['RefundDto'];
+
+const DAYS = 30;
+/** The most refunds `paginate=false` answers: more in 30 days and the figures would be short. */
+const REFUND_LIMIT = 1000;
+
+/** Gross, refunded and net of the last `n` days. */
+function totals(days: DayFigures[], n: number) {
+  return days.slice(-n).reduce(
+    (s, d) => ({
+      gross: s.gross + d.gross,
+      refunded: s.refunded + d.refunded,
+      net: s.net + d.net,
+    }),
+    { gross: 0n, refunded: 0n, net: 0n },
+  );
 }
 
-/** Taka collected per Dhaka day (GET /reports/daily-collections) and what needs attention. */
+/** Taka collected per Dhaka day (GET /reports/daily-collections), refunds, net, and what needs attention. */
 export function OverviewScreen() {
   const { t, lang, app, admin, appId, mode, can } = useCtx();
-  const [days, setDays] = useState<Day[] | null>(null);
+  const [days, setDays] = useState<DayFigures[] | null>(null);
+  const [asTable, setAsTable] = useState(false);
   const [counts, setCounts] = useState<Record<string, number | null>>({});
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    call<Day[]>(app.GET('/api/v1/reports/daily-collections', { params: { query: { days: 30 } } }))
-      .then((r) => setDays(r.data))
-      .catch(setError);
+    void (async () => {
+      try {
+        const collected = await call<ApiDay[]>(
+          app.GET('/api/v1/reports/daily-collections', { params: { query: { days: DAYS } } }),
+        );
+        let refunds: Refund[] | null = null;
+        if (collected.data.some((d) => d.refundedMinor === undefined)) {
+          const today = dhakaToday();
+          const res = await call<Refund[]>(
+            app.GET('/api/v1/refunds', {
+              params: {
+                query: {
+                  status: 'SUCCEEDED',
+                  from: addDays(today, -(DAYS - 1)),
+                  to: today,
+                  paginate: false,
+                },
+              },
+            }),
+          );
+          refunds = res.data;
+          if (refunds.length >= REFUND_LIMIT) setError(new Error(t('Refund figures are partial.')));
+        }
+        setDays(dayFigures(collected.data, refunds));
+      } catch (e) {
+        setError(e);
+      }
+    })();
     const total = (p: Promise<{ pagination: { totalElements: number } }>) =>
       p.then((r) => r.pagination.totalElements).catch(() => null);
     const one = { size: 1 } as const;
@@ -86,51 +126,62 @@ export function OverviewScreen() {
     }
   }, [app, admin, appId, mode, can]);
 
-  // Each day is at most 2^53 - 1 poisha; their sum may not be: added as bigints.
-  const sum = (n: number) =>
-    (days ?? []).slice(-n).reduce((s, d) => s + BigInt(d.collectedMinor), 0n);
-  const max = Math.max(1, ...(days ?? []).map((d) => d.collectedMinor));
   return (
     <Screen title={t('Overview')}>
       <ErrorNote error={error} />
-      <dl class="tiles">
-        {[
-          ['Today', 1],
-          ['Last 7 days', 7],
-          ['Last 30 days', 30],
-        ].map(([label, n]) => (
-          <div class="tile">
-            <dt>{t(label as string)}</dt>
-            <dd>{days ? taka(sum(n as number), lang) : '…'}</dd>
-          </div>
-        ))}
+      <dl class="tiles periods">
+        {(
+          [
+            ['Today', 1],
+            ['Last 7 days', 7],
+            ['Last 30 days', 30],
+          ] as const
+        ).map(([label, n]) => {
+          const s = days ? totals(days, n) : null;
+          return (
+            <div class="tile">
+              <dt>{t(label)}</dt>
+              <dd>
+                <dl class="figures">
+                  <dt>{t('Gross collected')}</dt>
+                  <dd class="gross">{s ? taka(s.gross, lang) : '…'}</dd>
+                  <dt>{t('Refunded')}</dt>
+                  <dd>{s ? taka(s.refunded, lang) : '…'}</dd>
+                  <dt>{t('Net')}</dt>
+                  <dd>{s ? taka(s.net, lang) : '…'}</dd>
+                </dl>
+              </dd>
+            </div>
+          );
+        })}
       </dl>
-      <figure class="chart">
-        <figcaption id="chart-title">{t('Collected per day, last 30 days')}</figcaption>
-        {days ? (
-          <svg
-            viewBox={`0 0 ${days.length * 10} 100`}
-            preserveAspectRatio="none"
-            role="img"
-            aria-labelledby="chart-title"
+      {days ? <Chart days={days} /> : null}
+      {days ? (
+        <p>
+          <button
+            type="button"
+            aria-expanded={asTable ? 'true' : 'false'}
+            aria-controls="chart-table"
+            onClick={() => setAsTable(!asTable)}
           >
-            {days.map((d, i) => {
-              const h = Math.round((d.collectedMinor / max) * 96);
-              return (
-                <rect x={i * 10 + 1} y={100 - h} width="8" height={h} class="bar">
-                  <title>{`${date(d.date, lang)}: ${taka(d.collectedMinor, lang)}`}</title>
-                </rect>
-              );
-            })}
-          </svg>
-        ) : null}
-        {days ? (
-          <p class="axis">
-            <span>{date(days[0].date, lang)}</span>
-            <span>{date(days[days.length - 1].date, lang)}</span>
-          </p>
-        ) : null}
-      </figure>
+            {t('Show as table')}
+          </button>
+        </p>
+      ) : null}
+      {days && asTable ? (
+        <div id="chart-table">
+          <Table
+            caption={t('Per day: gross collected, refunded and net')}
+            rows={[...days].reverse()}
+            columns={[
+              { label: t('Day'), cell: (d) => date(d.date, lang) },
+              { label: t('Gross collected'), num: true, cell: (d) => taka(d.gross, lang) },
+              { label: t('Refunded'), num: true, cell: (d) => taka(d.refunded, lang) },
+              { label: t('Net'), num: true, cell: (d) => taka(d.net, lang) },
+            ]}
+          />
+        </div>
+      ) : null}
       <dl class="tiles">
         {Object.entries(counts).map(([label, n]) => (
           <div class="tile">
@@ -140,5 +191,68 @@ export function OverviewScreen() {
         ))}
       </dl>
     </Screen>
+  );
+}
+
+/**
+ * The 30 days as bars: gross collected, with the day's refunds drawn over
+ * it. Both axes are named and the amount axis has its scale; each bar's
+ * tooltip names its day and figures; `Show as table` gives the same figures.
+ */
+function Chart({ days }: { days: DayFigures[] }) {
+  const { t, lang } = useCtx();
+  const max = days.reduce((m, d) => (d.gross > m ? d.gross : m), 0n);
+  // A scale top that reads well: the largest day rounded up to 1, 2 or 5 x 10^k taka.
+  const top = niceTop(max);
+  const h = (v: bigint) => (top === 0n ? 0 : Number((v * 1000n) / top) / 10);
+  const describe = (d: DayFigures) =>
+    `${date(d.date, lang)}: ${t('Gross collected')} ${taka(d.gross, lang)}, ${t('Refunded')} ${taka(d.refunded, lang)}, ${t('Net')} ${taka(d.net, lang)}`;
+  const mid = Math.floor(days.length / 2);
+  return (
+    <figure class="chart" aria-labelledby="chart-title">
+      <figcaption id="chart-title">{t('Collected per day, last 30 days')}</figcaption>
+      <p class="legend">
+        <span class="key key-gross" aria-hidden="true" /> {t('Gross collected')}{' '}
+        <span class="key key-refunded" aria-hidden="true" /> {t('Refunded')}
+      </p>
+      <div class="plot">
+        <p class="y-title">{t('Taka per day')}</p>
+        <ol class="y-scale" aria-label={t('Taka per day')}>
+          <li>{taka(top, lang)}</li>
+          <li>{taka(top / 2n, lang)}</li>
+          <li>{taka(0, lang)}</li>
+        </ol>
+        <svg
+          viewBox={`0 0 ${days.length * 10} 100`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-labelledby="chart-title chart-desc"
+        >
+          <desc id="chart-desc">
+            {`${t('Day (Asia/Dhaka)')} ${date(days[0].date, lang)} – ${date(days[days.length - 1].date, lang)}; ${t('Taka per day')} ${taka(0, lang)} – ${taka(top, lang)}`}
+          </desc>
+          <line x1="0" y1="50" x2={days.length * 10} y2="50" class="grid" />
+          {days.map((d, i) => (
+            <g>
+              <title>{describe(d)}</title>
+              <rect x={i * 10 + 1} y={100 - h(d.gross)} width="8" height={h(d.gross)} class="bar" />
+              <rect
+                x={i * 10 + 3}
+                y={100 - h(d.refunded)}
+                width="4"
+                height={h(d.refunded)}
+                class="bar-refunded"
+              />
+            </g>
+          ))}
+        </svg>
+        <p class="axis">
+          <span>{date(days[0].date, lang)}</span>
+          <span class="axis-mid">{date(days[mid].date, lang)}</span>
+          <span>{date(days[days.length - 1].date, lang)}</span>
+        </p>
+        <p class="x-title">{t('Day (Asia/Dhaka)')}</p>
+      </div>
+    </figure>
   );
 }

@@ -3,7 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
-import { dateTime, parseTaka, taka } from '../format';
+import { csvName, downloadCsv, ListFilters, NO_RANGE, type Range, rangeQuery } from '../filters';
+import { dateTime, digits, parseTaka, taka } from '../format';
+import { RefundReason } from '../refund-reason';
 import {
   ErrorNote,
   Field,
@@ -16,6 +18,7 @@ import {
   useAction,
   useList,
 } from '../ui';
+import { valueLabel } from '../values';
 
 type Payment = components['schemas']['PaymentDto'];
 type Refund = components['schemas']['RefundDto'];
@@ -26,46 +29,47 @@ export function PaymentsScreen({ params }: { params: string[] }) {
   return params[0] ? <PaymentDetail id={Number(params[0])} /> : <PaymentList />;
 }
 
-/** The admin search (status, gateway, excess, risk) kept to the picked app and mode. */
+/**
+ * The admin search kept to the picked app and mode: `Search` (payment id or
+ * reference, gateway transaction id, customer reference, email or phone),
+ * `From`/`To` (Dhaka days created), status, gateway, excess, risk; `Export
+ * CSV` downloads every payment they select through the same route.
+ */
 function PaymentList() {
   const { t, lang, admin, appId, mode, can } = useCtx();
+  const [range, setRange] = useState<Range>(NO_RANGE);
   const [f, setF] = useState({ status: '', gateway: '', excess: false, risk: false });
-  const [query, setQuery] = useState(f);
+  const query = () => ({
+    ...rangeQuery(range),
+    applicationId: appId,
+    mode,
+    status: (f.status || undefined) as never,
+    gateway: (f.gateway || undefined) as never,
+    excess: f.excess ? ('true' as const) : undefined,
+    risk: f.risk ? ('HIGH' as const) : undefined,
+  });
   const list = useList<Payment>(
     (cursor) =>
       call<Payment[]>(
         admin.GET('/api/v1/admin/payments', {
-          params: {
-            query: {
-              size: 20,
-              cursor,
-              applicationId: appId,
-              mode,
-              status: (query.status || undefined) as never,
-              gateway: (query.gateway || undefined) as never,
-              excess: query.excess ? 'true' : undefined,
-              risk: query.risk ? 'HIGH' : undefined,
-            },
-          },
+          params: { query: { ...query(), size: 20, cursor } },
         }),
       ),
-    [query, admin, appId, mode],
+    [range, f, admin, appId, mode],
   );
+  const exportCsv = () =>
+    downloadCsv(admin, '/api/v1/admin/payments', query(), csvName('payments', range));
   return (
     <Screen title={t('Payments')} allowed={can('invoices:read')}>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(f);
-        }}
-      >
+      <ListFilters value={range} onApply={setRange} exportCsv={exportCsv}>
         <Select
           label={t('Status')}
           value={f.status}
           onChange={(e) => setF({ ...f, status: e.currentTarget.value })}
-          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+          options={[
+            ['', t('Any')],
+            ...STATUSES.map((s) => [s, valueLabel(s, lang)] as [string, string]),
+          ]}
         />
         <Select
           label={t('Gateway')}
@@ -89,8 +93,7 @@ function PaymentList() {
           />
           {t('High risk only')}
         </label>
-        <button type="submit">{t('Search')}</button>
-      </form>
+      </ListFilters>
       <ErrorNote error={list.error} />
       <Table
         caption={t('Payments')}
@@ -113,22 +116,27 @@ function PaymentDetail({ id }: { id: number }) {
   const { t, lang, app, can } = useCtx();
   const [payment, setPayment] = useState<Payment | null>(null);
   const [refunds, setRefunds] = useState<Refund[]>([]);
+  const [invoiceNumber, setInvoiceNumber] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const action = useAction();
+  /** The payment, its refunds and its invoice's number, shown together. */
   const load = async () => {
     try {
-      setPayment(
-        (await call<Payment>(app.GET('/api/v1/payments/{id}', { params: { path: { id } } }))).data,
-      );
-      setRefunds(
-        (
-          await call<Refund[]>(
-            app.GET('/api/v1/payments/{id}/refunds', { params: { path: { id } } }),
-          )
-        ).data,
-      );
+      const [p, r] = await Promise.all([
+        call<Payment>(app.GET('/api/v1/payments/{id}', { params: { path: { id } } })),
+        call<Refund[]>(app.GET('/api/v1/payments/{id}/refunds', { params: { path: { id } } })),
+      ]);
+      // The invoice by its number (INV-000003), not its id.
+      if (p.data.invoiceId && invoiceNumber === null) {
+        const inv = await call<{ number: string }>(
+          app.GET('/api/v1/invoices/{id}', { params: { path: { id: p.data.invoiceId } } }),
+        ).catch(() => null);
+        setInvoiceNumber(inv?.data.number ?? null);
+      }
+      setRefunds(r.data);
+      setPayment(p.data);
     } catch (e) {
       setError(e);
     }
@@ -138,7 +146,7 @@ function PaymentDetail({ id }: { id: number }) {
   }, [id, app]);
   const refundable = payment ? payment.amountMinor - payment.amountRefundedMinor : 0;
   return (
-    <Screen title={`${t('Payments')} ${payment?.reference ?? ''}`}>
+    <Screen title={`${t('Payment')} ${payment?.reference ?? ''}`}>
       <p>
         <a href="#/payments">{t('Back')}</a>
       </p>
@@ -152,17 +160,27 @@ function PaymentDetail({ id }: { id: number }) {
             </dd>
             <dt>{t('Amount')}</dt>
             <dd>{taka(payment.amountMinor, lang)}</dd>
-            <dt>{t('Refunds')}</dt>
+            <dt>{t('Refunded')}</dt>
             <dd>{taka(payment.amountRefundedMinor, lang)}</dd>
             <dt>{t('Gateway')}</dt>
             <dd>
               {payment.gateway}
-              {payment.paymentMethodLabel ? ` · ${payment.paymentMethodLabel}` : ''}
+              {payment.paymentMethodLabel ? ` · ${digits(payment.paymentMethodLabel, lang)}` : ''}
             </dd>
-            <dt>{t('Invoices')}</dt>
+            {payment.gatewayTxnId ? (
+              <>
+                <dt>{t('Gateway transaction id')}</dt>
+                <dd>
+                  <code>{payment.gatewayTxnId}</code>
+                </dd>
+              </>
+            ) : null}
+            <dt>{t('Invoice')}</dt>
             <dd>
               {payment.invoiceId ? (
-                <a href={`#/invoices/${payment.invoiceId}`}>{payment.invoiceId}</a>
+                <a href={`#/invoices/${payment.invoiceId}`}>
+                  {invoiceNumber ?? `#${payment.invoiceId}`}
+                </a>
               ) : (
                 '—'
               )}
@@ -174,7 +192,7 @@ function PaymentDetail({ id }: { id: number }) {
             caption={t('Refunds')}
             rows={refunds}
             columns={[
-              { label: '#', cell: (r) => r.id },
+              { label: '#', cell: (r) => <code>{r.id}</code> },
               { label: t('Status'), cell: (r) => <Status value={r.status} /> },
               { label: t('Amount'), num: true, cell: (r) => taka(r.amountMinor, lang) },
               { label: t('Reason'), cell: (r) => r.reason ?? '' },
@@ -209,11 +227,7 @@ function PaymentDetail({ id }: { id: number }) {
                 value={amount}
                 onInput={(e) => setAmount(e.currentTarget.value)}
               />
-              <Field
-                label={t('Reason')}
-                value={reason}
-                onInput={(e) => setReason(e.currentTarget.value)}
-              />
+              <RefundReason value={reason} onChange={setReason} />
               <ErrorNote error={action.error} />
               <Ok text={action.done} />
               <button type="submit" class="primary" disabled={action.busy}>

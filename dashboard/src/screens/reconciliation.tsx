@@ -5,6 +5,7 @@ import { call } from '../api';
 import { useCtx } from '../context';
 import { date, dateTime, dhakaToday, num, taka } from '../format';
 import { ErrorNote, Field, Pager, Screen, Select, Status, Table, useAction, useList } from '../ui';
+import { valueLabel } from '../values';
 
 type Run = components['schemas']['ReconciliationRunDto'];
 type Item = components['schemas']['ReconciliationItemDto'];
@@ -108,7 +109,7 @@ function Runs() {
         columns={[
           { label: '#', cell: (r) => <a href={`#/reconciliation/${r.id}`}>{r.id}</a> },
           { label: t('Day'), cell: (r) => date(r.period, lang) },
-          { label: t('Mode'), cell: (r) => r.mode ?? '—' },
+          { label: t('Mode'), cell: (r) => valueLabel(r.mode, lang) },
           // A FAILED run (the nightly job could not complete it) counts nothing: its reason says why.
           { label: t('Status'), cell: (r) => <Status value={r.status} /> },
           { label: t('Failure reason'), cell: (r) => r.failureReason ?? '' },
@@ -166,13 +167,13 @@ function RunView({ id }: { id: number }) {
           ) : null}
           <dt>{t('Matched')}</dt>
           <dd>{num(run.matched, lang)}</dd>
-          <dt>amountMismatch</dt>
+          <dt>{valueLabel('amountMismatch', lang)}</dt>
           <dd>{num(run.amountMismatch, lang)}</dd>
-          <dt>missingInternal</dt>
+          <dt>{valueLabel('missingInternal', lang)}</dt>
           <dd>{num(run.missingInternal, lang)}</dd>
-          <dt>missingInSettlement</dt>
+          <dt>{valueLabel('missingInSettlement', lang)}</dt>
           <dd>{num(run.missingInSettlement, lang)}</dd>
-          <dt>deferred</dt>
+          <dt>{valueLabel('deferred', lang)}</dt>
           <dd>{num(run.deferred, lang)}</dd>
         </dl>
       ) : null}
@@ -181,16 +182,20 @@ function RunView({ id }: { id: number }) {
         rows={items.rows}
         loading={items.loading}
         columns={[
-          { label: 'Class', cell: (i) => <code>{i.class}</code> },
+          { label: t('Class'), cell: (i) => valueLabel(i.class, lang) },
           { label: t('Gateway'), cell: (i) => i.gateway ?? '' },
-          { label: 'Txn', cell: (i) => i.gatewayTxnId ?? '' },
+          { label: t('Gateway transaction id'), cell: (i) => <code>{i.gatewayTxnId ?? ''}</code> },
           {
-            label: t('Payments'),
+            label: t('Payment'),
             cell: (i) =>
-              i.paymentId ? <a href={`#/payments/${i.paymentId}`}>{i.paymentId}</a> : '—',
+              i.paymentId ? <a href={`#/payments/${i.paymentId}`}>{`#${i.paymentId}`}</a> : '—',
           },
-          { label: 'Joma', num: true, cell: (i) => taka(i.internalAmountMinor, lang) },
-          { label: t('Gateway'), num: true, cell: (i) => taka(i.settlementAmountMinor, lang) },
+          { label: t('Amount in Joma'), num: true, cell: (i) => taka(i.internalAmountMinor, lang) },
+          {
+            label: t('Amount settled'),
+            num: true,
+            cell: (i) => taka(i.settlementAmountMinor, lang),
+          },
         ]}
       />
       <Pager list={items} />

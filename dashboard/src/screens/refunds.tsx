@@ -1,12 +1,22 @@
+import { useState } from 'preact/hooks';
+
 import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
+import { csvName, downloadCsv, ListFilters, NO_RANGE, type Range, rangeQuery } from '../filters';
 import { dateTime, taka } from '../format';
-import { ErrorNote, Ok, Pager, Screen, Table, useAction, useList } from '../ui';
+import { useInvoiceNumbers } from '../invoice-numbers';
+import { ErrorNote, Ok, Pager, Screen, Select, Status, Table, useAction, useList } from '../ui';
+import { valueLabel } from '../values';
 
 type Refund = components['schemas']['RefundDto'];
+const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 
-/** Refunds above the app's approval threshold, waiting for an operator: approve or reject. */
+/**
+ * Refunds above the app's approval threshold, waiting for an operator
+ * (approve or reject), then every refund of the app and mode: `Search`,
+ * `From`/`To`, status, `Export CSV`.
+ */
 export function RefundsScreen() {
   const { t, lang, admin, appId, mode, can } = useCtx();
   const action = useAction();
@@ -36,14 +46,14 @@ export function RefundsScreen() {
       <ErrorNote error={list.error ?? action.error} />
       <Ok text={action.done} />
       <Table
-        caption={t('Refunds awaiting approval')}
+        caption={t('Awaiting approval')}
         rows={list.rows}
         loading={list.loading}
         columns={[
-          { label: '#', cell: (r) => r.id },
+          { label: '#', cell: (r) => <code>{r.id}</code> },
           {
-            label: t('Payments'),
-            cell: (r) => <a href={`#/payments/${r.paymentId}`}>{r.paymentId}</a>,
+            label: t('Payment'),
+            cell: (r) => <a href={`#/payments/${r.paymentId}`}>{`#${r.paymentId}`}</a>,
           },
           { label: t('Amount'), num: true, cell: (r) => taka(r.amountMinor, lang) },
           { label: t('Reason'), cell: (r) => r.reason ?? '' },
@@ -79,6 +89,66 @@ export function RefundsScreen() {
         ]}
       />
       <Pager list={list} />
+      <AllRefunds />
     </Screen>
+  );
+}
+
+/** Every refund of the app and mode (GET /refunds), filtered, with its CSV. */
+function AllRefunds() {
+  const { t, lang, app } = useCtx();
+  const [range, setRange] = useState<Range>(NO_RANGE);
+  const [status, setStatus] = useState('');
+  const query = () => ({
+    ...rangeQuery(range),
+    status: (status || undefined) as (typeof STATUSES)[number] | undefined,
+  });
+  const list = useList<Refund>(
+    (cursor) =>
+      call<Refund[]>(
+        app.GET('/api/v1/refunds', { params: { query: { ...query(), size: 20, cursor } } }),
+      ),
+    [range, status, app],
+  );
+  const number = useInvoiceNumbers(list.rows.map((r) => r.invoiceId));
+  const exportCsv = () => downloadCsv(app, '/api/v1/refunds', query(), csvName('refunds', range));
+  return (
+    <>
+      <h2>{t('All refunds')}</h2>
+      <ListFilters value={range} onApply={setRange} exportCsv={exportCsv}>
+        <Select
+          label={t('Status')}
+          value={status}
+          onChange={(e) => setStatus(e.currentTarget.value)}
+          options={[
+            ['', t('Any')],
+            ...STATUSES.map((s) => [s, valueLabel(s, lang)] as [string, string]),
+          ]}
+        />
+      </ListFilters>
+      <ErrorNote error={list.error} />
+      <Table
+        caption={t('Refunds')}
+        rows={list.rows}
+        loading={list.loading}
+        columns={[
+          { label: '#', cell: (r) => <code>{r.id}</code> },
+          { label: t('Status'), cell: (r) => <Status value={r.status} /> },
+          { label: t('Amount'), num: true, cell: (r) => taka(r.amountMinor, lang) },
+          {
+            label: t('Payment'),
+            cell: (r) => <a href={`#/payments/${r.paymentId}`}>{`#${r.paymentId}`}</a>,
+          },
+          {
+            label: t('Invoice'),
+            cell: (r) =>
+              r.invoiceId ? <a href={`#/invoices/${r.invoiceId}`}>{number(r.invoiceId)}</a> : '—',
+          },
+          { label: t('Reason'), cell: (r) => r.reason ?? '' },
+          { label: t('Created'), cell: (r) => dateTime(r.createdAt, lang) },
+        ]}
+      />
+      <Pager list={list} />
+    </>
   );
 }

@@ -37,7 +37,7 @@ export function SignIn({
     }
   };
   return (
-    <main class="sign-in">
+    <main class="sign-in" id="content" tabIndex={-1}>
       <LangSwitch lang={lang} onLang={onLang} t={t} />
       <h1>{t('Joma dashboard')}</h1>
       <form onSubmit={submit} aria-label={t('Sign in to the dashboard')}>

@@ -3,8 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
-import { date, taka } from '../format';
+import { date, num, taka } from '../format';
 import { ErrorNote, Field, Pager, Screen, Select, Status, Table, useAction, useList } from '../ui';
+import { valueLabel } from '../values';
 
 type Subscription = components['schemas']['SubscriptionDto'];
 type Invoice = components['schemas']['InvoiceDto'];
@@ -48,7 +49,10 @@ function SubscriptionList() {
           label={t('Status')}
           value={f.status}
           onChange={(e) => setF({ ...f, status: e.currentTarget.value })}
-          options={[['', t('Any')], ...STATUSES.map((s) => [s, s] as [string, string])]}
+          options={[
+            ['', t('Any')],
+            ...STATUSES.map((s) => [s, valueLabel(s, lang)] as [string, string]),
+          ]}
         />
         <Field
           label={t('Customer reference')}
@@ -64,7 +68,14 @@ function SubscriptionList() {
         loading={list.loading}
         columns={[
           { label: '#', cell: (s) => <a href={`#/subscriptions/${s.id}`}>{s.id}</a> },
-          { label: t('Customer'), cell: (s) => s.customerReference },
+          {
+            label: t('Customer'),
+            cell: (s) => (
+              <a href={`#/customers/${encodeURIComponent(s.customerReference)}`}>
+                {s.customerReference}
+              </a>
+            ),
+          },
           { label: t('Status'), cell: (s) => <Status value={s.status} /> },
           { label: t('Amount'), num: true, cell: (s) => taka(s.amountMinor, lang) },
           { label: t('Next billing'), cell: (s) => date(s.nextBillingDate, lang) },
@@ -130,10 +141,15 @@ function SubscriptionDetail({ id }: { id: number }) {
               <Status value={sub.status} />
             </dd>
             <dt>{t('Customer')}</dt>
-            <dd>{sub.customerReference}</dd>
+            <dd>
+              <a href={`#/customers/${encodeURIComponent(sub.customerReference)}`}>
+                {sub.customerReference}
+              </a>
+            </dd>
             <dt>{t('Amount')}</dt>
             <dd>
-              {taka(sub.amountMinor, lang)} / {sub.intervalCount} {sub.interval}
+              {taka(sub.amountMinor, lang)} / {num(sub.intervalCount, lang)}{' '}
+              {valueLabel(sub.interval, lang)}
             </dd>
             <dt>{t('Next billing')}</dt>
             <dd>{date(sub.nextBillingDate, lang)}</dd>
