@@ -18,8 +18,8 @@ describe('gateway fixtures name their sources', () => {
         .map((f) => [d.name, f] as const),
     );
 
-  it('there are fixtures for SSLCommerz and bKash', () => {
-    expect(new Set(files.map(([g]) => g))).toEqual(new Set(['bkash', 'sslcommerz']));
+  it('there are fixtures for SSLCommerz, bKash and Nagad', () => {
+    expect(new Set(files.map(([g]) => g))).toEqual(new Set(['bkash', 'nagad', 'sslcommerz']));
     expect(files.length).toBeGreaterThan(50);
   });
 
