@@ -138,15 +138,16 @@ export class CatalogRepository {
 
   // Product <-> benefit links
 
-  /** Attaches a benefit; attaching it again changes nothing. */
+  /**
+   * Attaches a benefit; attaching it again changes nothing (ON CONFLICT DO
+   * NOTHING on the (product, benefit) key; created_at is the column's default).
+   */
   async link(scope: TenantScope, productId: number, benefitId: number): Promise<void> {
-    await this.links.repo
-      .createQueryBuilder()
-      .insert()
-      .into(ProductBenefit)
-      .values({ appId: scope.appId, mode: scope.mode, productId, benefitId })
-      .orIgnore()
-      .execute();
+    await this.links.sql.insertMany(
+      this.txHost.tx,
+      [{ appId: scope.appId, mode: scope.mode, productId, benefitId }],
+      { ignoreConflicts: true },
+    );
   }
 
   /** The products that carry a benefit. */

@@ -16,10 +16,6 @@ import type { EventType } from './event-catalogue';
 export class EventsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private get events() {
-    return this.txHost.tx.getRepository(EventRecord);
-  }
-
   /** Writes one event in the caller's transaction (it commits, or rolls back, with the change); answers its id. */
   async insert(fields: Omit<EventRecord, 'id'>): Promise<number> {
     const [row] = await sql(this.txHost.tx).rows<{ id: string }>(
@@ -34,8 +30,8 @@ export class EventsRepository {
     query: PageQuery,
     filter: { type?: string; afterId?: number },
   ): Promise<Page<EventRecord>> {
-    const qb = this.events
-      .createQueryBuilder('ev')
+    const qb = this.txHost.tx
+      .createQueryBuilder(EventRecord, 'ev')
       .where('ev.appId = :appId AND ev.mode = :mode', { appId: scope.appId, mode: scope.mode });
     if (filter.type) qb.andWhere('ev.type = :type', { type: filter.type });
     if (filter.afterId !== undefined) qb.andWhere('ev.id > :afterId', { afterId: filter.afterId });
@@ -70,7 +66,7 @@ export class EventsRepository {
     return rows
       .sort((a, b) => a.id - b.id)
       .map((r) =>
-        this.events.create({
+        Object.assign(new EventRecord(), {
           id: r.id,
           appId: r.app_id,
           mode: r.mode,
