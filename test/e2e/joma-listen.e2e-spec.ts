@@ -127,10 +127,18 @@ describe('joma listen', () => {
     ).toBe(true);
     // Joma's own signature and delivery id, passed through.
     expect(hook.id).toBe(String(hook.event.id));
-    const { rows } = await t.db.query(
-      `SELECT d.status, e.url FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.id = $1`,
-      [hook.event.id],
+    // The consumer had the bytes before Joma recorded the 2xx it answered: wait for the record.
+    const rows = await eventually(
+      async () => {
+        const { rows: r } = await t.db.query(
+          `SELECT d.status, e.url FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.id = $1`,
+          [hook.event.id],
+        );
+        return r[0]?.status === 'PENDING' ? null : r;
+      },
+      10_000,
+      'the delivery to be recorded',
     );
     expect(rows).toEqual([{ status: 'DELIVERED', url: publicUrl }]);
 
