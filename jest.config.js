@@ -44,6 +44,7 @@ const PROCESS_SPECS = [
   'container-smoke',
   'dashboard.browser',
   'dashboard-apps.browser',
+  'dashboard-first-day.browser',
   'dashboard-lists.browser',
   'database-connection-loss',
   'default-paths',

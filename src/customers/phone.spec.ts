@@ -9,6 +9,9 @@ describe('customer phone numbers', () => {
     ['017 1111 1111', '+8801711111111'],
     ['+447911123456', '+447911123456'],
     ['+14155552671', '+14155552671'],
+    // As a Bangla keyboard types them (the dashboard's Bangla hint shows ০১XXXXXXXXX).
+    ['০১৭১১১১১১১১', '+8801711111111'],
+    ['+৮৮০ ১৭১১-১১১১১১', '+8801711111111'],
   ])('accepts %s as %s', (raw, stored) => expect(normalizePhone(raw)).toBe(stored));
 
   it.each([
@@ -20,5 +23,6 @@ describe('customer phone numbers', () => {
     '+1234',
     'abc',
     '+8802912345678',
+    '০১২১১১১১১১১',
   ])('refuses %s', (raw) => expect(normalizePhone(raw)).toBeNull());
 });

@@ -229,12 +229,13 @@ function PaymentDetail({ id }: { id: number }) {
               />
               <RefundReason value={reason} onChange={setReason} />
               <ErrorNote error={action.error} />
-              <Ok text={action.done} />
               <button type="submit" class="primary" disabled={action.busy}>
                 {t('Refund')}
               </button>
             </form>
           ) : null}
+          {/* Outside the form: a full refund leaves nothing to refund, and the form goes. */}
+          <Ok text={action.done} />
         </>
       ) : null}
     </Screen>
