@@ -38,6 +38,9 @@ export function runReadmeWalk(baseUrl, readme = readFileSync(join(root, 'README.
       `for _ in $(seq 1 ${seconds * 10}); do grep -q '${text}' "$LISTEN" && break; sleep 0.1; done; grep -q '${text}' "$LISTEN"`;
     const script = [
       'set -euo pipefail',
+      // Job control, as in the reader's terminal: `kill %1` then stops the whole
+      // job (npm and the joma process under it), not npm alone.
+      'set -m',
       `OUT=${join(dir, 'out.txt')}`,
       `STEPS=${join(dir, 'steps.txt')}`,
       `LISTEN=${join(dir, 'listen.txt')}`,

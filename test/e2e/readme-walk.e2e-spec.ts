@@ -1,14 +1,33 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
+import { until } from '../support/main-process';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const run = promisify(execFile);
 
 const repo = resolve(__dirname, '..', '..');
+
+/**
+ * The walk's `joma listen` processes (npm, the launcher, the client), found by
+ * the JOMA_BASE_URL their environment names (/proc, as `ps e` reads it):
+ * their pids and command lines, as `ps` shows them to other users.
+ */
+async function listenersOf(baseUrl: string): Promise<{ pid: number; cmdline: string }[]> {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const env = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
+    if (!env.split('\0').includes(`JOMA_BASE_URL=${baseUrl}`)) continue;
+    const cmd = await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '');
+    found.push({ pid: Number(pid), cmdline: cmd.split('\0').join(' ') });
+  }
+  return found;
+}
 
 /** The bash blocks of the README's "Try it" section, in order: scripts/readme-walk.mjs reads them. */
 async function readmeWalk(readme: string): Promise<string[]> {
@@ -39,13 +58,23 @@ describe('the README walk, as a script', () => {
 
   it('logs in, creates an app, issues an invoice, listens, is paid, receives the events, and lists them', async () => {
     // scripts/readme-walk.mjs: the same script the GitHub workflow runs against the Docker image.
+    // While the walk runs, what `ps` shows of its joma listen (never the secret).
+    const seen = new Map<number, string>();
+    let walking = true;
+    const watching = (async () => {
+      while (walking) {
+        for (const p of await listenersOf(t.baseUrl)) seen.set(p.pid, p.cmdline);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     const { stdout } = await run(
       'node',
       [join(repo, 'scripts', 'readme-walk.mjs'), '--base-url', t.baseUrl],
       {
         cwd: repo,
       },
-    );
+    ).finally(() => (walking = false));
+    await watching;
     const result = JSON.parse(stdout) as {
       payableUrl: string;
       landing: string;
@@ -57,6 +86,11 @@ describe('the README walk, as a script', () => {
     expect(result.events).toEqual(['invoice.issued', 'payment.succeeded', 'invoice.paid']);
     // joma listen received what happened after it started, in order.
     expect(result.received).toEqual(['payment.succeeded', 'invoice.paid']);
+    // ps showed the listener (npm, the launcher, the client) but never the secret,
+    // and `kill %1` stopped all of it: nothing outlives the walk.
+    expect([...seen.values()].some((c) => c.includes('cli.js listen'))).toBe(true);
+    expect([...seen.values()].filter((c) => /sk_(test|live)_/.test(c))).toEqual([]);
+    await until(async () => (await listenersOf(t.baseUrl)).length === 0, 10_000);
 
     // A reader's English browser (with none, the page speaks the app's defaultLanguage, bn).
     const page = await t
