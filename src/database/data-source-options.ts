@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { types } from 'pg';
-import { DataSourceOptions } from 'typeorm';
+import { type Client, types } from 'pg';
+import { DataSource, DataSourceOptions } from 'typeorm';
 
 import { loadMigrations } from '../../migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
@@ -25,6 +25,11 @@ function onClientError(err: Error): void {
   lastLoggedMs = now;
   const code = (err as { code?: unknown }).code;
   poolLogger.warn(`A database connection was lost${code ? ` (${String(code)})` : ''}`);
+}
+
+/** pg-pool's `onConnect` hook, for every connection of every pool (see `extra.onConnect` below). */
+function watchConnection(client: Client): void {
+  client.on('error', onClientError);
 }
 
 /** The one place that says how Joma talks to PostgreSQL. */
@@ -74,9 +79,57 @@ export function dataSourceOptions(
       // the client is idle, and an 'error' nobody hears ends the process.
       // Every client gets a listener for its whole life: the request using it
       // fails with its query (503, error-response.ts) and the pool drops it.
-      onConnect: (client: { on(event: 'error', fn: (err: Error) => void): void }) => {
-        client.on('error', onClientError);
-      },
+      onConnect: watchConnection,
     },
   };
+}
+
+/** Longest a closing data source waits for the server to close a connection before cutting it off. */
+const CLOSE_DEADLINE_MS = 5_000;
+
+/**
+ * A DataSource whose `destroy()` resolves only once every connection of its
+ * pool has closed. TypeORM's destroy ends its pg pool, and pg-pool's `end()`
+ * resolves as soon as it has asked each connection to close (a Terminate
+ * written), not when the server has closed it: each session lives on for a
+ * moment. A PostgreSQL stopped in that moment (the embedded server, stopped
+ * right after `app.close()`) terminated the sessions still open (57P01), and
+ * their connections, which had been let go already, logged a lost connection.
+ * A connection the server does not close within CLOSE_DEADLINE_MS (a network
+ * that no longer answers) is cut off, so a stop cannot hang on it.
+ *
+ * Its connections get Joma's `onConnect` hook (`watchConnection`), whatever
+ * `options.extra` says: a data source built from another's options (the
+ * worker lane's) tracks its own connections only.
+ */
+export class JomaDataSource extends DataSource {
+  private readonly connections: Set<Client>;
+
+  constructor(options: DataSourceOptions) {
+    const connections = new Set<Client>();
+    const extra = (options as { extra?: Record<string, unknown> }).extra;
+    super({
+      ...options,
+      extra: {
+        ...extra,
+        onConnect: (client: Client) => {
+          watchConnection(client);
+          connections.add(client);
+          client.once('end', () => connections.delete(client));
+        },
+      },
+    } as DataSourceOptions);
+    this.connections = connections;
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    const closing = [...this.connections];
+    if (!closing.length) return;
+    const cutOff = setTimeout(() => {
+      for (const client of closing) client.connection.stream.destroy();
+    }, CLOSE_DEADLINE_MS);
+    await Promise.all(closing.map((client) => new Promise((ended) => client.once('end', ended))));
+    clearTimeout(cutOff);
+  }
 }

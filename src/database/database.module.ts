@@ -2,11 +2,11 @@ import { DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { type DataSourceOptions } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, JomaDataSource } from './data-source-options';
 import { withStartupRetry } from './startup-retry';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
@@ -39,7 +39,7 @@ export class DatabaseModule {
             toRetry: () => false,
           }),
           dataSourceFactory: (options?: DataSourceOptions) =>
-            withStartupRetry('Connection pool', () => new DataSource(options!).initialize(), {
+            withStartupRetry('Connection pool', () => new JomaDataSource(options!).initialize(), {
               budgetMs: config.dbConnectRetryMs,
               warn: (msg) => logger.warn(msg),
             }),

@@ -1,6 +1,4 @@
-import { DataSource } from 'typeorm';
-
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, JomaDataSource } from './data-source-options';
 
 const MIGRATION_LOCK = 7_345_001;
 
@@ -9,9 +7,9 @@ const MIGRATION_LOCK = 7_345_001;
  * start together migrate once. Returns the names applied.
  */
 export async function runMigrations(url: string): Promise<string[]> {
-  const ds = new DataSource({
-    ...dataSourceOptions(url, { poolSize: 2, applicationName: 'joma-migrate' }),
-  });
+  const ds = new JomaDataSource(
+    dataSourceOptions(url, { poolSize: 2, applicationName: 'joma-migrate' }),
+  );
   await ds.initialize();
   const runner = ds.createQueryRunner();
   try {

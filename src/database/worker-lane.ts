@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { JomaDataSource } from './data-source-options';
 import { poolOf } from './hot-query';
 import { withStartupRetry } from './startup-retry';
 
@@ -81,7 +82,7 @@ export class WorkerLane implements OnApplicationShutdown {
       // Opened at start-up: a database refusing or dropping connections is waited for, as for the pool.
       this.source = await withStartupRetry(
         'Worker connections',
-        () => new DataSource(lane).initialize(),
+        () => new JomaDataSource(lane).initialize(),
         { budgetMs: this.config.dbConnectRetryMs, warn: (msg) => this.logger.warn(msg) },
       );
     })().catch((err: Error) => {

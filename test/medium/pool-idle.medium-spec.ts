@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
-import { dataSourceOptions } from '../../src/database/data-source-options';
+import { dataSourceOptions, JomaDataSource } from '../../src/database/data-source-options';
+import { poolOf } from '../../src/database/hot-query';
 import { createTestContext, TestContext } from '../support/test-context';
 
 /**
@@ -44,5 +45,25 @@ describe('database pool (medium tier)', () => {
         WHERE datname = current_database() AND application_name = 'joma'`,
     )) as { n: number }[];
     expect(sessions[0].n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('closes every connection before destroy() resolves, not only asks the server to', async () => {
+    // pg-pool's end() resolves once it has written each connection's Terminate; a
+    // server stopped right after (the embedded one, after app.close()) terminated
+    // sessions still open, and the service logged lost connections (57P01).
+    const closing = new JomaDataSource(
+      dataSourceOptions(c.url, { poolSize: 3, applicationName: 'joma-closing' }),
+    );
+    await closing.initialize();
+    await Promise.all([1, 2, 3].map(() => closing.query('SELECT pg_sleep(0.05)')));
+    const pool = poolOf(closing);
+    expect(pool.totalCount).toBe(3);
+    // pg-pool says 'remove' once a connection it ended has closed (its socket, so its session).
+    let closed = 0;
+    pool.on('remove', () => closed++);
+
+    await closing.destroy();
+
+    expect(closed).toBe(3);
   });
 });
