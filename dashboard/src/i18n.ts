@@ -177,7 +177,6 @@ const BN: Record<string, string> = {
   'Per day: gross collected, refunded and net': 'দিনভিত্তিক: মোট সংগ্রহ, ফেরত ও নিট',
   'Taka per day': 'দিনে টাকা',
   'Day (Asia/Dhaka)': 'দিন (ঢাকা)',
-  'Refund figures are partial.': 'রিফান্ডের হিসাব আংশিক।',
   Phone: 'ফোন',
   'Customer language': 'গ্রাহকের ভাষা',
   "The app's default": 'অ্যাপের ডিফল্ট',

@@ -1,7 +1,4 @@
 import type { components } from '../../clients/typescript/src/generated/schema';
-import { dhakaDay } from './format';
-
-type Refund = components['schemas']['RefundDto'];
 
 /** One Asia/Dhaka day of the chart: gross collected, refunded, net (poisha). */
 export interface DayFigures {
@@ -11,36 +8,23 @@ export interface DayFigures {
   net: bigint;
 }
 
-export interface ApiDay {
-  date: string;
-  collectedMinor: number;
-  payments: number;
-  /** Refunds that succeeded that day, when the API gives them (see docs/dashboard.md). */
-  refundedMinor?: number;
-}
+/** One day as GET /reports/daily-collections answers it. */
+export type ApiDay = components['schemas']['DailyCollectionDto'];
 
 /**
- * Each day's gross, refunded and net. Gross is what the API's
- * daily-collections answers (captures of the day; "collected" means gross,
- * decisions section 20). Refunded is the day's `refundedMinor` when the API
- * gives it; otherwise the refunds that succeeded that day, added up here from
- * the refund list (SUCCEEDED, created in the 30 days; a refund's day is the
- * Dhaka day it last changed, which for a SUCCEEDED refund is when it
- * succeeded). Sums are bigints, exact at any size.
+ * Each day's gross, refunded and net, as the API's daily-collections
+ * answers them: gross is the day's captures ("collected" means gross,
+ * decisions section 20), refunded what refunds that succeeded that day gave
+ * back, net the one less the other. Bigints, so the 7 and 30 day totals
+ * are exact at any size.
  */
-export function dayFigures(days: ApiDay[], refunds: Refund[] | null): DayFigures[] {
-  const byDay = new Map<string, bigint>();
-  for (const r of refunds ?? []) {
-    if (r.status !== 'SUCCEEDED') continue;
-    const day = dhakaDay(r.updatedAt);
-    byDay.set(day, (byDay.get(day) ?? 0n) + BigInt(r.amountMinor));
-  }
-  return days.map((d) => {
-    const gross = BigInt(d.collectedMinor);
-    const refunded =
-      d.refundedMinor !== undefined ? BigInt(d.refundedMinor) : (byDay.get(d.date) ?? 0n);
-    return { date: d.date, gross, refunded, net: gross - refunded };
-  });
+export function dayFigures(days: ApiDay[]): DayFigures[] {
+  return days.map((d) => ({
+    date: d.date,
+    gross: BigInt(d.collectedMinor),
+    refunded: BigInt(d.refundedMinor),
+    net: BigInt(d.netMinor),
+  }));
 }
 
 /** The smallest 1, 2 or 5 x 10^k taka (in poisha) at or above `max`. */

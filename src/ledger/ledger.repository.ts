@@ -118,6 +118,31 @@ export class LedgerRepository {
     }));
   }
 
+  /**
+   * Per Asia/Dhaka day in [from, to): what the partition's refunds that
+   * succeeded that day gave back (their `refund_succeeded` postings, by the
+   * time each was posted: in the transaction that made the refund
+   * SUCCEEDED), exactly (NUMERIC read as text). Days without any are absent.
+   */
+  async refundedPerDhakaDay(
+    scope: TenantScope,
+    from: Date,
+    to: Date,
+  ): Promise<{ date: string; refunded: bigint }[]> {
+    // ledger_refunds_succeeded_by_time finds the range; each transaction's entries by their index.
+    const rows = await sql(this.txHost.tx).rows<{ date: string; total: string }>(
+      `SELECT to_char(t.occurred_at AT TIME ZONE 'Asia/Dhaka', 'YYYY-MM-DD') AS date,
+              sum(e.credit_minor)::text AS total
+         FROM ledger_transactions t
+         JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'gateway_clearing'
+        WHERE t.kind = 'refund_succeeded' AND t.app_id = $1 AND t.mode = $2
+          AND t.occurred_at >= $3 AND t.occurred_at < $4
+        GROUP BY 1`,
+      [scope.appId, scope.mode, from, to],
+    );
+    return rows.map((r) => ({ date: r.date, refunded: exactMinor(r.total) }));
+  }
+
   /** Whether debits equal credits over the filter, compared exactly in SQL (NUMERIC sums of any size). */
   async debitsEqualCredits(filter: { appId?: number; mode?: Mode }): Promise<boolean> {
     const row = await sql(this.txHost.tx).one<{ balanced: boolean }>(

@@ -7,7 +7,6 @@ import { AuthModule } from '../auth';
 import { CustomersModule } from '../customers';
 import { GatewaysModule } from '../gateways';
 import { IdempotencyModule } from '../idempotency';
-import { DailyCollectionsController } from './daily-collections.controller';
 import { GatewayCallbacksController } from './gateway-callbacks.controller';
 import { Payment } from './payment.entity';
 import { PaymentConfirmationsService } from './payment-confirmations.service';
@@ -34,7 +33,6 @@ import { PaymentsService } from './payments.service';
   ],
   controllers: [
     PaymentsController,
-    DailyCollectionsController,
     CustomerPaymentsController,
     AdminPaymentsController,
     GatewayCallbacksController,

@@ -118,7 +118,9 @@ export class PaymentsService {
 
   /**
    * Taka collected per Asia/Dhaka day over the last `days` days, today
-   * included, oldest first; a day without a capture is there with 0.
+   * included, oldest first; a day without a capture is there with 0. The
+   * gross half of GET /reports/daily-collections (the ledger's
+   * DailyCollectionsService adds each day's refunds).
    */
   async dailyCollections(
     scope: TenantScope,

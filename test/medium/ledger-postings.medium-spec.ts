@@ -1,7 +1,7 @@
 import { InvoicePaymentsService } from '../../src/billing';
 import { AppError } from '../../src/common/errors/app-error';
 import { figuresOutOfRange } from '../../src/common/money/exact-sum';
-import { LedgerService } from '../../src/ledger';
+import { DailyCollectionsService, LedgerService } from '../../src/ledger';
 import { PaymentSimulationService, PaymentsService } from '../../src/payments';
 import {
   NightlyReconciliationJob,
@@ -372,6 +372,32 @@ describe('ledger postings and sums (medium tier: services on a real database)', 
       expect(err.code).toBe('AMOUNT_OUT_OF_RANGE');
       expect(err.message).toContain(`app ${a.appId}`);
       expect(await payments.dailyCollections(small, 2)).toHaveLength(2);
+    });
+
+    it('daily refunds of a day past 2^53 are refused naming the app, as collections are; another app’s are answered', async () => {
+      const a = await newApp();
+      // Two refunds' postings of 2^52 each, today on the test clock: the day's refunded sum is 2^53.
+      await f.c.db.query(
+        `WITH tx AS (
+           INSERT INTO ledger_transactions (app_id, mode, kind, source_id, occurred_at)
+           SELECT $1, 'TEST', 'refund_succeeded', 'seed-refund-' || g, $2 FROM generate_series(1, 2) g
+           RETURNING id)
+         INSERT INTO ledger_entries (transaction_id, app_id, mode, account, debit_minor, credit_minor)
+         SELECT tx.id, $1, 'TEST', e.account, e.debit, e.credit
+           FROM tx, (VALUES ('refunds_pending', $3::bigint, 0::bigint), ('gateway_clearing', 0::bigint, $3::bigint))
+             AS e (account, debit, credit)`,
+        [a.appId, f.c.clock.now(), '4503599627370496'],
+      );
+      const daily = f.get(DailyCollectionsService);
+      const err = await refusal(daily.list(a, 2));
+      expect(err.code).toBe('AMOUNT_OUT_OF_RANGE');
+      expect(err.message).toContain(`app ${a.appId}`);
+      expect(err.details).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/refundedMinor of \d{4}-\d{2}-\d{2} is 9007199254740992/),
+        }),
+      ]);
+      expect((await daily.list(small, 2)).map((d) => d.refundedMinor)).toEqual([0, 0]);
     });
   });
 });

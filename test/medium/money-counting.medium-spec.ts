@@ -7,7 +7,9 @@ import { AppError } from '../../src/common/errors/app-error';
 import type { TenantScope } from '../../src/database/tenant';
 import { SandboxGateway } from '../../src/gateways';
 import { InvoicesService } from '../../src/invoices';
+import { DailyCollectionsService } from '../../src/ledger';
 import { PaymentSimulationService, PaymentsService } from '../../src/payments';
+import { RefundsService } from '../../src/refunds';
 import { TestHelpersService } from '../../src/test-helpers/test-helpers.service';
 import { serviceFixture } from '../support/service-fixture';
 import { createTestDatabase } from '../support/test-app';
@@ -18,7 +20,8 @@ import { insertApp } from '../support/test-context';
  * counts at most its total and what a capture brings beyond it is the
  * payment's excess; open payments reserve what is due; a capture on a
  * cancelled or voided payment is refused or counted as excess; the database
- * backs it; collections are summed per Asia/Dhaka day. What only HTTP shows
+ * backs it; collections, refunds and net are summed per Asia/Dhaka day
+ * (refunds on the day they succeeded). What only HTTP shows
  * (the pay page's answers, races fired through the API, statuses and
  * envelopes) stays in test/e2e/money-integrity.e2e-spec.ts and
  * daily-collections.e2e-spec.ts.
@@ -371,49 +374,111 @@ describe('money counting (medium tier)', () => {
     });
   });
 
-  /** What the Overview's bar chart shows (decisions section 15), from PaymentsService.dailyCollections. */
-  describe('collections per Asia/Dhaka day', () => {
+  /**
+   * What the Overview shows (decisions sections 15 and 20), from the ledger's
+   * DailyCollectionsService: gross collected per Asia/Dhaka day (captures,
+   * PaymentsService), refunded (refunds on the day they succeeded, the
+   * ledger's postings) and net.
+   */
+  describe('collections, refunds and net per Asia/Dhaka day', () => {
+    let daily: DailyCollectionsService;
     let app: TenantScope;
     let other: TenantScope;
+    const at = (iso: string) => f.c.clock.freeze(new Date(iso));
     beforeAll(async () => {
+      daily = f.get(DailyCollectionsService);
+      const refunds = f.get(RefundsService);
       app = { appId: await insertApp(f.c.db, 'Collections'), mode: 'TEST' };
       other = { appId: await insertApp(f.c.db, 'Other collections'), mode: 'TEST' };
       const captured = async (scope: TenantScope, amountMinor: number, outcome = 'succeeded') => {
         const p = await billing.createPayment(scope, { amountMinor, customerReference: 'daily' });
         const done = await helpers.settlePayment(scope, p.id, outcome as 'succeeded');
         expect(done.status).toBe(outcome.toUpperCase());
+        return p.id;
       };
+      const refunded = async (scope: TenantScope, paymentId: number, amountMinor: number) =>
+        refunds.create(scope, paymentId, { amountMinor, reason: 'daily' });
       // 23:30 on 29 November in Dhaka (UTC+6).
-      f.c.clock.freeze(new Date('2026-11-29T17:30:00.000Z'));
-      await captured(app, 10_000);
-      await captured(app, 5_050);
+      at('2026-11-29T17:30:00.000Z');
+      const a = await captured(app, 10_000);
+      const b = await captured(app, 5_050);
+      const large = await captured(app, 2_000_000);
       await captured(app, 99_999, 'failed');
       await captured(other, 777_777);
-      // One hour later it is 00:30 on 30 November in Dhaka, still the 29th in UTC.
-      f.c.clock.advanceMinutes(60);
+      // Refunded the day it was captured.
+      expect((await refunded(app, b, 1_050)).status).toBe('SUCCEEDED');
+      // Above the approval threshold (৳10,000): asked for on the 29th, PENDING until approved.
+      const waiting = await refunded(app, large, 1_500_000);
+      expect(waiting).toMatchObject({ status: 'PENDING', approvalRequired: true });
+      // The last instant of the 29th in Dhaka, then its midnight: the 30th (still the 29th in UTC).
+      at('2026-11-29T17:59:59.999Z');
+      expect((await refunded(app, a, 1_000)).status).toBe('SUCCEEDED');
+      at('2026-11-29T18:00:00.000Z');
+      expect((await refunded(app, a, 2_000)).status).toBe('SUCCEEDED');
+      // 00:30 on the 30th: a capture, and the waiting refund approved: it succeeds today.
+      at('2026-11-29T18:30:00.000Z');
       await captured(app, 20_000);
+      expect((await refunds.approve(waiting.id)).status).toBe('SUCCEEDED');
     });
     afterAll(() => f.c.clock.reset());
 
-    it('sums captures per Asia/Dhaka day, oldest first, days without any at 0', async () => {
-      expect(await payments.dailyCollections(app, 3)).toEqual([
-        { date: '2026-11-28', collectedMinor: 0, payments: 0 },
-        { date: '2026-11-29', collectedMinor: 15_050, payments: 2 },
-        { date: '2026-11-30', collectedMinor: 20_000, payments: 1 },
+    it('sums captures and the refunds that succeeded per Asia/Dhaka day, oldest first, days without any at 0; net may be negative', async () => {
+      expect(await daily.list(app, 3)).toEqual([
+        { date: '2026-11-28', collectedMinor: 0, refundedMinor: 0, netMinor: 0, payments: 0 },
+        // 1,050 of b the same day, 1,000 of a at 23:59:59.999; not the refund still awaiting approval.
+        {
+          date: '2026-11-29',
+          collectedMinor: 2_015_050,
+          refundedMinor: 2_050,
+          netMinor: 2_013_000,
+          payments: 3,
+        },
+        // 2,000 of a at 00:00 (captured the day before), and the approved 1,500,000 (asked for the day before).
+        {
+          date: '2026-11-30',
+          collectedMinor: 20_000,
+          refundedMinor: 1_502_000,
+          netMinor: -1_482_000,
+          payments: 1,
+        },
       ]);
     });
 
     it('counts the days ending today, and keeps to its partition (app and mode)', async () => {
-      const month = await payments.dailyCollections(app, 30);
+      const month = await daily.list(app, 30);
       expect(month).toHaveLength(30);
       expect(month[29].date).toBe('2026-11-30');
       expect(month[0].date).toBe('2026-11-01');
-      expect(month.reduce((s, d) => s + d.collectedMinor, 0)).toBe(35_050);
-      expect(month.reduce((s, d) => s + d.payments, 0)).toBe(3);
-      const live = await payments.dailyCollections({ appId: app.appId, mode: 'LIVE' }, 3);
-      expect(live.map((d) => d.collectedMinor)).toEqual([0, 0, 0]);
-      expect((await payments.dailyCollections(other, 3)).map((d) => d.collectedMinor)).toEqual([
-        0, 777_777, 0,
+      const sum = (k: 'collectedMinor' | 'refundedMinor' | 'netMinor' | 'payments') =>
+        month.reduce((s, d) => s + d[k], 0);
+      expect([
+        sum('collectedMinor'),
+        sum('refundedMinor'),
+        sum('netMinor'),
+        sum('payments'),
+      ]).toEqual([2_035_050, 1_504_050, 531_000, 4]);
+      // Today alone: the boundary's refund is the 30th's, not the 29th's.
+      expect(await daily.list(app, 1)).toEqual([
+        {
+          date: '2026-11-30',
+          collectedMinor: 20_000,
+          refundedMinor: 1_502_000,
+          netMinor: -1_482_000,
+          payments: 1,
+        },
+      ]);
+      const live = await daily.list({ appId: app.appId, mode: 'LIVE' }, 3);
+      expect(live.map((d) => [d.collectedMinor, d.refundedMinor, d.netMinor])).toEqual([
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+      ]);
+      expect(
+        (await daily.list(other, 3)).map((d) => [d.collectedMinor, d.refundedMinor, d.netMinor]),
+      ).toEqual([
+        [0, 0, 0],
+        [777_777, 0, 777_777],
+        [0, 0, 0],
       ]);
     });
   });

@@ -90,24 +90,42 @@ describe('dashboard numbers, times and values in Bangla', () => {
     expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
   });
 
-  it("gives each day's gross, refunded and net; refunds counted on the Dhaka day they succeeded", () => {
-    const days = [
-      { date: '2026-12-01', collectedMinor: 12_500_000, payments: 1 },
-      { date: '2026-12-02', collectedMinor: 0, payments: 0 },
-    ];
-    const refund = (amountMinor: number, status: string, updatedAt: string) =>
-      ({ amountMinor, status, updatedAt }) as never;
-    const figures = dayFigures(days, [
-      refund(10_000, 'SUCCEEDED', '2026-12-01T05:00:00Z'),
-      refund(100_000, 'SUCCEEDED', '2026-12-01T18:30:00Z'), // 00:30 on 2 Dec in Dhaka
-      refund(999_999, 'FAILED', '2026-12-01T05:00:00Z'),
+  it("gives each day's gross, refunded and net as the API answers them, exact past 2^53", () => {
+    const figures = dayFigures([
+      {
+        date: '2026-12-01',
+        collectedMinor: 12_500_000,
+        refundedMinor: 10_000,
+        netMinor: 12_490_000,
+        payments: 1,
+      },
+      {
+        date: '2026-12-02',
+        collectedMinor: 0,
+        refundedMinor: 100_000,
+        netMinor: -100_000,
+        payments: 0,
+      },
+      {
+        date: '2026-12-03',
+        collectedMinor: Number.MAX_SAFE_INTEGER,
+        refundedMinor: 0,
+        netMinor: Number.MAX_SAFE_INTEGER,
+        payments: 2,
+      },
     ]);
     expect(figures).toEqual([
       { date: '2026-12-01', gross: 12_500_000n, refunded: 10_000n, net: 12_490_000n },
       { date: '2026-12-02', gross: 0n, refunded: 100_000n, net: -100_000n },
+      {
+        date: '2026-12-03',
+        gross: 9_007_199_254_740_991n,
+        refunded: 0n,
+        net: 9_007_199_254_740_991n,
+      },
     ]);
-    // The API's own figure, when it gives one, is taken as it is.
-    expect(dayFigures([{ ...days[0], refundedMinor: 5 }], null)[0].refunded).toBe(5n);
+    // The totals add bigints: past 2^53-1 they are still exact.
+    expect(figures.reduce((s, d) => s + d.gross, 1n)).toBe(9_007_199_267_240_992n);
   });
 
   it('scales the chart to 1, 2 or 5 x 10^k taka', () => {

@@ -1,17 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import type { components } from '../../../clients/typescript/src/generated/schema';
 import { call } from '../api';
 import { useCtx } from '../context';
-import { addDays, date, dhakaToday, num, taka } from '../format';
+import { date, num, taka } from '../format';
 import { type ApiDay, type DayFigures, dayFigures, niceTop } from '../overview-figures';
 import { ErrorNote, Screen, Table } from '../ui';
 
-type Refund = components['schemas']['RefundDto'];
-
 const DAYS = 30;
-/** The most refunds `paginate=false` answers: more in 30 days and the figures would be short. */
-const REFUND_LIMIT = 1000;
 
 /** Gross, refunded and net of the last `n` days. */
 function totals(days: DayFigures[], n: number) {
@@ -25,7 +20,7 @@ function totals(days: DayFigures[], n: number) {
   );
 }
 
-/** Taka collected per Dhaka day (GET /reports/daily-collections), refunds, net, and what needs attention. */
+/** Taka collected, refunded and net per Dhaka day (GET /reports/daily-collections), and what needs attention. */
 export function OverviewScreen() {
   const { t, lang, app, admin, appId, mode, can } = useCtx();
   const [days, setDays] = useState<DayFigures[] | null>(null);
@@ -38,25 +33,7 @@ export function OverviewScreen() {
         const collected = await call<ApiDay[]>(
           app.GET('/api/v1/reports/daily-collections', { params: { query: { days: DAYS } } }),
         );
-        let refunds: Refund[] | null = null;
-        if (collected.data.some((d) => d.refundedMinor === undefined)) {
-          const today = dhakaToday();
-          const res = await call<Refund[]>(
-            app.GET('/api/v1/refunds', {
-              params: {
-                query: {
-                  status: 'SUCCEEDED',
-                  from: addDays(today, -(DAYS - 1)),
-                  to: today,
-                  paginate: false,
-                },
-              },
-            }),
-          );
-          refunds = res.data;
-          if (refunds.length >= REFUND_LIMIT) setError(new Error(t('Refund figures are partial.')));
-        }
-        setDays(dayFigures(collected.data, refunds));
+        setDays(dayFigures(collected.data));
       } catch (e) {
         setError(e);
       }

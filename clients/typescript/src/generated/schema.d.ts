@@ -630,28 +630,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/reports/daily-collections": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Taka collected per Asia/Dhaka day, in the key's mode
-         * @description One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture has collectedMinor 0. A payment counts on the Dhaka day it succeeded, for its captured amount. Sums are exact; a day whose sum is above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app.
-         *
-         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
-         */
-        get: operations["listDailyCollections"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/customers/{externalId}/payments": {
         parameters: {
             query?: never;
@@ -1040,6 +1018,28 @@ export interface paths {
          *     Requires the permission `invoices:read` (a super admin has every permission).
          */
         get: operations["getLedgerBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/daily-collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Taka collected, refunded and net per Asia/Dhaka day, in the key's mode
+         * @description One row per day over the last `days` days (default 30, at most 90), today included, oldest first; a day without a capture or refund has 0s. A payment counts on the Dhaka day it succeeded, for its captured amount (collectedMinor: gross, later refunds do not change it); a refund counts on the Dhaka day it reached SUCCEEDED, for its amount (refundedMinor), whatever day its payment was captured; netMinor = collectedMinor - refundedMinor, negative on a day that gave back more than it collected. Sums are exact; a day whose figure is above 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app.
+         *
+         *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
+         */
+        get: operations["listDailyCollections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2287,25 +2287,6 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        DailyCollectionDto: {
-            /**
-             * Format: date
-             * @description An Asia/Dhaka calendar day
-             * @example 2026-11-29
-             */
-            date: string;
-            /**
-             * Format: int64
-             * @description Taka collected that day in minor units (poisha): the captured amount of every payment that succeeded that day (refunds later do not change it).
-             * @example 1250000
-             */
-            collectedMinor: number;
-            /**
-             * @description How many payments succeeded that day
-             * @example 4
-             */
-            payments: number;
-        };
         IpnAckDto: {
             /** @description The notification was read and verified with the gateway */
             received: boolean;
@@ -2445,6 +2426,37 @@ export interface components {
              * @description debitMinor - creditMinor (merchant_payable is negative while money is owed to the merchant); the rows sum to 0
              */
             balanceMinor: number;
+        };
+        DailyCollectionDto: {
+            /**
+             * Format: date
+             * @description An Asia/Dhaka calendar day
+             * @example 2026-11-29
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Taka collected that day in minor units (poisha): the captured amount of every payment that succeeded that day (refunds later do not change it).
+             * @example 1250000
+             */
+            collectedMinor: number;
+            /**
+             * Format: int64
+             * @description Taka given back that day in minor units (poisha): the amount of every refund that reached SUCCEEDED that day, by when it succeeded (whatever day its payment was captured or the refund was asked for); a PENDING or FAILED refund counts nowhere. From the ledger's refund postings.
+             * @example 50000
+             */
+            refundedMinor: number;
+            /**
+             * Format: int64
+             * @description collectedMinor - refundedMinor: negative on a day that gave back more than it collected.
+             * @example 1200000
+             */
+            netMinor: number;
+            /**
+             * @description How many payments succeeded that day
+             * @example 4
+             */
+            payments: number;
         };
         RejectionDto: {
             /** @description 1-based physical line; the header is line 1 */
@@ -6429,48 +6441,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listDailyCollections: {
-        parameters: {
-            query?: {
-                /** @description How many Asia/Dhaka days, ending today (today included). */
-                days?: number | undefined;
-            };
-            header?: {
-                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
-                "X-App-Id"?: number;
-                /** @description With an admin bearer token only: the mode to act in (required then). */
-                "X-Mode"?: "TEST" | "LIVE";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["DailyCollectionDto"][];
-                        meta: components["schemas"]["MetaDto"];
-                        pagination: components["schemas"]["PaginationDto"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     listCustomerPayments: {
         parameters: {
             query?: {
@@ -7717,6 +7687,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDailyCollections: {
+        parameters: {
+            query?: {
+                /** @description How many Asia/Dhaka days, ending today (today included). */
+                days?: number | undefined;
+            };
+            header?: {
+                /** @description With an admin bearer token only: the app to act on (required then, with X-Mode). The admin needs invoices:read to read and invoices:write to write; another app's id is 404. */
+                "X-App-Id"?: number;
+                /** @description With an admin bearer token only: the mode to act in (required then). */
+                "X-Mode"?: "TEST" | "LIVE";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DailyCollectionDto"][];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

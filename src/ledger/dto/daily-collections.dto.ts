@@ -34,6 +34,23 @@ export class DailyCollectionDto {
       'Taka collected that day in minor units (poisha): the captured amount of every payment that succeeded that day (refunds later do not change it).',
   })
   collectedMinor: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    example: 50000,
+    description:
+      "Taka given back that day in minor units (poisha): the amount of every refund that reached SUCCEEDED that day, by when it succeeded (whatever day its payment was captured or the refund was asked for); a PENDING or FAILED refund counts nowhere. From the ledger's refund postings.",
+  })
+  refundedMinor: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    example: 1200000,
+    description:
+      'collectedMinor - refundedMinor: negative on a day that gave back more than it collected.',
+  })
+  netMinor: number;
   @ApiProperty({ type: 'integer', example: 4, description: 'How many payments succeeded that day' })
   payments: number;
 }
