@@ -65,6 +65,16 @@ const testEnvironment = '<rootDir>/test/support/worker-environment.cjs';
 // in the tests those are the .ts files beside them.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 
+/**
+ * How busy the machine already is when the run starts (the 1-minute load
+ * average per core, at least 1, at most 4). The default per-test timeout is
+ * multiplied by it: on a machine busy with other work (a newcomer's laptop
+ * compiling, a shared CI host at load 20) tests that pass alone were timing
+ * out, because 30 s assumed an idle machine. An idle machine keeps 30 s.
+ */
+const { availableParallelism, loadavg } = require('node:os');
+const BUSY = Math.min(4, Math.max(1, loadavg()[0] / availableParallelism()));
+
 module.exports = {
   // Three workers on this 2-core machine: a run with two kept the cores about
   // half busy (its files wait on PostgreSQL, child processes, timers and the
@@ -78,7 +88,7 @@ module.exports = {
   // its pipes; a timer armed at the end message never got to run) was still busy
   // tearing down its heap. A real leak still shows: it never exits, and is killed.
   workerGracefulExitTimeout: 5000,
-  testTimeout: 30000,
+  testTimeout: Math.round(30000 * BUSY),
   projects: [
     {
       displayName: 'unit',
