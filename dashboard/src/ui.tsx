@@ -3,7 +3,7 @@ import type {
   PartialInputHTMLAttributes,
   PartialSelectHTMLAttributes,
 } from 'preact';
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 
 import { ApiError, type Pagination } from './api';
 import { useCtx } from './context';
@@ -90,25 +90,34 @@ export function Table<R>({
 
 type Fetch<R> = (cursor: string | undefined) => Promise<{ data: R[]; pagination: Pagination }>;
 
-/** A list paged with the API's cursors (pagination.nextCursor), back and forth. */
+/**
+ * A list paged with the API's cursors (pagination.nextCursor), back and forth.
+ * Only the latest request's answer is shown: a filter changed twice in quick
+ * succession (Search, then To) must not be overwritten by the first answer
+ * arriving last.
+ */
 export function useList<R>(fetcher: Fetch<R>, deps: unknown[]) {
   const [rows, setRows] = useState<R[]>([]);
   const [pagination, setPagination] = useState<Pagination | null>(null);
   const [trail, setTrail] = useState<(string | undefined)[]>([undefined]);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
+  const latest = useRef(0);
   const load = useCallback(async (cursor: string | undefined) => {
+    const mine = ++latest.current;
     setLoading(true);
     setError(null);
     try {
       const res = await fetcher(cursor);
+      if (mine !== latest.current) return;
       setRows(res.data);
       setPagination(res.pagination);
     } catch (e) {
+      if (mine !== latest.current) return;
       setError(e);
       setRows([]);
     } finally {
-      setLoading(false);
+      if (mine === latest.current) setLoading(false);
     }
   }, deps);
   useEffect(() => {
