@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
+import { audit, launchChromium } from '../support/dashboard-browser';
 import { asApp, bearer, createApp, type CreatedApp, superAdminToken } from '../support/factories';
 import { createInvoice } from '../support/payments';
 import { createTestApp, type TestApp } from '../support/test-app';
@@ -17,18 +18,6 @@ import { workersOf } from '../support/webhooks';
  * never skipped. DASHBOARD_SCREENSHOTS=<dir> also writes a screenshot of
  * each screen in both languages there (docs/img holds the ones committed).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENS = [
   'Overview',
   'Invoices',
@@ -54,24 +43,6 @@ describe('the dashboard in a browser (Chromium)', () => {
   let browser: Browser;
   let app: CreatedApp;
   let receiver: WebhookReceiver;
-
-  /** axe-core on what the page shows now: no serious or critical violation, landmark names unique. */
-  async function audit(page: Page, where: string) {
-    // Evaluated over the DevTools protocol, which the page's CSP does not govern.
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
-      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-    };
-    const bad = result.violations
-      .filter(
-        (v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'landmark-unique',
-      )
-      .map(
-        (v) =>
-          `${where}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    expect(bad).toEqual([]);
-  }
 
   async function openDashboard(width = 1280, locale = 'en-US') {
     const context = await browser.newContext({ viewport: { width, height: 900 }, locale });
@@ -105,16 +76,7 @@ describe('the dashboard in a browser (Chromium)', () => {
       .click();
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\`, or set CHROMIUM_PATH.`,
-      );
-    }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
     receiver = await WebhookReceiver.start();
     t = await createTestApp({ config: { webhookTimeoutMs: 4000, webhookPollIntervalMs: 100 } });
     await workersOf(t).start();

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 
 import { BkashFake } from '../support/bkash-fake';
 import {
@@ -12,6 +12,7 @@ import {
   createProduct,
   MONTHLY,
 } from '../support/catalog-factories';
+import { launchChromium } from '../support/dashboard-browser';
 import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../support/factories';
 import { SslcommerzFake } from '../support/sslcommerz-fake';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -21,17 +22,6 @@ import { createTestApp, TestApp } from '../support/test-app';
  * by playwright-core): what a customer sees and clicks, from the payable link
  * through the sandbox checkout and back. Chromium is required, never skipped.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const TEMPLATE = {
   companyName: 'Padma Traders Ltd',
   companyAddress: '12 Kawran Bazar, Dhaka 1215',
@@ -52,18 +42,7 @@ describe('hosted pay page in a browser (Chromium)', () => {
   let bkash: BkashFake;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}. The browser e2e test needs it: ` +
-          'install with `apt-get update && apt-get install -y chromium` (Debian/Ubuntu), ' +
-          'or point CHROMIUM_PATH at a Chromium/Chrome binary.',
-      );
-    }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
     ssl = await new SslcommerzFake().start();
     // Its checkout page on another site than Joma's pages: the customer's
     // way back is a cross-site POST, as from the real gateway.
