@@ -206,16 +206,13 @@ function ProductPage({ id }: { id: number }) {
   const [product, setProduct] = useState<Product | null>(null);
   const [benefits, setBenefits] = useState<Benefit[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [f, setF] = useState({ name: '', description: '' });
   const [replacing, setReplacing] = useState<Price | null>(null);
   const [benefitId, setBenefitId] = useState('');
-  const edit = useAction();
   const prices = useAction();
   const links = useAction();
   const archive = useAction();
   const show = (p: Product) => {
     setProduct(p);
-    setF({ name: p.name, description: p.description ?? '' });
   };
   const load = () =>
     call<Product>(app.GET('/api/v1/products/{id}', { params: { path: { id } } }))
@@ -260,42 +257,25 @@ function ProductPage({ id }: { id: number }) {
             <dd>{dateTime(product.createdAt, lang)}</dd>
           </dl>
           {write ? (
-            <form
-              class="form"
-              aria-labelledby="edit-product-title"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void edit.run(async () => {
-                  const res = await call<Product>(
-                    app.PATCH('/api/v1/products/{id}', {
-                      params: { path: { id } },
-                      body: { name: f.name.trim(), description: f.description.trim() || null },
-                    }),
-                  );
-                  show(res.data);
-                }, t('Saved'));
-              }}
-            >
-              <h2 id="edit-product-title">{t('Edit product')}</h2>
-              <Field
-                label={t('Name')}
-                required
-                maxLength={200}
-                value={f.name}
-                onInput={(e) => setF({ ...f, name: e.currentTarget.value })}
-              />
-              <Field
-                label={t('Description')}
-                maxLength={4000}
-                value={f.description}
-                onInput={(e) => setF({ ...f, description: e.currentTarget.value })}
-              />
-              <ErrorNote error={edit.error} />
-              <Ok text={edit.done} />
-              <button type="submit" class="primary" disabled={edit.busy}>
-                {t('Save')}
-              </button>
-            </form>
+            <NameAndTextForm
+              id="edit-product-title"
+              title={t('Edit product')}
+              textLabel={t('Description')}
+              name={product.name}
+              text={product.description ?? ''}
+              save={async (name, text) =>
+                show(
+                  (
+                    await call<Product>(
+                      app.PATCH('/api/v1/products/{id}', {
+                        params: { path: { id } },
+                        body: { name, description: text },
+                      }),
+                    )
+                  ).data,
+                )
+              }
+            />
           ) : null}
           <Table
             caption={t('Prices')}
@@ -560,13 +540,10 @@ function PriceForm({
 function BenefitPage({ id }: { id: number }) {
   const { t, lang, app, can } = useCtx();
   const [benefit, setBenefit] = useState<Benefit | null>(null);
-  const [f, setF] = useState({ name: '', metadata: '' });
   const [error, setError] = useState<unknown>(null);
-  const edit = useAction();
   const activate = useAction();
   const show = (b: Benefit) => {
     setBenefit(b);
-    setF({ name: b.name, metadata: b.metadata ?? '' });
   };
   useEffect(() => {
     call<Benefit>(app.GET('/api/v1/benefits/{id}', { params: { path: { id } } }))
@@ -613,45 +590,76 @@ function BenefitPage({ id }: { id: number }) {
             </div>
           ) : null}
           {write ? (
-            <form
-              class="form"
-              aria-labelledby="edit-benefit-title"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void edit.run(async () => {
-                  const res = await call<Benefit>(
-                    app.PATCH('/api/v1/benefits/{id}', {
-                      params: { path: { id } },
-                      body: { name: f.name.trim(), metadata: f.metadata.trim() || null },
-                    }),
-                  );
-                  show(res.data);
-                }, t('Saved'));
-              }}
-            >
-              <h2 id="edit-benefit-title">{t('Edit benefit')}</h2>
-              <Field
-                label={t('Name')}
-                required
-                maxLength={200}
-                value={f.name}
-                onInput={(e) => setF({ ...f, name: e.currentTarget.value })}
-              />
-              <Field
-                label={t('Metadata')}
-                maxLength={4000}
-                value={f.metadata}
-                onInput={(e) => setF({ ...f, metadata: e.currentTarget.value })}
-              />
-              <ErrorNote error={edit.error} />
-              <Ok text={edit.done} />
-              <button type="submit" class="primary" disabled={edit.busy}>
-                {t('Save')}
-              </button>
-            </form>
+            <NameAndTextForm
+              id="edit-benefit-title"
+              title={t('Edit benefit')}
+              textLabel={t('Metadata')}
+              name={benefit.name}
+              text={benefit.metadata ?? ''}
+              save={async (name, text) =>
+                show(
+                  (
+                    await call<Benefit>(
+                      app.PATCH('/api/v1/benefits/{id}', {
+                        params: { path: { id } },
+                        body: { name, metadata: text },
+                      }),
+                    )
+                  ).data,
+                )
+              }
+            />
           ) : null}
         </>
       ) : null}
     </Screen>
+  );
+}
+
+/**
+ * A record's name and one free-text field (a product's description, a
+ * benefit's metadata), saved together; an emptied text is sent as null.
+ */
+function NameAndTextForm(props: {
+  id: string;
+  title: string;
+  textLabel: string;
+  name: string;
+  text: string;
+  save: (name: string, text: string | null) => Promise<void>;
+}) {
+  const { t } = useCtx();
+  const [f, setF] = useState({ name: props.name, text: props.text });
+  useEffect(() => setF({ name: props.name, text: props.text }), [props.name, props.text]);
+  const edit = useAction();
+  return (
+    <form
+      class="form"
+      aria-labelledby={props.id}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void edit.run(() => props.save(f.name.trim(), f.text.trim() || null), t('Saved'));
+      }}
+    >
+      <h2 id={props.id}>{props.title}</h2>
+      <Field
+        label={t('Name')}
+        required
+        maxLength={200}
+        value={f.name}
+        onInput={(e) => setF({ ...f, name: e.currentTarget.value })}
+      />
+      <Field
+        label={props.textLabel}
+        maxLength={4000}
+        value={f.text}
+        onInput={(e) => setF({ ...f, text: e.currentTarget.value })}
+      />
+      <ErrorNote error={edit.error} />
+      <Ok text={edit.done} />
+      <button type="submit" class="primary" disabled={edit.busy}>
+        {t('Save')}
+      </button>
+    </form>
   );
 }
