@@ -314,6 +314,10 @@ export function parseTrustProxy(value: string): boolean | number | string {
 export const SIMULATOR_MOUNTS = {
   sslcommerz: '/simulators/sslcommerz',
   bkash: '/simulators/bkash',
+  // TODO(nagad adapter, config owner): while gatewaySimulators is on, TEST Nagad calls go to
+  // `${publicBaseUrl}${SIMULATOR_MOUNTS.nagad}/remote-payment-gateway-1.0/api/dfs`
+  // (a nagadSandboxUrl getter like bkashSandboxUrl's), and startup-summary.ts names it.
+  nagad: '/simulators/nagad',
 } as const;
 
 function simulatorsAllowed(on: boolean): boolean {

@@ -104,3 +104,35 @@ export function fixtureProblems(gateway: string, file: string, parsed: unknown):
   if (!s?.note) problems.push('says nothing of what the source shows (note)');
   return problems;
 }
+
+/**
+ * How a member of an answer is written, for comparing an answer with a
+ * published one: its JSON type, and for a string the time format it has
+ * (`yyyyMMddHHmmss`, `yyyy-MM-dd HH:mm:ss.S`) or `string`.
+ */
+export function valueKind(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value !== 'string') return typeof value;
+  if (/^\d{14}$/.test(value)) return 'yyyyMMddHHmmss';
+  if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d$/.test(value)) return 'yyyy-MM-dd HH:mm:ss.S';
+  return 'string';
+}
+
+/**
+ * Where `answer` differs from a published `template` (none: []): other
+ * members, or in another order, or a member written another way (valueKind).
+ */
+export function shapeDifferences(answer: unknown, template: unknown): string[] {
+  const a = (answer ?? {}) as Record<string, unknown>;
+  const t = (template ?? {}) as Record<string, unknown>;
+  const differences: string[] = [];
+  if (Object.keys(a).join() !== Object.keys(t).join())
+    differences.push(
+      `members ${Object.keys(a).join()} where the fixture has ${Object.keys(t).join()}`,
+    );
+  for (const key of Object.keys(t))
+    if (key in a && valueKind(a[key]) !== valueKind(t[key]))
+      differences.push(`${key} is ${valueKind(a[key])} where the fixture has ${valueKind(t[key])}`);
+  return differences;
+}
