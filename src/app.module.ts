@@ -22,6 +22,7 @@ import { DatabaseModule } from './database/database.module';
 import { EntitlementsModule } from './entitlements';
 import { EventsModule } from './events/events.module';
 import { BkashGatewayModule } from './gateways/bkash';
+import { NagadGatewayModule } from './gateways/nagad';
 import { SandboxGatewayModule } from './gateways/sandbox';
 import { SslcommerzGatewayModule } from './gateways/sslcommerz';
 import { HealthModule } from './health/health.module';
@@ -65,6 +66,7 @@ export class AppModule {
         SandboxGatewayModule,
         SslcommerzGatewayModule,
         BkashGatewayModule,
+        NagadGatewayModule,
         PaymentsModule,
         EntitlementsModule,
         SubscriptionsModule,

@@ -5,12 +5,13 @@ export const GATEWAY_LABELS: Record<string, Record<Lang, string>> = {
   sandbox: { en: 'Sandbox (test)', bn: 'স্যান্ডবক্স (পরীক্ষা)' },
   sslcommerz: { en: 'SSLCommerz (cards, mobile banking)', bn: 'SSLCommerz (কার্ড, মোবাইল ব্যাংকিং)' },
   bkash: { en: 'bKash', bn: 'বিকাশ' },
+  nagad: { en: 'Nagad', bn: 'নগদ' },
 };
 
 /**
  * A Pay button when the payer chooses between gateways: the way of paying in
  * words a payer knows (bKash, a card, mobile banking), the amount in it;
- * the gateway company's name only where payers know it (bKash).
+ * the gateway company's name only where payers know it (bKash, Nagad).
  */
 export const PAY_BUTTONS: Record<string, Record<Lang, (amount: string) => string>> = {
   sandbox: {
@@ -24,6 +25,10 @@ export const PAY_BUTTONS: Record<string, Record<Lang, (amount: string) => string
   bkash: {
     en: (a) => `Pay ${a} with bKash`,
     bn: (a) => `বিকাশ দিয়ে ${a} পরিশোধ করুন`,
+  },
+  nagad: {
+    en: (a) => `Pay ${a} with Nagad`,
+    bn: (a) => `নগদ দিয়ে ${a} পরিশোধ করুন`,
   },
 };
 

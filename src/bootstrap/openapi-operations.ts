@@ -48,7 +48,8 @@ export const OPERATION_TAGS: { name: string; description: string; paths: RegExp 
   },
   {
     name: 'Payments',
-    description: 'Payments through the sandbox, SSLCommerz and bKash, and gateway notifications.',
+    description:
+      'Payments through the sandbox, SSLCommerz, bKash and Nagad, and gateway notifications.',
     paths: /^\/api\/v1\/((admin\/)?payments|customers\/\{externalId\}\/payments|gateways\/)/,
   },
   {

@@ -24,7 +24,7 @@ describe('start-up lines for the simulators, email and SMS', () => {
       mailFrom: 'Padma Traders <billing@padma.example>',
     });
     expect(lines.slice(0, 2)).toEqual([
-      'Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to http://localhost:3000/simulators/sslcommerz and http://localhost:3000/simulators/bkash',
+      'Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to http://localhost:3000/simulators/sslcommerz, http://localhost:3000/simulators/bkash and http://localhost:3000/simulators/nagad',
       'Email: LIVE messages go through smtp://mail.example.com:587 from Padma Traders <billing@padma.example> (SMTP_URL, MAIL_FROM); TEST captures them',
     ]);
     expect(lines.join('\n')).not.toMatch(/s3cret|mailer/);

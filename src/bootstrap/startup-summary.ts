@@ -16,8 +16,8 @@ export function featureLines(
   if (config.gatewaySimulators) {
     const at = (path: string) => `${config.publicBaseUrl}${path}`;
     lines.push(
-      `Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to ${at(SIMULATOR_MOUNTS.sslcommerz)} ` +
-        `and ${at(SIMULATOR_MOUNTS.bkash)}`,
+      `Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to ${at(SIMULATOR_MOUNTS.sslcommerz)}, ` +
+        `${at(SIMULATOR_MOUNTS.bkash)} and ${at(SIMULATOR_MOUNTS.nagad)}`,
     );
   }
   lines.push(

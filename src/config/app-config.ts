@@ -71,6 +71,15 @@ export class AppConfig {
   /** bKash tokenized checkout base URLs (with the API version). */
   private readonly bkashSandbox: string;
   readonly bkashLiveUrl: string;
+  /** Nagad's check-out API bases (`…/api/dfs`): TEST payments go to its sandbox, LIVE to its live host. */
+  private readonly nagadSandbox: string;
+  readonly nagadLiveUrl: string;
+  /**
+   * The IPv4 address Joma sends Nagad as `X-KM-IP-V4` (NAGAD_SERVER_IP): the
+   * server's public address, which Nagad whitelists for LIVE merchants.
+   * Undefined: the host's first non-internal IPv4 address.
+   */
+  readonly nagadServerIp: string | undefined;
   /** The gateway simulators are mounted under /simulators/... and TEST payments go to them. */
   readonly gatewaySimulators: boolean;
   /** Deadline of one gateway HTTP request (bKash advises 30 s). */
@@ -145,6 +154,9 @@ export class AppConfig {
     sslcommerzLiveUrl?: string;
     bkashSandboxUrl?: string;
     bkashLiveUrl?: string;
+    nagadSandboxUrl?: string;
+    nagadLiveUrl?: string;
+    nagadServerIp?: string;
     gatewayTimeoutMs?: number;
     callbackDeadlineMs?: number;
     gatewaySimulators?: boolean;
@@ -205,6 +217,11 @@ export class AppConfig {
     this.sslcommerzLiveUrl = values.sslcommerzLiveUrl ?? 'https://securepay.sslcommerz.com';
     this.bkashSandbox = values.bkashSandboxUrl ?? 'https://tokenized.sandbox.bka.sh/v1.2.0-beta';
     this.bkashLiveUrl = values.bkashLiveUrl ?? 'https://tokenized.pay.bka.sh/v1.2.0-beta';
+    this.nagadSandbox =
+      values.nagadSandboxUrl ??
+      'http://sandbox.mynagad.com:10080/remote-payment-gateway-1.0/api/dfs';
+    this.nagadLiveUrl = values.nagadLiveUrl ?? 'https://api.mynagad.com/api/dfs';
+    this.nagadServerIp = values.nagadServerIp;
     this.gatewaySimulators = values.gatewaySimulators ?? false;
     this.gatewayTimeoutMs = values.gatewayTimeoutMs ?? 30_000;
     this.callbackDeadlineMs = values.callbackDeadlineMs ?? 45_000;
@@ -238,6 +255,13 @@ export class AppConfig {
     return this.gatewaySimulators
       ? `${this.publicBaseUrl}${SIMULATOR_MOUNTS.bkash}/v1.2.0-beta`
       : this.bkashSandbox;
+  }
+
+  /** Nagad's API base for TEST payments: its sandbox, or the simulator mounted in the service. */
+  get nagadSandboxUrl(): string {
+    return this.gatewaySimulators
+      ? `${this.publicBaseUrl}${SIMULATOR_MOUNTS.nagad}/remote-payment-gateway-1.0/api/dfs`
+      : this.nagadSandbox;
   }
 
   static fromEnv(
@@ -280,6 +304,9 @@ export class AppConfig {
       sslcommerzLiveUrl: env.SSLCOMMERZ_LIVE_URL,
       bkashSandboxUrl: env.BKASH_SANDBOX_URL,
       bkashLiveUrl: env.BKASH_LIVE_URL,
+      nagadSandboxUrl: env.NAGAD_SANDBOX_URL,
+      nagadLiveUrl: env.NAGAD_LIVE_URL,
+      nagadServerIp: env.NAGAD_SERVER_IP,
       gatewaySimulators: simulatorsAllowed(env.GATEWAY_SIMULATORS),
       gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS,
       smtpUrl: env.SMTP_URL,
@@ -314,9 +341,6 @@ export function parseTrustProxy(value: string): boolean | number | string {
 export const SIMULATOR_MOUNTS = {
   sslcommerz: '/simulators/sslcommerz',
   bkash: '/simulators/bkash',
-  // TODO(nagad adapter, config owner): while gatewaySimulators is on, TEST Nagad calls go to
-  // `${publicBaseUrl}${SIMULATOR_MOUNTS.nagad}/remote-payment-gateway-1.0/api/dfs`
-  // (a nagadSandboxUrl getter like bkashSandboxUrl's), and startup-summary.ts names it.
   nagad: '/simulators/nagad',
 } as const;
 

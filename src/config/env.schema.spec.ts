@@ -44,6 +44,9 @@ describe('validateEnv', () => {
       const config = AppConfig.fromEnv(env, resolved);
       expect(config.sslcommerzSandboxUrl).toBe('http://localhost:3000/simulators/sslcommerz');
       expect(config.bkashSandboxUrl).toBe('http://localhost:3000/simulators/bkash/v1.2.0-beta');
+      expect(config.nagadSandboxUrl).toBe(
+        'http://localhost:3000/simulators/nagad/remote-payment-gateway-1.0/api/dfs',
+      );
       expect(config.sslcommerzLiveUrl).toBe('https://securepay.sslcommerz.com');
     } finally {
       process.env.NODE_ENV = before;

@@ -240,6 +240,24 @@ export class EnvSchema {
   BKASH_LIVE_URL: string = 'https://tokenized.pay.bka.sh/v1.2.0-beta';
 
   @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  NAGAD_SANDBOX_URL: string = 'http://sandbox.mynagad.com:10080/remote-payment-gateway-1.0/api/dfs';
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  NAGAD_LIVE_URL: string = 'https://api.mynagad.com/api/dfs';
+
+  /** The server's public IPv4 address, sent to Nagad as X-KM-IP-V4 (Nagad whitelists it for LIVE). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/, {
+    message: 'must be an IPv4 address',
+  })
+  NAGAD_SERVER_IP?: string;
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(100)

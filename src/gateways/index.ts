@@ -5,6 +5,7 @@ export { GatewayAdapter } from './gateway-adapter.decorator';
 export { GatewayRegistry } from './gateway-registry.service';
 export { GatewaysModule } from './gateways.module';
 export { gatewayErrorText } from './http/gateway-error-text';
+export { NagadGatewayModule } from './nagad';
 export type * from './payment-gateway.types';
 export { GATEWAY_NAMES } from './payment-gateway.types';
 export { type SandboxChoice, SandboxGateway, SandboxGatewayModule } from './sandbox';

@@ -1,16 +1,17 @@
 /**
  * The port every payment gateway adapter implements (sandbox, SSLCommerz,
- * bKash). Payments talk to gateways only through this. A gateway is a name,
+ * bKash, Nagad). Payments talk to gateways only through this. A gateway is a name,
  * the modes it may serve, and capabilities: every adapter opens checkouts
  * and answers status queries; refunds and settlement reports are optional
  * (SSLCommerz and bKash refund but publish no settlement API: their payouts
- * are imported as CSV, docs/gateways.md). Adapters are network clients: nothing here may be
+ * are imported as CSV, docs/gateways.md; Nagad publishes no refund call, so
+ * its refunds are manual). Adapters are network clients: nothing here may be
  * called inside a database transaction that holds row locks.
  */
 export type GatewayMode = 'TEST' | 'LIVE';
 
 /** The gateways this version ships (the document lists them as the accepted names). */
-export const GATEWAY_NAMES = ['sandbox', 'sslcommerz', 'bkash'] as const;
+export const GATEWAY_NAMES = ['sandbox', 'sslcommerz', 'bkash', 'nagad'] as const;
 
 /**
  * Whose money a call is about: the app and mode, and the app's credentials
@@ -200,6 +201,16 @@ export interface PaymentGateway {
   readonly modes: readonly GatewayMode[];
   /** The credential fields an app sets for it (PATCH /admin/apps/{id}/gateways/{name}); none for the sandbox. */
   readonly credentialFields: readonly string[];
+  /** The longest value a credential field may have (Nagad's RSA keys); none: 500 characters. */
+  readonly credentialMaxLength?: number;
+  /**
+   * What is wrong with credentials an admin sets (a key that does not parse,
+   * say): the field and why, never the value; null when they are usable.
+   */
+  credentialProblem?(credentials: Readonly<Record<string, string>>): {
+    field: string;
+    message: string;
+  } | null;
   /** The amounts one transaction may have at this gateway (SSLCommerz: 10 to 500,000 BDT); none: any. */
   readonly limits?: { readonly minMinor: number; readonly maxMinor: number };
   readonly checkout: CheckoutCapability;

@@ -24,7 +24,11 @@ export const PAYMENT_CSV_COLUMNS: CsvColumn<PaymentExportRow>[] = [
     'what the capture brought beyond its invoice',
   ),
   { header: 'currency', value: (r) => r.payment.currency, doc: 'BDT' },
-  { header: 'gateway', value: (r) => r.payment.gateway, doc: 'sandbox, sslcommerz, bkash, ...' },
+  {
+    header: 'gateway',
+    value: (r) => r.payment.gateway,
+    doc: 'sandbox, sslcommerz, bkash, nagad, ...',
+  },
   {
     header: 'gatewayTxnId',
     value: (r) => r.payment.gatewayTxnId,

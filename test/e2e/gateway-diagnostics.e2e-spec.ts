@@ -226,9 +226,11 @@ describe('gateway diagnostics, risk, masking and limits', () => {
     const listed = await gatewaysOf(a);
     expect(listed.map((g) => [g.mode, g.gateway, g.configured])).toEqual([
       ['TEST', 'bkash', true],
+      ['TEST', 'nagad', false],
       ['TEST', 'sandbox', true],
       ['TEST', 'sslcommerz', true],
       ['LIVE', 'bkash', false],
+      ['LIVE', 'nagad', false],
       ['LIVE', 'sslcommerz', false],
     ]);
     expect(listed.find((g) => g.gateway === 'sslcommerz' && g.mode === 'TEST')!.last4).toBe('tore');

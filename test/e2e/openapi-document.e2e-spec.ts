@@ -241,6 +241,7 @@ describe('the served OpenAPI document', () => {
       'sandbox',
       'sslcommerz',
       'bkash',
+      'nagad',
     ]);
     const param = (m: string, p: string, name: string) =>
       (doc.paths[p][m].parameters as Json[]).find((x) => x.name === name)!.schema as Json;
@@ -252,6 +253,7 @@ describe('the served OpenAPI document', () => {
       'sandbox',
       'sslcommerz',
       'bkash',
+      'nagad',
     ]);
     expect(
       (doc.paths['/api/v1/invoices'].get.parameters as Json[]).find((x) => x.name === 'page')!

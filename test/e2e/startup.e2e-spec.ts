@@ -104,7 +104,7 @@ describe('start-up (src/main.ts)', () => {
       expect(pretty.out.every((l) => /^\d\d:\d\d:\d\d (WARN )?joma {2}\S/.test(l))).toBe(true);
       expect(text).toEqual(
         expect.arrayContaining([
-          'Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to http://localhost:3999/simulators/sslcommerz and http://localhost:3999/simulators/bkash',
+          'Gateway simulators: on (GATEWAY_SIMULATORS): TEST payments go to http://localhost:3999/simulators/sslcommerz, http://localhost:3999/simulators/bkash and http://localhost:3999/simulators/nagad',
           'Email: LIVE messages go through smtp://127.0.0.1:2525 from Padma Traders <billing@padma.example> (SMTP_URL, MAIL_FROM); TEST captures them',
         ]),
       );

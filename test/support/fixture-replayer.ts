@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { fixture, fixturesOf, GatewayFixture } from '../../src/simulators/gateway-shapes';
@@ -8,8 +8,18 @@ export interface Received {
   method: string;
   path: string;
   query: URLSearchParams;
+  headers: IncomingHttpHeaders;
   body: string;
 }
+
+/**
+ * The answer body to send for a fixture instead of its own (null or
+ * undefined: its own; a string: those bytes).
+ * Nagad's encrypted answers carry placeholders in the files: a helper
+ * (nagad-test-keys.ts) encrypts and signs the published plaintext with
+ * the test's keys.
+ */
+export type AnswerHook = (name: string, fixture: GatewayFixture) => unknown;
 
 /**
  * Answers an adapter's calls with the gateways' published answers as they
@@ -23,7 +33,10 @@ export class FixtureReplayer {
   private server?: Server;
   baseUrl = '';
 
-  constructor(readonly gateway: 'bkash' | 'sslcommerz') {}
+  constructor(
+    readonly gateway: 'bkash' | 'sslcommerz' | 'nagad',
+    private readonly answer?: AnswerHook,
+  ) {}
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -33,16 +46,23 @@ export class FixtureReplayer {
           method: req.method ?? '',
           path: url.pathname,
           query: url.searchParams,
+          headers: req.headers,
           body,
         });
-        const key = [...this.queues.keys()].find((k) => url.pathname.endsWith(k));
+        const key = [...this.queues.keys()].find((k) => pathIs(url.pathname, k));
         const queue = key ? this.queues.get(key)! : [];
         const name = queue.length > 1 ? queue.shift()! : queue[0];
         if (!name) return res.writeHead(404).end('no fixture queued');
         const f = fixture(this.gateway, name);
+        // A hook's string is sent as it is (garbage on purpose); anything else as JSON.
+        const hooked = this.answer?.(name, f);
         res
           .writeHead(f.response?.status ?? 200, { 'content-type': 'application/json' })
-          .end(JSON.stringify(f.response?.body ?? null));
+          .end(
+            typeof hooked === 'string'
+              ? hooked
+              : JSON.stringify(hooked ?? f.response?.body ?? null),
+          );
       });
     });
     await new Promise<void>((ok) => this.server!.listen(0, '127.0.0.1', ok));
@@ -50,7 +70,7 @@ export class FixtureReplayer {
     return this;
   }
 
-  /** Answers calls whose path ends with `path` with these fixtures in turn (the last repeats). */
+  /** Answers calls whose path ends with `path` (or goes on after it with ids) with these fixtures in turn (the last repeats). */
   on(path: string, ...names: string[]): this {
     this.queues.set(path, names);
     return this;
@@ -62,7 +82,7 @@ export class FixtureReplayer {
   }
 
   calls(path: string): Received[] {
-    return this.received.filter((r) => r.path.endsWith(path));
+    return this.received.filter((r) => pathIs(r.path, path));
   }
 
   async stop(): Promise<void> {
@@ -75,6 +95,15 @@ export class FixtureReplayer {
     for await (const c of req) chunks.push(c as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   }
+}
+
+/**
+ * Whether a request path is the call `key` names: the path ends with it,
+ * or (calls whose path goes on with ids, Nagad's
+ * `check-out/initialize/{merchantId}/{orderId}`) has it before a `/`.
+ */
+function pathIs(path: string, key: string): boolean {
+  return path.endsWith(key) || path.includes(`${key}/`);
 }
 
 /** The gateway's fixtures whose name starts with `prefix` (every published variant of one answer). */

@@ -8,7 +8,7 @@ import type { TestApp } from './test-app';
 export async function setGateway(
   t: TestApp,
   appId: number,
-  gateway: 'sslcommerz' | 'bkash',
+  gateway: 'sslcommerz' | 'bkash' | 'nagad',
   mode: 'TEST' | 'LIVE',
   credentials: Record<string, string>,
   makeDefault = false,

@@ -45,6 +45,22 @@ describe('gateway fixtures name their sources', () => {
     ).toContain('file name is not <call>.<variant>.json');
   });
 
+  const keyFiles = readdirSync(join(fixturesDir(), 'nagad', 'keys')).filter((f) =>
+    f.endsWith('.json'),
+  );
+  it.each(keyFiles)('nagad/keys/%s names its source and holds a public key only', (file) => {
+    const parsed = JSON.parse(readFileSync(join(fixturesDir(), 'nagad', 'keys', file), 'utf8')) as {
+      key?: string;
+      publicKey?: string;
+      source?: Record<string, string>;
+    } & Record<string, unknown>;
+    expect(parsed.key).toBe(file.replace(/\.json$/, ''));
+    const s = parsed.source ?? {};
+    expect(Boolean(s.repository && s.path && s.commit && s.url && s.note)).toBe(true);
+    expect(parsed.publicKey).toMatch(/^MIIB[A-Za-z0-9+/]+=*$/);
+    expect(JSON.stringify(parsed)).not.toMatch(/PRIVATE KEY|MIIE[uv]/);
+  });
+
   it("the bKash simulator's default shapes are published fixtures", () => {
     const names = new Set(
       files.filter(([g]) => g === 'bkash').map(([, f]) => f.replace(/\.json$/, '')),

@@ -49,6 +49,15 @@ const GATEWAY_FORMS: Record<string, { title: string; fields: [string, string, bo
       ['password', 'Password', true],
     ],
   },
+  nagad: {
+    title: 'Nagad',
+    fields: [
+      ['merchantId', 'Merchant ID', false],
+      ['merchantNumber', 'Merchant number', false],
+      ['merchantPrivateKey', 'Merchant private key', true],
+      ['nagadPublicKey', 'Nagad public key', false],
+    ],
+  },
 };
 
 /**
@@ -351,7 +360,7 @@ function GatewayForm({
   const action = useAction();
   const titleId = `gw-${status.gateway}-title`;
   const path = {
-    path: { id: appId, gateway: status.gateway as 'sslcommerz' | 'bkash' },
+    path: { id: appId, gateway: status.gateway as 'sslcommerz' | 'bkash' | 'nagad' },
     query: { mode },
   };
   const save = (e: Event) => {

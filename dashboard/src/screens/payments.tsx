@@ -23,7 +23,7 @@ import { valueLabel } from '../values';
 type Payment = components['schemas']['PaymentDto'];
 type Refund = components['schemas']['RefundDto'];
 const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
-const GATEWAYS = ['sandbox', 'sslcommerz', 'bkash'];
+const GATEWAYS = ['sandbox', 'sslcommerz', 'bkash', 'nagad'];
 
 export function PaymentsScreen({ params }: { params: string[] }) {
   return params[0] ? <PaymentDetail id={Number(params[0])} /> : <PaymentList />;

@@ -23,7 +23,7 @@ export class SetGatewayCredentialsDto {
     additionalProperties: { type: 'string' },
     example: { storeId: 'testbox', storePassword: 'qwerty' },
     description:
-      "The gateway's credential fields, all of them (sslcommerz: storeId, storePassword; bkash: appKey, appSecret, username, password). Stored encrypted; never returned.",
+      "The gateway's credential fields, all of them (sslcommerz: storeId, storePassword; bkash: appKey, appSecret, username, password; nagad: merchantId, merchantNumber, merchantPrivateKey, nagadPublicKey, the keys as bare base64 or PEM). Stored encrypted; never returned.",
   })
   @IsObject()
   credentials: Record<string, string>;
@@ -154,7 +154,7 @@ export class GatewayCredentialsController {
       "Its credentials and access token are deleted (audited); new payments of this mode can no longer use it (if it was the default, the mode's default falls back as when none is set). 409 INVALID_STATE while the gateway has work in flight for the app in this mode (PENDING payments or PENDING refunds through it, which need the credentials to be confirmed or decided): the message names how many of each, and nothing is removed. Replacing the credentials (PATCH) is allowed at any time; the work in flight goes on with the new ones. 404 when none were set.",
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'bkash' })
+  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash', 'nagad'], example: 'bkash' })
   @ApiEnvelope(GatewayRemovedDto)
   @ApiErrors(400, 404, 409)
   async remove(
@@ -176,7 +176,7 @@ export class GatewayCredentialsController {
       'Replaces the stored credentials (sealed with ENCRYPTION_KEY; never returned or logged), also while payments or refunds are in flight at the gateway: they go on with the new ones. `default: true` makes it the gateway new payments of this mode use when they name none.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash'], example: 'sslcommerz' })
+  @ApiParam({ name: 'gateway', enum: ['sslcommerz', 'bkash', 'nagad'], example: 'sslcommerz' })
   @ApiEnvelope(GatewaySetupDto)
   @ApiErrors(400, 404)
   async set(
@@ -199,16 +199,20 @@ export class GatewayCredentialsController {
       (f) => typeof body.credentials[f] !== 'string' || !body.credentials[f].trim(),
     );
     const unknown = given.filter((f) => !fields.includes(f));
+    const longest = gateway.credentialMaxLength ?? 500;
     if (
       missing.length ||
       unknown.length ||
-      given.some((f) => String(body.credentials[f]).length > 500)
+      given.some((f) => String(body.credentials[f]).length > longest)
     ) {
       throw AppError.validation(
         'credentials',
-        `credentials must be exactly ${fields.join(', ')} (non-empty strings of at most 500 characters)`,
+        `credentials must be exactly ${fields.join(', ')} (non-empty strings of at most ${longest} characters)`,
       );
     }
+    // The gateway's own check (Nagad: the keys parse as RSA keys): names the field, never the value.
+    const problem = gateway.credentialProblem?.(body.credentials);
+    if (problem) throw AppError.validation(`credentials.${problem.field}`, problem.message);
     await this.credentials.set(appId, query.mode, name, body.credentials, body.default ?? false);
     const configured = await this.credentials.configured(appId, query.mode);
     return {

@@ -30,6 +30,12 @@ export interface GatewayRequest {
   idempotent: boolean;
   /** The caller's overall deadline (a callback's): no attempt starts or goes on after it. */
   signal?: AbortSignal;
+  /**
+   * The gateway states its errors in JSON bodies at any HTTP status (Nagad):
+   * a 401 or 5xx answer whose body is JSON is returned for the adapter to
+   * read (not retried); one that is not JSON is still an HTTP error.
+   */
+  errorBodies?: boolean;
 }
 
 export class GatewayHttp {
@@ -95,6 +101,13 @@ export class GatewayHttp {
       );
     }
     const text = await res.text();
+    if (req.errorBodies && (res.status >= 500 || res.status === 401)) {
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        // Not the gateway's own words: an HTTP error as below.
+      }
+    }
     if (res.status >= 500 || res.status === 401)
       throw new GatewayHttpError(
         this.gateway,

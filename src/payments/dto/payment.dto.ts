@@ -188,7 +188,7 @@ export const PAYMENT_SORT_FIELDS = ['createdAt', 'amountMinor', 'id', 'expiresAt
 
 /** What `q` finds on the payment lists. */
 const PAYMENT_SEARCH =
-  "Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters.";
+  "Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`, Nagad `issuerPaymentRefNo`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters.";
 
 export class PaymentListQuery extends PageQueryDto(PAYMENT_SORT_FIELDS) {
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES })

@@ -2779,7 +2779,7 @@ export interface components {
              * @example sandbox
              * @enum {string}
              */
-            gateway?: "sandbox" | "sslcommerz" | "bkash";
+            gateway?: "sandbox" | "sslcommerz" | "bkash" | "nagad";
             /**
              * Format: uri
              * @description Where the customer returns after paying; must match the app's returnUrlAllowlist (empty: any https URL)
@@ -3209,7 +3209,7 @@ export interface components {
         };
         SetGatewayCredentialsDto: {
             /**
-             * @description The gateway's credential fields, all of them (sslcommerz: storeId, storePassword; bkash: appKey, appSecret, username, password). Stored encrypted; never returned.
+             * @description The gateway's credential fields, all of them (sslcommerz: storeId, storePassword; bkash: appKey, appSecret, username, password; nagad: merchantId, merchantNumber, merchantPrivateKey, nagadPublicKey, the keys as bare base64 or PEM). Stored encrypted; never returned.
              * @example {
              *       "storeId": "testbox",
              *       "storePassword": "qwerty"
@@ -6206,7 +6206,7 @@ export interface operations {
                 from?: string | undefined;
                 /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive. A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
                 to?: string | undefined;
-                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`, Nagad `issuerPaymentRefNo`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
                 q?: string | undefined;
             };
             header?: {
@@ -6514,12 +6514,12 @@ export interface operations {
                 /** @description HIGH: only captures the gateway flagged as high risk (SSLCommerz risk_level 1), to review before delivering */
                 risk?: "NORMAL" | "HIGH" | undefined;
                 /** @description Only payments through this gateway */
-                gateway?: "sandbox" | "sslcommerz" | "bkash" | undefined;
+                gateway?: "sandbox" | "sslcommerz" | "bkash" | "nagad" | undefined;
                 /** @description Created on or after this Asia/Dhaka day (YYYY-MM-DD, from 00:00:00+06:00), or at or after this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
                 from?: string | undefined;
                 /** @description Created on or before this Asia/Dhaka day (YYYY-MM-DD, until 23:59:59.999999+06:00), inclusive, or before this instant (an ISO date-time with Z or an offset). A date that is not a real calendar date, or `from` after `to`, is 400 VALIDATION_FAILED. */
                 to?: string | undefined;
-                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
+                /** @description Finds payments by id, by reference (`pay_...`), by the gateway's transaction id (sandbox `SBXTXN...`, bKash `trxID`, SSLCommerz `bank_tran_id`, Nagad `issuerPaymentRefNo`; as given or in upper case), or by their customer's reference or email (exact, any letter case) or phone (any form customerPhone takes). Combines with the other filters. */
                 q?: string | undefined;
             };
             header?: never;
@@ -6559,7 +6559,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Gateway adapter name */
-                gateway: "sandbox" | "sslcommerz" | "bkash";
+                gateway: "sandbox" | "sslcommerz" | "bkash" | "nagad";
             };
             cookie?: never;
         };
@@ -9952,7 +9952,7 @@ export interface operations {
             header?: never;
             path: {
                 id: number;
-                gateway: "sslcommerz" | "bkash";
+                gateway: "sslcommerz" | "bkash" | "nagad";
             };
             cookie?: never;
         };
@@ -10060,7 +10060,7 @@ export interface operations {
             header?: never;
             path: {
                 id: number;
-                gateway: "sslcommerz" | "bkash";
+                gateway: "sslcommerz" | "bkash" | "nagad";
             };
             cookie?: never;
         };
