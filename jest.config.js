@@ -51,6 +51,8 @@ const PROCESS_SPECS = [
   'embedded-postgres',
   'money-model',
   'pay-page.browser',
+  'pgbouncer',
+  'read-replica',
   'readme-walk',
   'replica-killed',
   'sdk-package',

@@ -39,14 +39,27 @@ async function main(): Promise<void> {
   log.info(
     embedded
       ? `Database: embedded PostgreSQL ready (files in ${embedded.clusterDir})`
-      : `Database: ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname} (DATABASE_URL)`,
+      : `Database: ${whereIs(config.databaseUrl)} (DATABASE_URL)`,
   );
+  if (config.databaseDirectUrl !== config.databaseUrl)
+    log.info(
+      `Database, direct (listeners, migrations): ${whereIs(config.databaseDirectUrl)} (DATABASE_DIRECT_URL)`,
+    );
+  if (config.databaseReadUrl)
+    log.info(
+      `Database, read replica (lists, exports, daily figures): ${whereIs(config.databaseReadUrl)} (DATABASE_READ_URL)`,
+    );
   // A database refusing or dropping connections for a while (a failover, a
   // server still starting) is waited for, within DB_CONNECT_RETRY_MS.
-  const applied = await withStartupRetry('Database', () => runMigrations(config.databaseUrl), {
-    budgetMs: env.DB_CONNECT_RETRY_MS,
-    warn: log.warn,
-  });
+  // Under a session advisory lock: on the direct connection, never through a transaction pooler.
+  const applied = await withStartupRetry(
+    'Database',
+    () => runMigrations(config.databaseDirectUrl),
+    {
+      budgetMs: env.DB_CONNECT_RETRY_MS,
+      warn: log.warn,
+    },
+  );
   log.info(
     applied.length
       ? `Migrations: applied ${applied.length} (${applied.join(', ')})`
@@ -68,6 +81,12 @@ async function main(): Promise<void> {
   const admin = app.get(AdminBootstrapService);
   if (admin.statusIsWarning) log.warn(admin.status);
   else log.info(admin.status);
+}
+
+/** A database URL as start-up prints it: host and database only, never the user or password. */
+function whereIs(url: string): string {
+  const u = new URL(url);
+  return `${u.host}${u.pathname}`;
 }
 
 /**

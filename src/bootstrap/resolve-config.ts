@@ -33,7 +33,9 @@ export async function openDatabase(
   log: (line: string) => void,
   options: { ownProcessGroup?: boolean } = {},
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
-  if (env.DATABASE_URL) return { url: env.DATABASE_URL };
+  // A one-shot command (the admin CLI) needs no pooler: the direct URL, when there is one,
+  // also takes the migrations' session lock (docs/operations.md, "What needs a session").
+  if (env.DATABASE_URL) return { url: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL };
   const pgDir = join(resolve(env.DATA_DIR), 'pg');
   log(`No DATABASE_URL: starting the embedded PostgreSQL in ${pgDir}`);
   const embedded = await startEmbeddedPostgres(pgDir, 'joma', { log, ...options });

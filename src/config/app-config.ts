@@ -49,6 +49,19 @@ export class AppConfig {
   readonly eventRetentionDays: number;
   readonly eventRetentionDaysTest: number;
   readonly databaseUrl: string;
+  /**
+   * Where what needs a session of its own connects (LISTEN/NOTIFY listeners,
+   * the migrations' advisory lock): DATABASE_DIRECT_URL, else `databaseUrl`.
+   */
+  readonly databaseDirectUrl: string;
+  /** A streaming read replica for lists, exports and the daily figures (DATABASE_READ_URL); undefined: none. */
+  readonly databaseReadUrl: string | undefined;
+  /** Connections to the read replica (DB_READ_POOL_SIZE). */
+  readonly dbReadPoolSize: number;
+  /** How long a replica read waits for the replica to catch up before reading on the primary. */
+  readonly dbReadMaxWaitMs: number;
+  /** The hot statements as named prepared statements (false behind PgBouncer < 1.21). */
+  readonly dbPreparedStatements: boolean;
   readonly publicBaseUrl: string;
   readonly adminEmail?: string;
   readonly adminPassword?: string;
@@ -138,6 +151,11 @@ export class AppConfig {
     eventRetentionDays?: number;
     eventRetentionDaysTest?: number;
     databaseUrl: string;
+    databaseDirectUrl?: string;
+    databaseReadUrl?: string;
+    dbReadPoolSize?: number;
+    dbReadMaxWaitMs?: number;
+    dbPreparedStatements?: boolean;
     publicBaseUrl?: string;
     adminEmail?: string;
     adminPassword?: string;
@@ -195,6 +213,11 @@ export class AppConfig {
       values.loginHashConcurrency ?? Math.max(4, 2 * availableParallelism());
     this.passwordScryptN = values.passwordScryptN ?? PASSWORD_SCRYPT_N;
     this.databaseUrl = values.databaseUrl;
+    this.databaseDirectUrl = values.databaseDirectUrl ?? values.databaseUrl;
+    this.databaseReadUrl = values.databaseReadUrl;
+    this.dbReadPoolSize = values.dbReadPoolSize ?? 4;
+    this.dbReadMaxWaitMs = values.dbReadMaxWaitMs ?? 200;
+    this.dbPreparedStatements = values.dbPreparedStatements ?? true;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(
       /\/+$/,
       '',
@@ -289,6 +312,12 @@ export class AppConfig {
       eventRetentionDays: env.EVENT_RETENTION_DAYS,
       eventRetentionDaysTest: env.EVENT_RETENTION_DAYS_TEST,
       databaseUrl: resolved.databaseUrl,
+      // Only beside a DATABASE_URL of the operator's: the embedded server is one direct server.
+      databaseDirectUrl: env.DATABASE_URL ? env.DATABASE_DIRECT_URL : undefined,
+      databaseReadUrl: env.DATABASE_URL ? env.DATABASE_READ_URL : undefined,
+      dbReadPoolSize: env.DB_READ_POOL_SIZE,
+      dbReadMaxWaitMs: env.DB_READ_MAX_WAIT_MS,
+      dbPreparedStatements: env.DB_PREPARED_STATEMENTS,
       publicBaseUrl: env.PUBLIC_BASE_URL,
       adminEmail: env.ADMIN_EMAIL,
       adminPassword: env.ADMIN_PASSWORD,

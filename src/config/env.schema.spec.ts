@@ -137,4 +137,47 @@ describe('validateEnv', () => {
       /WEBHOOK_TEST_ALLOWED_SCHEMES/,
     );
   });
+  it('takes a direct URL, a read replica and their settings beside DATABASE_URL, checked like it', () => {
+    const env = validateEnv({
+      DATABASE_URL: 'postgres://joma:pw@pgbouncer:6432/joma',
+      DATABASE_DIRECT_URL: 'postgres://joma:pw@db:5432/joma',
+      DATABASE_READ_URL: 'postgresql://joma:pw@replica:5432/joma',
+      DB_READ_POOL_SIZE: '6',
+      DB_READ_MAX_WAIT_MS: '0',
+      DB_PREPARED_STATEMENTS: 'false',
+    });
+    const resolved = { jwtSecret: 'j', encryptionKeyHex: '00'.repeat(32) };
+    const config = AppConfig.fromEnv(env, { ...resolved, databaseUrl: env.DATABASE_URL! });
+    expect(config.databaseDirectUrl).toBe('postgres://joma:pw@db:5432/joma');
+    expect(config.databaseReadUrl).toBe('postgresql://joma:pw@replica:5432/joma');
+    expect([config.dbReadPoolSize, config.dbReadMaxWaitMs, config.dbPreparedStatements]).toEqual([
+      6,
+      0,
+      false,
+    ]);
+    // Unset: one URL for everything, no replica, named statements.
+    const plain = AppConfig.fromEnv(validateEnv({ DATABASE_URL: 'postgres://db/joma' }), {
+      ...resolved,
+      databaseUrl: 'postgres://db/joma',
+    });
+    expect([plain.databaseDirectUrl, plain.databaseReadUrl, plain.dbReadPoolSize]).toEqual([
+      'postgres://db/joma',
+      undefined,
+      4,
+    ]);
+    expect([plain.dbReadMaxWaitMs, plain.dbPreparedStatements]).toEqual([200, true]);
+    const err = errorOf({
+      DATABASE_DIRECT_URL: 'mysql://db',
+      DATABASE_READ_URL: 'replica:5432',
+      DB_READ_POOL_SIZE: '0',
+      DB_PREPARED_STATEMENTS: 'no',
+    });
+    for (const name of [
+      'DATABASE_DIRECT_URL',
+      'DATABASE_READ_URL',
+      'DB_READ_POOL_SIZE',
+      'DB_PREPARED_STATEMENTS',
+    ])
+      expect(err.message).toMatch(new RegExp(`^\\s+${name}: `, 'm'));
+  });
 });

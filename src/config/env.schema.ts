@@ -150,6 +150,39 @@ export class EnvSchema {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
 
+  /** A direct (not pooled) connection for what needs a session: LISTEN, the migration lock. Unset: DATABASE_URL. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+  DATABASE_DIRECT_URL?: string;
+
+  /** A streaming read replica for lists, exports and the daily figures (docs/operations.md). Unset: none. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+  DATABASE_READ_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  DB_READ_POOL_SIZE: number = 4;
+
+  /** How long a replica read waits for the replica to replay the primary's WAL before reading on the primary. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  DB_READ_MAX_WAIT_MS: number = 200;
+
+  /** Named prepared statements for the hot statements; false for a pooler that cannot keep them (PgBouncer before 1.21). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DB_PREPARED_STATEMENTS: boolean = true;
+
   @IsOptional()
   @IsString()
   @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })

@@ -81,7 +81,8 @@ export class ChangeFeed implements OnApplicationBootstrap, OnApplicationShutdown
 
   async onApplicationBootstrap(): Promise<void> {
     this.listener = new PgListener(
-      this.config.databaseUrl,
+      // LISTEN needs a session of its own: not through a transaction pooler.
+      this.config.databaseDirectUrl,
       [CHANGES_CHANNEL],
       (_channel, payload) => {
         if (payload) this.touch(payload);

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Client, types } from 'pg';
+import { Client, types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 
 import { loadMigrations } from '../../migrations';
@@ -32,6 +32,35 @@ function watchConnection(client: Client): void {
   client.on('error', onClientError);
 }
 
+/**
+ * pg's client, for every connection of every pool (pg-pool's `Client`
+ * option, below): a connection whose server refused a write as read-only
+ * (25006: it is a standby, or a primary being demoted in a failover) closes
+ * itself. Its request fails with 503 (database-errors.ts), and the pool,
+ * finding it closed when it comes back, opens a new one, which the load
+ * balancer or PgBouncer sends to the primary of the moment. Without this, a
+ * connection checked out by a transaction (TypeORM gives those back
+ * without an error) would go back to the pool and answer 25006 to every
+ * later request. (A statement outside a transaction already drops its
+ * connection on any error: pg-pool's `query`.)
+ */
+class ClosingWhenReadOnlyClient extends Client {
+  override query(...args: unknown[]): never {
+    const result: unknown = Reflect.apply(super.query, this, args);
+    if (result instanceof Promise)
+      result.catch((err: { code?: unknown } | undefined) => {
+        if (err?.code === '25006') this.end().catch(() => undefined);
+      });
+    return result as never;
+  }
+}
+
+/** Longest a transaction may sit idle before PostgreSQL ends its session. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/** The key of a data source's `extra` saying whether `sql().prepared` names its statements. */
+export const PREPARED_STATEMENTS = 'jomaPreparedStatements';
+
 /** The one place that says how Joma talks to PostgreSQL. */
 export function dataSourceOptions(
   url: string,
@@ -42,6 +71,12 @@ export function dataSourceOptions(
     statementTimeoutMs?: number;
     /** Longest a request waits for a free pooled connection before 503. */
     acquireTimeoutMs?: number;
+    /**
+     * `sql().prepared` as named prepared statements (the default); false
+     * sends them unnamed, for a pooler that cannot keep a connection's named
+     * statements (PgBouncer before 1.21 in transaction mode; DB_PREPARED_STATEMENTS).
+     */
+    preparedStatements?: boolean;
   } = {},
 ): DataSourceOptions {
   const statementTimeout = opts.statementTimeoutMs ?? 0;
@@ -71,7 +106,7 @@ export function dataSourceOptions(
       pipeline: true,
       application_name: opts.applicationName ?? 'joma',
       // A transaction left idle (a bug, a stuck await) cannot hold locks for ever.
-      options: `-c timezone=UTC -c statement_timeout=${statementTimeout} -c idle_in_transaction_session_timeout=60000`,
+      options: `-c timezone=UTC -c statement_timeout=${statementTimeout} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
       // pg-pool: waiting for a connection (queue included) gives up after this.
       connectionTimeoutMillis: opts.acquireTimeoutMs ?? 0,
       // A connection lost while checked out (the server terminated it, a
@@ -80,6 +115,9 @@ export function dataSourceOptions(
       // Every client gets a listener for its whole life: the request using it
       // fails with its query (503, error-response.ts) and the pool drops it.
       onConnect: watchConnection,
+      Client: ClosingWhenReadOnlyClient,
+      // Read by `preparedStatementsOn` (hot-query.ts); pg ignores the key.
+      [PREPARED_STATEMENTS]: opts.preparedStatements ?? true,
     },
   };
 }

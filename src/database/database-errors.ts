@@ -2,14 +2,23 @@ import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 
 /** Node socket errors met when the connection to PostgreSQL is lost or refused. */
-const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT']);
+const SOCKET_LOST = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * A database that is saturated or unreachable for a moment rather than a
  * bug: no pooled connection within the acquire timeout, a statement
- * cancelled by statement_timeout, or the connection lost under the request
+ * cancelled by statement_timeout, the connection lost under the request
  * (terminated by an administrator or a failover, SQLSTATE class 08 and
- * 57P01-57P03). Returns what to log, or null.
+ * 57P01-57P03), a server that cannot write (25006: a standby, or a primary
+ * being demoted in a failover) or that has no connection left (53300, a
+ * pooler's client limit included). Returns what to log, or null.
  */
 export function databaseUnavailable(err: unknown): string | null {
   const e = err as {
@@ -21,6 +30,8 @@ export function databaseUnavailable(err: unknown): string | null {
   const message = e?.message ?? '';
   if (code === '57014') return 'Statement timeout (57014)';
   if (code === '40P01' || code === '40001') return `Transaction conflict (${code})`;
+  if (code === '25006') return 'The database cannot write (25006): a standby or a demoted primary';
+  if (code === '53300') return 'The database has no connection left (53300)';
   if (code && (/^08/.test(code) || /^57P0[123]$/.test(code) || SOCKET_LOST.has(code)))
     return `Database connection lost (${code})`;
   if (

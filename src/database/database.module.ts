@@ -7,6 +7,8 @@ import { type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { ChangeFeedModule } from './change-feed';
 import { dataSourceOptions, JomaDataSource } from './data-source-options';
+import { ReplicaReads } from './replica-reads';
+import { sessionSettingsWarning } from './session-settings';
 import { withStartupRetry } from './startup-retry';
 import { LanedTypeOrmAdapter, WorkerLane } from './worker-lane';
 
@@ -34,15 +36,22 @@ export class DatabaseModule {
               poolSize: config.dbPoolSize,
               statementTimeoutMs: config.dbStatementTimeoutMs,
               acquireTimeoutMs: config.dbAcquireTimeoutMs,
+              preparedStatements: config.dbPreparedStatements,
             }),
             autoLoadEntities: true,
             toRetry: () => false,
           }),
-          dataSourceFactory: (options?: DataSourceOptions) =>
-            withStartupRetry('Connection pool', () => new JomaDataSource(options!).initialize(), {
-              budgetMs: config.dbConnectRetryMs,
-              warn: (msg) => logger.warn(msg),
-            }),
+          dataSourceFactory: async (options?: DataSourceOptions) => {
+            const source = await withStartupRetry(
+              'Connection pool',
+              () => new JomaDataSource(options!).initialize(),
+              { budgetMs: config.dbConnectRetryMs, warn: (msg) => logger.warn(msg) },
+            );
+            // Behind a pooler that drops the connection options, say which guard rails are off.
+            const off = await sessionSettingsWarning(source, config.dbStatementTimeoutMs);
+            if (off) logger.warn(off);
+            return source;
+          },
         }),
         ClsModule.forRoot({
           global: true,
@@ -59,8 +68,8 @@ export class DatabaseModule {
         }),
         ChangeFeedModule,
       ],
-      providers: [WorkerLane],
-      exports: [WorkerLane],
+      providers: [WorkerLane, ReplicaReads],
+      exports: [WorkerLane, ReplicaReads],
     };
   }
 }

@@ -1,6 +1,8 @@
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 
+import { PREPARED_STATEMENTS } from './data-source-options';
+
 /**
  * A data source's pg pool (where statements outside a transaction go): the
  * PostgreSQL driver's `master`, a public field of TypeORM's `PostgresDriver`
@@ -15,6 +17,17 @@ export const poolOf = (source: DataSource): Pool => {
 };
 
 /**
+ * Whether statements given a name are sent as named prepared statements on
+ * this data source (its options' `extra`, see `dataSourceOptions`): not
+ * behind a pooler that hands each transaction another server connection
+ * and cannot keep a client's named statements (PgBouncer before 1.21).
+ */
+export function preparedStatementsOn(source: DataSource): boolean {
+  const extra = (source.options as { extra?: Record<string, unknown> }).extra;
+  return extra?.[PREPARED_STATEMENTS] !== false;
+}
+
+/**
  * One statement sent straight to pg: inside a transaction on the
  * transaction's connection (its query runner's `connect()`, which answers
  * the connection it already holds), outside one on TypeORM's pool. Skips
@@ -26,6 +39,9 @@ export const poolOf = (source: DataSource): Pool => {
  */
 export async function runStatement(em: EntityManager, query: QueryConfig): Promise<QueryResult> {
   const runner = em.queryRunner;
+  // Unnamed where the data source says so (DB_PREPARED_STATEMENTS=false): same text, same values.
+  if (query.name !== undefined && !preparedStatementsOn(em.connection))
+    query = { text: query.text, values: query.values };
   try {
     return runner?.isTransactionActive
       ? await ((await runner.connect()) as PoolClient).query(query)

@@ -44,6 +44,25 @@ export class LanedTypeOrmAdapter extends TransactionalAdapterTypeOrm {
 }
 
 /**
+ * Runs `fn`, and everything it starts, with `source` as the data source of
+ * `TransactionHost` (its `tx` outside a transaction is `source.manager`;
+ * a transaction opened inside opens on `source`). `ifNested`: 'override'
+ * starts from an empty context (the workers), 'inherit' keeps the request's
+ * (the replica reads).
+ */
+export function onSource<T>(
+  cls: ClsService,
+  source: DataSource,
+  fn: () => Promise<T>,
+  ifNested: 'override' | 'inherit',
+): Promise<T> {
+  return cls.run({ ifNested }, () => {
+    cls.set(LANE, source);
+    return fn();
+  });
+}
+
+/**
  * Connections of the background workers (webhook fan-out and delivery), a
  * pool of DB_WORKER_POOL_SIZE beside the API's DB_POOL_SIZE. Under API load
  * every pooled connection is taken and requests queue for one; a claim or an
@@ -102,10 +121,7 @@ export class WorkerLane implements OnApplicationShutdown {
   run<T>(fn: () => Promise<T>): Promise<T> {
     const source = this.source;
     if (!source) return fn();
-    return this.cls.run({ ifNested: 'override' }, () => {
-      this.cls.set(LANE, source);
-      return fn();
-    });
+    return onSource(this.cls, source, fn, 'override');
   }
 
   async onApplicationShutdown(): Promise<void> {

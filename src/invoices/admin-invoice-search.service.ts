@@ -6,6 +6,7 @@ import { Page } from '../common/http/envelope';
 import { createdRange } from '../common/http/list-filters';
 import type { PageQuery } from '../common/http/pagination';
 import { CustomersService } from '../customers';
+import { ReplicaReads } from '../database/replica-reads';
 import type { AdminInvoiceQuery } from './dto/invoice.dto';
 import type { InvoiceSummaryRow } from './invoice.mapper';
 import { type AdminInvoiceFilter, InvoicesRepository } from './invoices.repository';
@@ -19,9 +20,16 @@ export class AdminInvoiceSearchService {
     private readonly service: InvoicesService,
     private readonly customers: CustomersService,
     private readonly apps: AppsService,
+    private readonly reads: ReplicaReads,
   ) {}
 
   async search(query: AdminInvoiceQuery & { appIds?: number[] }): Promise<Page<InvoiceSummaryRow>> {
+    return this.reads.read(() => this.searchHere(query));
+  }
+
+  private async searchHere(
+    query: AdminInvoiceQuery & { appIds?: number[] },
+  ): Promise<Page<InvoiceSummaryRow>> {
     const page = await this.invoices.adminPage(query as PageQuery, await this.filterOf(query));
     const customers = await this.customers.byIds(page.items.map((i) => i.customerId));
     const appNames = await this.apps.namesOf(page.items.map((i) => i.appId));
@@ -40,11 +48,13 @@ export class AdminInvoiceSearchService {
     query: AdminInvoiceQuery & { appIds?: number[] },
     limit: number,
   ): Promise<{ count: number; batches: AsyncIterable<InvoiceExportRow[]> }> {
-    const source = this.invoices.adminExportOf(await this.filterOf(query));
-    return {
-      count: await source.count(limit),
-      batches: this.service.exportRows(source.batches(CSV_BATCH_SIZE)),
-    };
+    return this.reads.read(async () => {
+      const source = this.invoices.adminExportOf(await this.filterOf(query));
+      return {
+        count: await source.count(limit),
+        batches: this.service.exportRows(source.batches(CSV_BATCH_SIZE)),
+      };
+    });
   }
 
   private async filterOf(

@@ -22,6 +22,7 @@ import { assertMetadataSize } from '../common/http/validation';
 import { addMinor, assertCurrency, multiplyMinor } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
+import { ReplicaReads } from '../database/replica-reads';
 import type { TenantScope } from '../database/tenant';
 import { type Payment, PaymentsService } from '../payments';
 import type { CreateInvoiceDto } from './dto/invoice.dto';
@@ -84,6 +85,7 @@ export class InvoicesService {
     private readonly bus: DomainEventBus,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly reads: ReplicaReads,
   ) {}
 
   payableUrl(invoice: Invoice): string {
@@ -180,12 +182,15 @@ export class InvoicesService {
     query: PageQuery,
     filter: InvoiceListFilter,
   ): Promise<Page<InvoiceView>> {
-    const resolved = await this.filterOf(scope, filter);
-    if (!resolved) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
-    const page = await this.invoices.page(scope, query, resolved);
-    // Lists leave line items and payments to the single read (a page of 1,000
-    // invoices with their lines used to be tens of megabytes).
-    return new Page(await this.views(scope, page.items, { details: false }), page.pagination);
+    // A list: on the read replica once it has caught up (docs/operations.md, "A read replica").
+    return this.reads.read(async () => {
+      const resolved = await this.filterOf(scope, filter);
+      if (!resolved) return new Page([], paginationMeta(query.page ?? 0, query.size ?? 20, 0));
+      const page = await this.invoices.page(scope, query, resolved);
+      // Lists leave line items and payments to the single read (a page of 1,000
+      // invoices with their lines used to be tens of megabytes).
+      return new Page(await this.views(scope, page.items, { details: false }), page.pagination);
+    });
   }
 
   /**
@@ -198,13 +203,16 @@ export class InvoicesService {
     filter: InvoiceListFilter,
     limit: number,
   ): Promise<{ count: number; batches: AsyncIterable<InvoiceExportRow[]> }> {
-    const resolved = await this.filterOf(scope, filter);
-    if (!resolved) return { count: 0, batches: noBatches() };
-    const source = this.invoices.exportOf(scope, resolved);
-    return {
-      count: await source.count(limit),
-      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
-    };
+    // The batches' statements run on the connection the export was built on.
+    return this.reads.read(async () => {
+      const resolved = await this.filterOf(scope, filter);
+      if (!resolved) return { count: 0, batches: noBatches() };
+      const source = this.invoices.exportOf(scope, resolved);
+      return {
+        count: await source.count(limit),
+        batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+      };
+    });
   }
 
   /** Invoice batches with their customers (one query per batch). */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { addDays, startOfDhakaDay } from '../common/clock/dhaka-calendar';
 import { safeMinor } from '../common/money/exact-sum';
+import { ReplicaReads } from '../database/replica-reads';
 import type { TenantScope } from '../database/tenant';
 import { PaymentsService } from '../payments';
 import { LedgerRepository } from './ledger.repository';
@@ -27,6 +28,7 @@ export class DailyCollectionsService {
   constructor(
     private readonly payments: PaymentsService,
     private readonly ledger: LedgerRepository,
+    private readonly reads: ReplicaReads,
   ) {}
 
   /**
@@ -35,6 +37,11 @@ export class DailyCollectionsService {
    * 2^53-1 is 422 AMOUNT_OUT_OF_RANGE naming the app.
    */
   async list(scope: TenantScope, days: number): Promise<DailyCollection[]> {
+    // The Overview's figures: on the read replica once it has caught up (docs/operations.md).
+    return this.reads.read(() => this.sums(scope, days));
+  }
+
+  private async sums(scope: TenantScope, days: number): Promise<DailyCollection[]> {
     const collected = await this.payments.dailyCollections(scope, days);
     // The very days the captures were summed over.
     const from = collected[0].date;

@@ -23,6 +23,7 @@ import { assertCurrency } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { Customer, CustomersService } from '../customers';
 import { isDatabaseError } from '../database/database-errors';
+import { ReplicaReads } from '../database/replica-reads';
 import type { TenantScope } from '../database/tenant';
 import type { CheckoutSession } from '../gateways';
 import { gatewayErrorText, GatewayRegistry } from '../gateways';
@@ -114,6 +115,7 @@ export class PaymentsService {
     private readonly clock: Clock,
     private readonly confirmations: PaymentConfirmationsService,
     private readonly audit: AuditService,
+    private readonly reads: ReplicaReads,
   ) {}
 
   /**
@@ -389,7 +391,10 @@ export class PaymentsService {
     query: PageQuery,
     filter: PaymentListFilter = {},
   ): Promise<Page<Payment>> {
-    return this.payments.page(scope, query, await this.filterOf(scope, filter));
+    // A list: on the read replica once it has caught up (docs/operations.md, "A read replica").
+    return this.reads.read(async () =>
+      this.payments.page(scope, query, await this.filterOf(scope, filter)),
+    );
   }
 
   async listForCustomer(
@@ -403,7 +408,9 @@ export class PaymentsService {
 
   /** Admin search across apps and modes; `excess` keeps only captures with an excess. */
   async adminSearch(query: AdminPaymentQueryFilter & PageQuery): Promise<Page<Payment>> {
-    return this.payments.adminPage(query, await this.adminFilterOf(query));
+    return this.reads.read(async () =>
+      this.payments.adminPage(query, await this.adminFilterOf(query)),
+    );
   }
 
   /**
@@ -416,11 +423,14 @@ export class PaymentsService {
     filter: PaymentListFilter,
     limit: number,
   ): Promise<{ count: number; batches: AsyncIterable<PaymentExportRow[]> }> {
-    const source = this.payments.exportOf(scope, await this.filterOf(scope, filter));
-    return {
-      count: await source.count(limit),
-      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
-    };
+    // The batches' statements run on the connection the export was built on.
+    return this.reads.read(async () => {
+      const source = this.payments.exportOf(scope, await this.filterOf(scope, filter));
+      return {
+        count: await source.count(limit),
+        batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+      };
+    });
   }
 
   /** Every payment an operator's search selects, for a CSV export. */
@@ -428,11 +438,13 @@ export class PaymentsService {
     query: AdminPaymentQueryFilter,
     limit: number,
   ): Promise<{ count: number; batches: AsyncIterable<PaymentExportRow[]> }> {
-    const source = this.payments.adminExportOf(await this.adminFilterOf(query));
-    return {
-      count: await source.count(limit),
-      batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
-    };
+    return this.reads.read(async () => {
+      const source = this.payments.adminExportOf(await this.adminFilterOf(query));
+      return {
+        count: await source.count(limit),
+        batches: this.exportRows(source.batches(CSV_BATCH_SIZE)),
+      };
+    });
   }
 
   private async *exportRows(batches: AsyncIterable<Payment[]>): AsyncGenerator<PaymentExportRow[]> {

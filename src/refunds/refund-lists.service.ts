@@ -6,6 +6,7 @@ import { createdRange, type SearchScope, searchTerm } from '../common/http/list-
 import type { PageQuery } from '../common/http/pagination';
 import type { Mode } from '../common/http/request-context';
 import { type Customer, CustomersService } from '../customers';
+import { ReplicaReads } from '../database/replica-reads';
 import { InvoicesService } from '../invoices';
 import { PaymentsService } from '../payments';
 import type { Refund, RefundStatus } from './refund.entity';
@@ -44,10 +45,12 @@ export class RefundListsService {
     private readonly payments: PaymentsService,
     private readonly invoices: InvoicesService,
     private readonly customers: CustomersService,
+    private readonly reads: ReplicaReads,
   ) {}
 
+  /** On the read replica once it has caught up (docs/operations.md, "A read replica"), as the export. */
   async list(query: PageQuery, filter: RefundListFilter): Promise<Page<Refund>> {
-    return this.refunds.page(query, await this.filterOf(filter));
+    return this.reads.read(async () => this.refunds.page(query, await this.filterOf(filter)));
   }
 
   /**
@@ -59,8 +62,13 @@ export class RefundListsService {
     filter: RefundListFilter,
     limit: number,
   ): Promise<{ count: number; batches: AsyncIterable<RefundExportRow[]> }> {
-    const source = this.refunds.exportOf(await this.filterOf(filter));
-    return { count: await source.count(limit), batches: this.rows(source.batches(CSV_BATCH_SIZE)) };
+    return this.reads.read(async () => {
+      const source = this.refunds.exportOf(await this.filterOf(filter));
+      return {
+        count: await source.count(limit),
+        batches: this.rows(source.batches(CSV_BATCH_SIZE)),
+      };
+    });
   }
 
   private async *rows(batches: AsyncIterable<Refund[]>): AsyncGenerator<RefundExportRow[]> {

@@ -50,7 +50,8 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
     this.running = true;
     this.dispatcher.start();
     this.listener = new PgListener(
-      this.config.databaseUrl,
+      // LISTEN needs a session of its own: not through a transaction pooler.
+      this.config.databaseDirectUrl,
       [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
       (channel, payload) => {
         if (channel === EVENTS_CHANNEL) void this.fanOut();

@@ -1,0 +1,188 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
+import type { Pool } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+
+import { AppConfig } from '../config/app-config';
+import { JomaDataSource } from './data-source-options';
+import { databaseUnavailable } from './database-errors';
+import { poolOf } from './hot-query';
+import { sql } from './sql';
+import { onSource } from './worker-lane';
+
+/** Where a replica read was served, and why the primary when it was (the metric's labels). */
+export type ReadServedBy =
+  | 'replica'
+  /** The replica had not replayed the primary's position within DB_READ_MAX_WAIT_MS. */
+  | 'primary:lagging'
+  /** The replica did not answer (down, not open yet, not a standby), or failed the read. */
+  | 'primary:unavailable'
+  /** Called inside a transaction: the read belongs to it. */
+  | 'primary:in_transaction';
+
+/** How often a lagging replica is asked again while a read waits for it. */
+const POLL_MS = 10;
+/** How long after a failed open the replica is tried again. */
+const REOPEN_MS = 5_000;
+
+/**
+ * The read replica (DATABASE_READ_URL, decisions section 21): a pool of
+ * DB_READ_POOL_SIZE connections to a streaming standby, used only through
+ * `read()` by the lists, their CSV exports and the daily figures, never by
+ * a money decision, an idempotent replay or anything inside a transaction.
+ *
+ * Read-your-writes without per-client state: before a read, the primary's
+ * WAL position (`pg_current_wal_lsn()`) is taken. Every transaction
+ * committed before that moment (the client's own writes included: they
+ * were answered, so committed, and with synchronous_commit on their commit
+ * records are written) lies at or before it. The read runs on the replica
+ * once `pg_last_wal_replay_lsn()` there has reached that position (asked
+ * every 10 ms for up to DB_READ_MAX_WAIT_MS), else on the primary. A
+ * replica that is down, promoted (its replay position stops) or not a
+ * standby at all (NULL) is never caught up, so the primary serves.
+ *
+ * Without DATABASE_READ_URL `read()` just runs the function: one pool.
+ * The repositories do not change: inside `read()` their `txHost.tx` is the
+ * replica's manager (the lane mechanism of `WorkerLane`), so each feature's
+ * SQL stays where it is.
+ */
+@Injectable()
+export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('ReplicaReads');
+  private source: DataSource | null = null;
+  private reopenTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private lastWarnMs = 0;
+  /** Reads by where they were served (`joma_db_replica_reads_total`). */
+  readonly served = new Map<ReadServedBy, number>();
+
+  constructor(
+    @InjectDataSource() private readonly primary: DataSource,
+    private readonly cls: ClsService,
+    private readonly config: AppConfig,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.databaseReadUrl) await this.open();
+  }
+
+  /** The replica's pool, once open (for its metrics). */
+  get pool(): Pool | null {
+    return this.source ? poolOf(this.source) : null;
+  }
+
+  /**
+   * Runs `read` (a list page, an export's count and batches, the daily
+   * figures: statements through the repositories' `txHost.tx`) on the
+   * replica when it has caught up with the primary, else on the primary.
+   * A read the replica fails for want of a connection (or cancels for a
+   * recovery conflict) runs again on the primary.
+   */
+  async read<T>(read: () => Promise<T>): Promise<T> {
+    const replica = this.source;
+    if (!replica) return read();
+    if (this.txHost.isTransactionActive()) {
+      this.count('primary:in_transaction');
+      return read();
+    }
+    const behind = await this.behind(replica);
+    if (behind) {
+      this.fellBack(behind);
+      return read();
+    }
+    try {
+      const result = await onSource(this.cls, replica, read, 'inherit');
+      this.count('replica');
+      return result;
+    } catch (err) {
+      if (!databaseUnavailable(err)) throw err;
+      this.fellBack('primary:unavailable', err);
+      return read();
+    }
+  }
+
+  /** Null when the replica has replayed the primary's current WAL position; else why not. */
+  private async behind(replica: DataSource): Promise<ReadServedBy | null> {
+    // On the primary: a failure here is the primary's, answered as any other (503).
+    const primaryAt = await sql(this.primary.manager).one<{ lsn: string }>(
+      'SELECT pg_current_wal_lsn()::text AS lsn',
+    );
+    const deadline = Date.now() + this.config.dbReadMaxWaitMs;
+    for (;;) {
+      let caughtUp: boolean | null | undefined;
+      try {
+        caughtUp = (
+          await sql(replica.manager).one<{ caught_up: boolean | null }>(
+            'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up',
+            [primaryAt!.lsn],
+          )
+        )?.caught_up;
+      } catch {
+        return 'primary:unavailable';
+      }
+      if (caughtUp) return null;
+      // NULL: not a standby (a misconfigured URL, or a server never in recovery).
+      if (caughtUp === null) return 'primary:unavailable';
+      const left = deadline - Date.now();
+      if (left <= 0) return 'primary:lagging';
+      await new Promise((ok) => setTimeout(ok, Math.min(POLL_MS, left)));
+    }
+  }
+
+  private count(servedBy: ReadServedBy): void {
+    this.served.set(servedBy, (this.served.get(servedBy) ?? 0) + 1);
+  }
+
+  /** Counted every time; said at most once a minute. */
+  private fellBack(why: ReadServedBy, err?: unknown): void {
+    this.count(why);
+    const now = Date.now();
+    if (now - this.lastWarnMs < 60_000) return;
+    this.lastWarnMs = now;
+    const detail = err ? `: ${databaseUnavailable(err)}` : '';
+    this.logger.warn(
+      `A read meant for the replica ran on the primary (${why.slice('primary:'.length)}${detail}); counted in joma_db_replica_reads_total`,
+    );
+  }
+
+  /** One try; a replica that cannot be reached now is tried again every 5 s, reads going to the primary meanwhile. */
+  private async open(): Promise<void> {
+    // The primary's options (its entities, session settings, statement naming) on the replica's URL.
+    const options = this.primary.options as DataSourceOptions & { extra?: Record<string, unknown> };
+    const source = new JomaDataSource({
+      ...options,
+      url: this.config.databaseReadUrl,
+      extra: { ...options.extra, max: this.config.dbReadPoolSize, application_name: 'joma-read' },
+    } as DataSourceOptions);
+    try {
+      await source.initialize();
+      if (this.stopped) {
+        await source.destroy();
+        return;
+      }
+      this.source = source;
+    } catch (err) {
+      this.logger.warn(
+        `The read replica cannot be reached (${databaseUnavailable(err) ?? (err as Error).name}); reads go to the primary, trying again in ${REOPEN_MS / 1000} s`,
+      );
+      if (this.stopped) return;
+      this.reopenTimer = setTimeout(() => {
+        this.reopenTimer = null;
+        void this.open();
+      }, REOPEN_MS);
+      this.reopenTimer.unref();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.reopenTimer) clearTimeout(this.reopenTimer);
+    const source = this.source;
+    this.source = null;
+    if (source?.isInitialized) await source.destroy();
+  }
+}
