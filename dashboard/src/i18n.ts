@@ -196,6 +196,14 @@ const BN: Record<string, string> = {
   Class: 'ধরন',
   'Amount in Joma': 'জোমায় পরিমাণ',
   'Amount settled': 'সেটেলমেন্টে পরিমাণ',
+  Manual: 'ম্যানুয়াল',
+  'The gateway has no refund call: pay it back outside Joma':
+    'এই গেটওয়েতে রিফান্ডের ব্যবস্থা নেই: জোমার বাইরে টাকা ফেরত দিন',
+  'Mark refunded': 'রিফান্ড হয়েছে চিহ্নিত করুন',
+  'Pay the customer back outside Joma first; this marks the refund succeeded.':
+    'আগে জোমার বাইরে গ্রাহককে টাকা ফেরত দিন; এটি রিফান্ডটিকে সফল হিসেবে চিহ্নিত করে।',
+  'Reference (optional)': 'রেফারেন্স (ঐচ্ছিক)',
+  'The reference you got for the money sent back': 'ফেরত পাঠানো টাকার যে রেফারেন্স পেয়েছেন',
 };
 
 export function detectLang(): Lang {

@@ -169,6 +169,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/admin/refunds/{id}/approve': 'approveRefund',
   'POST /api/v1/admin/refunds/{id}/reject': 'rejectRefund',
   'POST /api/v1/admin/refunds/{id}/check': 'checkRefund',
+  'POST /api/v1/admin/refunds/{id}/complete': 'completeRefund',
   'GET /api/v1/admin/ledger/balances': 'getLedgerBalances',
   'POST /api/v1/admin/settlements/import': 'importSettlement',
   'POST /api/v1/admin/reconciliation/runs': 'runReconciliation',

@@ -22,6 +22,11 @@ export const REFUND_CSV_COLUMNS: CsvColumn<RefundExportRow>[] = [
     value: (r) => r.refund.automatic,
     doc: 'true when Joma opened it itself (an excess capture)',
   },
+  {
+    header: 'manual',
+    value: (r) => r.refund.manual,
+    doc: 'true when its gateway has no refund call: an operator pays it back outside Joma and completes it',
+  },
   { header: 'gateway', value: (r) => r.refund.gateway, doc: 'the gateway it goes through' },
   {
     header: 'gatewayRefundId',

@@ -31,6 +31,13 @@ export class Refund {
    * does not count toward the approval threshold of the app's own refunds.
    */
   @Column({ type: 'boolean', default: false }) automatic: boolean;
+  /**
+   * Its gateway publishes no refund call (decisions section 22: Nagad): it
+   * is never sent to a gateway, never re-checked and never expires; it stays
+   * PENDING (its amount reserved) until an operator pays the customer back
+   * outside Joma and completes it (POST /admin/refunds/{id}/complete).
+   */
+  @Column({ type: 'boolean', default: false }) manual: boolean;
   /** Above the app's refundApprovalThresholdMinor: waits for an operator's approval. */
   @Column({ type: 'boolean' }) approvalRequired: boolean;
   @Column({ type: 'timestamptz', nullable: true }) approvedAt: Date | null;

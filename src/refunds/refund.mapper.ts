@@ -11,6 +11,7 @@ export function toRefundDto(r: Refund): RefundDto {
     status: r.status,
     reason: r.reason,
     approvalRequired: r.approvalRequired,
+    manual: r.manual,
     gatewayRefundId: r.gatewayRefundId,
     failureReason: r.failureReason,
     mode: r.mode,

@@ -8,7 +8,7 @@ import {
   Query,
   StreamableFile,
 } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
   AdminAuth,
@@ -27,6 +27,7 @@ import { ApiEnvelope, ApiErrors } from '../common/http/swagger';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import {
   AdminRefundListQuery,
+  CompleteManualRefundDto,
   CreateRefundDto,
   RefundDto,
   RefundListQuery,
@@ -152,7 +153,8 @@ export class AdminRefundsController {
   @AppScoped()
   @ApiOperation({
     summary: 'Approve a refund that waits for approval: it is sent to the gateway',
-    description: '409 unless it is PENDING, approvalRequired and not yet approved.',
+    description:
+      '409 unless it is PENDING, approvalRequired and not yet approved. A manual refund (its gateway has no refund call) is not sent: it stays PENDING for an operator to pay back and complete.',
   })
   @ApiParam(id('The refund'))
   @ApiEnvelope(RefundDto)
@@ -184,6 +186,28 @@ export class AdminRefundsController {
     return toRefundDto(await this.refunds.reject(refundId));
   }
 
+  @Post(':id/complete')
+  @HttpCode(200)
+  @AdminAuth('refunds:approve')
+  @AppScoped()
+  @ApiOperation({
+    summary: 'Complete a manual refund the operator paid back outside Joma: SUCCEEDED',
+    description:
+      "For a refund whose gateway has no refund call (`manual: true`, e.g. Nagad): once the customer has been paid back outside Joma, this marks it SUCCEEDED the way a gateway's answer would (ledger postings, `refund.succeeded` event and webhook, the payment's amountRefundedMinor), audited as `refund.completed`. `gatewayRefundId` (optional) is the reference the operator got for the money sent back; `note` (optional) goes to the audit log only. 409 INVALID_STATE unless the refund is PENDING, manual and not awaiting approval (a second completion is 409).",
+  })
+  @ApiParam(id('The refund'))
+  @ApiBody({ type: CompleteManualRefundDto, required: false })
+  @ApiEnvelope(RefundDto)
+  @ApiErrors(404, 409)
+  async complete(
+    @Param('id', ParseIdPipe) refundId: number,
+    @Body() body: CompleteManualRefundDto,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ): Promise<RefundDto> {
+    if (admin.appIds) assertInScope(admin, await this.refunds.appOf(refundId), 'Refund');
+    return toRefundDto(await this.refunds.completeManual(refundId, body ?? {}));
+  }
+
   @Post(':id/check')
   @HttpCode(200)
   @AdminAuth('refunds:approve')
@@ -191,7 +215,7 @@ export class AdminRefundsController {
   @ApiOperation({
     summary: 'Ask the gateway about a PENDING refund now',
     description:
-      "Instead of waiting for the re-check's next turn (a minute at first, then longer as the refund ages): the gateway is asked what became of the refund (sent again only if it has no such refund), or a refund free to go that was never sent is sent. Never a second trip beside one already under way. Returns the refund as it then stands. 409 unless PENDING and not awaiting approval.",
+      "Instead of waiting for the re-check's next turn (a minute at first, then longer as the refund ages): the gateway is asked what became of the refund (sent again only if it has no such refund), or a refund free to go that was never sent is sent. Never a second trip beside one already under way. Returns the refund as it then stands. 409 unless PENDING and not awaiting approval; 409 for a manual refund (its gateway has no refund call: complete it instead).",
   })
   @ApiParam(id('The refund'))
   @ApiEnvelope(RefundDto)

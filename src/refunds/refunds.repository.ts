@@ -134,13 +134,15 @@ export class RefundsRepository {
    * gateway is still processing), and never-sent ones free to go (automatic
    * ones at once; opened or approved a minute before `now`: the request that
    * should have sent them stopped between its steps). Refunds waiting for
-   * an operator's approval are never among them; one that a trip to the
-   * gateway holds (`claimed_until` ahead) is skipped.
+   * an operator's approval are never among them, nor manual ones (no
+   * gateway call exists for them: an operator completes them); one that a
+   * trip to the gateway holds (`claimed_until` ahead) is skipped.
    */
   async awaitingGateway(now: Date, limit: number): Promise<number[]> {
     const rows = await sql(this.txHost.tx).rows<{ id: number }>(
       `SELECT id FROM refunds
-        WHERE status = 'PENDING' AND (NOT approval_required OR approved_at IS NOT NULL)
+        WHERE status = 'PENDING' AND NOT manual
+          AND (NOT approval_required OR approved_at IS NOT NULL)
           AND (recheck_at IS NULL OR recheck_at <= $1)
           AND (claimed_until IS NULL OR claimed_until <= $1)
           AND (submitted_at IS NOT NULL OR automatic

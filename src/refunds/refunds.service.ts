@@ -49,6 +49,9 @@ export const refundReference = (id: number): string => `rfd_${id}`;
  * reservation); the gateway call with no transaction open; a short
  * transaction that applies the gateway's answer. A gateway that answers
  * "processing" leaves the refund PENDING for `recheckPending` to settle.
+ * A gateway without a refund call (no RefundCapability: Nagad, decisions
+ * section 22) has its refunds opened `manual`: never sent, they stay
+ * PENDING until an operator completes them (`completeManual`).
  */
 @Injectable()
 export class RefundsService {
@@ -82,7 +85,7 @@ export class RefundsService {
     const refund = point
       ? await this.refunds.get(scope, point.refundId)
       : await this.openPending(scope, paymentId, input);
-    if (refund.status !== 'PENDING' || refund.approvalRequired) return refund;
+    if (refund.status !== 'PENDING' || refund.approvalRequired || refund.manual) return refund;
     return this.submit(refund);
   }
 
@@ -141,7 +144,10 @@ export class RefundsService {
     return this.open(payment, amountMinor, { reason, approvalRequired: false, automatic: true });
   }
 
-  /** Writes a PENDING refund of a locked payment, with its `refund.pending` event. */
+  /**
+   * Writes a PENDING refund of a locked payment, with its `refund.pending`
+   * event: `manual` when its gateway has no refund call (decisions 22).
+   */
   private async open(
     payment: Readonly<Payment>,
     amountMinor: number,
@@ -157,6 +163,7 @@ export class RefundsService {
       currency: payment.currency,
       status: 'PENDING',
       ...how,
+      manual: this.isManual(payment.gateway),
       approvedAt: null,
       gateway: payment.gateway,
       gatewayRefundId: null,
@@ -170,10 +177,18 @@ export class RefundsService {
     return refund;
   }
 
-  /** Operators: sends a refund that waited for approval to its gateway. */
+  /** Whether the gateway has no refund call (a gateway this deployment no longer knows is left to fail at its trip). */
+  private isManual(gateway: string): boolean {
+    return this.gateways.has(gateway) && !this.gateways.get(gateway).refunds;
+  }
+
+  /**
+   * Operators: sends a refund that waited for approval to its gateway (a
+   * manual one stays PENDING, now free to be completed by an operator).
+   */
   async approve(id: number): Promise<Refund> {
     const refund = await this.approveInTx(id);
-    return this.submit(refund);
+    return refund.manual ? refund : this.submit(refund);
   }
 
   @Transactional()
@@ -207,6 +222,50 @@ export class RefundsService {
       targetType: 'refund',
       targetId: id,
       after: { amountMinor: refund.amountMinor, paymentId: refund.paymentId },
+    });
+    return saved;
+  }
+
+  /**
+   * Operators: a manual refund (its gateway has no refund call, decisions
+   * section 22) that they paid back outside Joma is SUCCEEDED, by the same
+   * path a gateway's "succeeded" takes (ledger, `refund.succeeded`, the
+   * payment's refunded total), audited, in one transaction. 409 unless it
+   * is PENDING, manual and not awaiting approval; the row lock makes a
+   * second, concurrent completion see it SUCCEEDED (409).
+   */
+  @Transactional()
+  async completeManual(
+    id: number,
+    input: { gatewayRefundId?: string; note?: string },
+  ): Promise<Refund> {
+    const refund = await this.refunds.lockById(id);
+    if (!refund) throw AppError.notFound('Refund');
+    if (refund.status !== 'PENDING')
+      throw AppError.invalidState(
+        `A ${refund.status.toLowerCase()} refund is decided: only a PENDING manual refund can be completed`,
+      );
+    if (!refund.manual)
+      throw AppError.invalidState(
+        `This refund is not manual: the ${refund.gateway} gateway refunds it, and only the gateway's answer completes it (POST /api/v1/admin/refunds/${id}/check asks it now)`,
+      );
+    if (refund.approvalRequired && !refund.approvedAt)
+      throw AppError.invalidState('This refund awaits approval: approve or reject it first');
+    const saved = await this.finish(
+      refund,
+      { refundId: input.gatewayRefundId ?? '', status: 'succeeded' },
+      '',
+    );
+    await this.audit.record({
+      action: 'refund.completed',
+      targetType: 'refund',
+      targetId: id,
+      after: {
+        amountMinor: refund.amountMinor,
+        paymentId: refund.paymentId,
+        gatewayRefundId: input.gatewayRefundId ?? null,
+        ...(input.note !== undefined ? { note: input.note } : {}),
+      },
     });
     return saved;
   }
@@ -260,7 +319,8 @@ export class RefundsService {
    * Operators: asks the gateway about a PENDING refund now instead of at the
    * re-check's next turn (or sends it, if it was never sent and is free to
    * go), by the same one path, so it is still never sent twice: a trip
-   * already under way is not doubled. 409 unless PENDING and free to go.
+   * already under way is not doubled. 409 unless PENDING and free to go,
+   * and for a manual refund (there is no gateway to ask).
    */
   async checkNow(id: number): Promise<Refund> {
     const refund = await this.refunds.byId(id);
@@ -271,6 +331,7 @@ export class RefundsService {
           ? 'This refund awaits approval: approve or reject it'
           : `A ${refund.status.toLowerCase()} refund is decided`,
       );
+    if (refund.manual) throw manualRefund(refund);
     return (await this.trip(refund, true)) ?? (await this.refunds.byId(id))!;
   }
 
@@ -285,15 +346,21 @@ export class RefundsService {
     return (await this.trip(refund)) ?? (await this.refunds.byId(refund.id))!;
   }
 
-  /** One trip to the gateway (see `submit`); null when another caller holds the refund. */
+  /**
+   * One trip to the gateway (see `submit`); null when another caller holds
+   * the refund. A manual refund never goes; one opened before its gateway
+   * lost its refund call becomes manual here rather than failing.
+   */
   private async trip(refund: Refund, now = false): Promise<Refund | null> {
+    if (refund.manual) return refund;
     const gateway = this.gateways.get(refund.gateway);
+    if (!gateway.refunds) return this.makeManual(refund.id);
     const payment = await this.payments.get(refund, refund.paymentId);
-    if (!gateway.refunds || !payment.gatewaySessionId) {
+    if (!payment.gatewaySessionId) {
       return this.applyAnswer(
         refund.id,
         { refundId: '', status: 'failed' },
-        `The ${refund.gateway} gateway cannot refund`,
+        `The ${refund.gateway} gateway cannot refund a payment without its checkout session`,
       );
     }
     const claimed = await this.claim(refund.id, now);
@@ -410,6 +477,17 @@ export class RefundsService {
     return refund.claimedUntil.getTime();
   }
 
+  /** A PENDING refund whose gateway has no refund call waits for an operator (decisions 22). */
+  @Transactional()
+  private async makeManual(id: number): Promise<Refund> {
+    const refund = (await this.refunds.lockById(id))!;
+    if (refund.status !== 'PENDING' || refund.manual) return refund;
+    refund.manual = true;
+    refund.claimedUntil = null;
+    refund.recheckAt = null;
+    return this.refunds.save(refund);
+  }
+
   /** Whether the trip whose claim ends at `token` still holds the refund. */
   private holds(refund: Refund, token: number): boolean {
     return refund.claimedUntil?.getTime() === token;
@@ -506,4 +584,11 @@ export class RefundsService {
   private async referenceOf(refund: Refund): Promise<string> {
     return (await this.customers.get(refund, refund.customerId)).externalId;
   }
+}
+
+/** 409 for a gateway call about a manual refund: there is none to make. */
+function manualRefund(refund: Refund): AppError {
+  return AppError.invalidState(
+    `This refund is manual: the ${refund.gateway} gateway has no refund call, so Joma never sends or asks about it; pay the customer back outside Joma, then complete it with POST /api/v1/admin/refunds/${refund.id}/complete`,
+  );
 }

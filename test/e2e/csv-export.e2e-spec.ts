@@ -52,7 +52,7 @@ describe('CSV exports', () => {
   const PAYMENT_HEADER =
     'id,reference,applicationId,mode,status,amountTaka,amountMinor,amountRefundedTaka,amountRefundedMinor,excessTaka,excessMinor,currency,gateway,gatewayTxnId,paymentMethod,paymentMethodAccount,riskLevel,invoiceId,customerReference,customerName,customerEmail,customerPhone,description,failureReason,createdAt,succeededAt';
   const REFUND_HEADER =
-    'id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt';
+    'id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,manual,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt';
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -208,6 +208,7 @@ describe('CSV exports', () => {
         reason: "'+ damaged copy",
         approvalRequired: 'false',
         automatic: 'false',
+        manual: 'false',
         gateway: 'sandbox',
         gatewayRefundId: refund.body.data.gatewayRefundId ?? '',
         customerReference: 'csv-1',

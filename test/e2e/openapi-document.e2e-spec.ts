@@ -217,6 +217,7 @@ describe('the served OpenAPI document', () => {
       'PATCH /api/v1/benefits/{id}',
       'PATCH /api/v1/products/{id}',
       'PATCH /api/v1/webhook-endpoints/{id}',
+      'POST /api/v1/admin/refunds/{id}/complete',
       'POST /api/v1/payments/{id}/refunds',
       'POST /api/v1/subscriptions/{id}/cancel',
       'PUT /api/v1/invoices/template',

@@ -11,6 +11,7 @@ import {
   CreatedApp,
   superAdminToken,
 } from '../support/factories';
+import { captureNoRefund, NO_REFUND, NoRefundGatewayModule } from '../support/no-refund-gateway';
 import { createPayment, settle } from '../support/payments';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createEndpoint, deliveriesOfEvent, recordEvent } from '../support/webhooks';
@@ -78,6 +79,19 @@ describe('admin permissions, route by route', () => {
       sandbox.holdRefunds(false);
     }
     return id;
+  }
+
+  /** A fresh manual refund (its gateway has no refund call), PENDING for an operator to complete. */
+  async function manualRefund(): Promise<number> {
+    const p = await createPayment(t, approvals.TEST, { amountMinor: 5000, gateway: NO_REFUND });
+    await captureNoRefund(t.app, t.db, p.id);
+    const r = await t
+      .http()
+      .post(`/api/v1/payments/${p.id}/refunds`)
+      .set(asApp(approvals.TEST))
+      .send({});
+    await t.http().post(`/api/v1/admin/refunds/${r.body.data.id}/approve`).set(bearer(root));
+    return r.body.data.id;
   }
 
   const ROUTES: Route[] = [
@@ -402,6 +416,16 @@ describe('admin permissions, route by route', () => {
           .set(auth),
     },
     {
+      route: 'POST /api/v1/admin/refunds/{id}/complete',
+      permission: 'refunds:approve',
+      success: 200,
+      call: async (auth) =>
+        t
+          .http()
+          .post(`/api/v1/admin/refunds/${await manualRefund()}/complete`)
+          .set(auth),
+    },
+    {
       route: 'POST /api/v1/admin/refunds/{id}/check',
       permission: 'refunds:approve',
       success: 200,
@@ -431,7 +455,8 @@ describe('admin permissions, route by route', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // With a gateway that has no refund call (Nagad's stand-in), for manual refunds.
+    t = await createTestApp({ imports: [NoRefundGatewayModule] });
     root = await superAdminToken(t);
     const app = await createApp(t);
     targets.appId = app.id;

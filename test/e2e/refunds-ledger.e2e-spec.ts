@@ -53,6 +53,7 @@ describe('refunds and the ledger', () => {
       status: 'SUCCEEDED',
       reason: 'customer asked',
       approvalRequired: false,
+      manual: false,
       gatewayRefundId: `sbxr_rfd_${res.body.data.id}`,
       failureReason: null,
       mode: 'TEST',

@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import type { DynamicModule, Type } from '@nestjs/common';
 
 import { expectBalancedLedger } from './ledger';
 import { createTestContext, insertApp, type TestContext } from './test-context';
@@ -30,6 +30,8 @@ export function serviceFixture(
     balancedLedger?: boolean;
     appName?: string;
     config?: Parameters<typeof createTestContext>[0];
+    /** Test-only modules mounted beside the real app (test/support/no-refund-gateway.ts). */
+    imports?: (Type<unknown> | DynamicModule)[];
   } = {},
 ): ServiceFixture {
   const fixture = {
@@ -38,7 +40,7 @@ export function serviceFixture(
     },
   } as ServiceFixture;
   beforeAll(async () => {
-    fixture.c = await createTestContext(opts.config);
+    fixture.c = await createTestContext(opts.config, opts.imports);
     fixture.scope = { appId: await insertApp(fixture.c.db, opts.appName), mode: 'TEST' };
   });
   if (opts.balancedLedger) afterEach(() => expectBalancedLedger(fixture.c.db));

@@ -2,7 +2,12 @@ import 'reflect-metadata';
 
 import { createHash } from 'node:crypto';
 
-import type { INestApplicationContext } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type INestApplicationContext,
+  Module,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 
@@ -21,9 +26,17 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** `config`: settings beyond the defaults (a gateway's base URL, say). */
+/** Root of a context with extra modules: the real AppModule plus the test's own. */
+@Module({})
+class TestContextRootModule {}
+
+/**
+ * `config`: settings beyond the defaults (a gateway's base URL, say);
+ * `imports`: test-only modules mounted beside the real app (a test gateway).
+ */
 export async function createTestContext(
   settings: Partial<ConstructorParameters<typeof AppConfig>[0]> = {},
+  imports: (Type<unknown> | DynamicModule)[] = [],
 ): Promise<TestContext> {
   const url = await createTestDatabase('medium');
   const clock = new ManualClock();
@@ -38,9 +51,13 @@ export async function createTestContext(
     logLevel: 'silent',
     ...settings,
   });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { clock }), {
-    logger: false,
-  });
+  const root: DynamicModule = imports.length
+    ? {
+        module: TestContextRootModule,
+        imports: [AppModule.forRoot(config, { clock }), ...imports],
+      }
+    : AppModule.forRoot(config, { clock });
+  const app = await NestFactory.createApplicationContext(root, { logger: false });
   await app.init();
   const db = new Pool({ connectionString: url, max: 4 });
   return {

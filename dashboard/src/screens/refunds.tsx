@@ -6,7 +6,18 @@ import { useCtx } from '../context';
 import { csvName, downloadCsv, ListFilters, NO_RANGE, type Range, rangeQuery } from '../filters';
 import { dateTime, taka } from '../format';
 import { useInvoiceNumbers } from '../invoice-numbers';
-import { ErrorNote, Ok, Pager, Screen, Select, Status, Table, useAction, useList } from '../ui';
+import {
+  ErrorNote,
+  Field,
+  Ok,
+  Pager,
+  Screen,
+  Select,
+  Status,
+  Table,
+  useAction,
+  useList,
+} from '../ui';
 import { valueLabel } from '../values';
 
 type Refund = components['schemas']['RefundDto'];
@@ -15,7 +26,9 @@ const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 /**
  * Refunds above the app's approval threshold, waiting for an operator
  * (approve or reject), then every refund of the app and mode: `Search`,
- * `From`/`To`, status, `Export CSV`.
+ * `From`/`To`, status, `Export CSV`. A manual refund (its gateway has no
+ * refund call, e.g. Nagad) shows `Manual`; once paid back outside Joma,
+ * `Mark refunded` completes it (refunds:approve).
  */
 export function RefundsScreen() {
   const { t, lang, admin, appId, mode, can } = useCtx();
@@ -56,7 +69,7 @@ export function RefundsScreen() {
             cell: (r) => <a href={`#/payments/${r.paymentId}`}>{`#${r.paymentId}`}</a>,
           },
           { label: t('Amount'), num: true, cell: (r) => taka(r.amountMinor, lang) },
-          { label: t('Reason'), cell: (r) => r.reason ?? '' },
+          { label: t('Reason'), cell: (r) => <ReasonCell refund={r} /> },
           { label: t('Created'), cell: (r) => dateTime(r.createdAt, lang) },
           {
             label: t('Action'),
@@ -94,9 +107,73 @@ export function RefundsScreen() {
   );
 }
 
+/** A refund's reason, and `Manual` when an operator pays it back outside Joma. */
+function ReasonCell({ refund }: { refund: Refund }) {
+  const { t } = useCtx();
+  if (!refund.manual) return <>{refund.reason ?? ''}</>;
+  return (
+    <>
+      <span class="badge" title={t('The gateway has no refund call: pay it back outside Joma')}>
+        {t('Manual')}
+      </span>{' '}
+      {refund.reason ?? ''}
+    </>
+  );
+}
+
+/**
+ * Completes a manual refund once the customer was paid back outside Joma
+ * (POST /admin/refunds/{id}/complete), with the reference the operator got.
+ */
+function MarkRefunded({ refund, onDone }: { refund: Refund; onDone: (ok: boolean) => void }) {
+  const { t, admin } = useCtx();
+  const action = useAction();
+  const [reference, setReference] = useState('');
+  return (
+    <form
+      class="form"
+      aria-label={`${t('Mark refunded')} #${refund.id}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action
+          .run(() =>
+            call(
+              admin.POST('/api/v1/admin/refunds/{id}/complete', {
+                params: { path: { id: refund.id } },
+                body: { gatewayRefundId: reference.trim() || undefined },
+              }),
+            ),
+          )
+          .then((ok) => ok && onDone(true));
+      }}
+    >
+      <h2>{`${t('Mark refunded')} #${refund.id}`}</h2>
+      <p>{t('Pay the customer back outside Joma first; this marks the refund succeeded.')}</p>
+      <Field
+        label={t('Reference (optional)')}
+        hint={t('The reference you got for the money sent back')}
+        maxLength={64}
+        value={reference}
+        onInput={(e) => setReference(e.currentTarget.value)}
+      />
+      <ErrorNote error={action.error} />
+      <span class="actions">
+        <button type="submit" class="primary" disabled={action.busy}>
+          {t('Mark refunded')}
+        </button>
+        <button type="button" disabled={action.busy} onClick={() => onDone(false)}>
+          {t('Cancel')}
+        </button>
+      </span>
+    </form>
+  );
+}
+
 /** Every refund of the app and mode (GET /refunds), filtered, with its CSV. */
 function AllRefunds() {
-  const { t, lang, app } = useCtx();
+  const { t, lang, app, can } = useCtx();
+  const [completing, setCompleting] = useState<Refund | null>(null);
+  const [marked, setMarked] = useState<string | null>(null);
   const [range, setRange] = useState<Range>(NO_RANGE);
   const [status, setStatus] = useState('');
   const query = () => ({
@@ -127,6 +204,18 @@ function AllRefunds() {
         />
       </ListFilters>
       <ErrorNote error={list.error} />
+      <Ok text={marked} />
+      {completing ? (
+        <MarkRefunded
+          refund={completing}
+          onDone={(ok) => {
+            setCompleting(null);
+            if (!ok) return;
+            setMarked(t('Done'));
+            void list.reload();
+          }}
+        />
+      ) : null}
       <Table
         caption={t('Refunds')}
         rows={list.rows}
@@ -144,8 +233,26 @@ function AllRefunds() {
             cell: (r) =>
               r.invoiceId ? <a href={`#/invoices/${r.invoiceId}`}>{number(r.invoiceId)}</a> : '—',
           },
-          { label: t('Reason'), cell: (r) => r.reason ?? '' },
+          { label: t('Reason'), cell: (r) => <ReasonCell refund={r} /> },
           { label: t('Created'), cell: (r) => dateTime(r.createdAt, lang) },
+          {
+            label: t('Action'),
+            cell: (r) =>
+              r.manual && r.status === 'PENDING' && can('refunds:approve') ? (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setMarked(null);
+                    setCompleting(r);
+                  }}
+                  aria-label={`${t('Mark refunded')} #${r.id}`}
+                >
+                  {t('Mark refunded')}
+                </button>
+              ) : (
+                ''
+              ),
+          },
         ]}
       />
       <Pager list={list} />

@@ -8,6 +8,8 @@ import { OptionalField } from '../../common/http/validation';
 import { MinorAmount } from '../../common/money/money.dto';
 import { REFUND_STATUSES, type RefundStatus } from '../refund.entity';
 
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
 export class CreateRefundDto {
   @MinorAmount({
     optional: true,
@@ -37,11 +39,49 @@ export class RefundDto {
       "Above the app's refundApprovalThresholdMinor: PENDING until an operator approves or rejects it",
   })
   approvalRequired: boolean;
-  @ApiProperty({ type: 'string', nullable: true }) gatewayRefundId: string | null;
+  @ApiProperty({
+    description:
+      'true: the gateway has no refund call; an operator pays it back outside Joma and completes it (POST /api/v1/admin/refunds/{id}/complete). It stays PENDING until then: never sent, never expired',
+  })
+  manual: boolean;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      "The gateway's id of the refund; on a manual refund, the reference the operator gave when completing it",
+  })
+  gatewayRefundId: string | null;
   @ApiProperty({ type: 'string', nullable: true }) failureReason: string | null;
   @ApiProperty({ enum: ['TEST', 'LIVE'] }) mode: 'TEST' | 'LIVE';
   @ApiProperty({ type: 'string', format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: 'string', format: 'date-time' }) updatedAt: string;
+}
+
+/** POST /api/v1/admin/refunds/{id}/complete: what the operator got when paying a manual refund back. */
+export class CompleteManualRefundDto {
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      "The gateway's (or bank's) reference of the money sent back, as the operator got it (trimmed); kept as the refund's gatewayRefundId",
+  })
+  @OptionalField()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  gatewayRefundId?: string;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 500,
+    description: 'A note for the audit log (how and when the customer was paid back)',
+  })
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  note?: string;
 }
 
 export const REFUND_SORT_FIELDS = ['createdAt', 'id'] as const;

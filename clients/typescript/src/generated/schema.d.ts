@@ -857,7 +857,7 @@ export interface paths {
          *
          *     An admin acting on the app (Bearer token with X-App-Id and X-Mode) needs the permission `invoices:read`.
          *
-         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,manual,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["listRefunds"];
         put?: never;
@@ -927,7 +927,7 @@ export interface paths {
          *
          *     Requires the permission `invoices:read` (a super admin has every permission).
          *
-         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
+         *     **CSV export**: send `Accept: text/csv` for every record the filters select (not one page; `page`, `size`, `cursor`, `paginate`, `sortBy` and `order` are ignored; newest first), streamed as `text/csv; charset=utf-8` with a byte order mark and one header row: id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,manual,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt. Amounts come twice, in taka with two decimals (`1234.50`) and in minor units; times are Asia/Dhaka local time (`2026-12-02T15:04:05+06:00`). A field starting with =, +, -, @, a tab or a carriage return gets a leading apostrophe (spreadsheet formula injection); fields with commas, quotes or line breaks are quoted. More than 100000 records is 400 VALIDATION_FAILED naming the limit, before anything is sent: narrow the filters.
          */
         get: operations["searchRefunds"];
         put?: never;
@@ -949,7 +949,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a refund that waits for approval: it is sent to the gateway
-         * @description 409 unless it is PENDING, approvalRequired and not yet approved.
+         * @description 409 unless it is PENDING, approvalRequired and not yet approved. A manual refund (its gateway has no refund call) is not sent: it stays PENDING for an operator to pay back and complete.
          *
          *     Requires the permission `refunds:approve` (a super admin has every permission).
          */
@@ -982,6 +982,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/refunds/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a manual refund the operator paid back outside Joma: SUCCEEDED
+         * @description For a refund whose gateway has no refund call (`manual: true`, e.g. Nagad): once the customer has been paid back outside Joma, this marks it SUCCEEDED the way a gateway's answer would (ledger postings, `refund.succeeded` event and webhook, the payment's amountRefundedMinor), audited as `refund.completed`. `gatewayRefundId` (optional) is the reference the operator got for the money sent back; `note` (optional) goes to the audit log only. 409 INVALID_STATE unless the refund is PENDING, manual and not awaiting approval (a second completion is 409).
+         *
+         *     Requires the permission `refunds:approve` (a super admin has every permission).
+         */
+        post: operations["completeRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/refunds/{id}/check": {
         parameters: {
             query?: never;
@@ -993,7 +1015,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the gateway about a PENDING refund now
-         * @description Instead of waiting for the re-check's next turn (a minute at first, then longer as the refund ages): the gateway is asked what became of the refund (sent again only if it has no such refund), or a refund free to go that was never sent is sent. Never a second trip beside one already under way. Returns the refund as it then stands. 409 unless PENDING and not awaiting approval.
+         * @description Instead of waiting for the re-check's next turn (a minute at first, then longer as the refund ages): the gateway is asked what became of the refund (sent again only if it has no such refund), or a refund free to go that was never sent is sent. Never a second trip beside one already under way. Returns the refund as it then stands. 409 unless PENDING and not awaiting approval; 409 for a manual refund (its gateway has no refund call: complete it instead).
          *
          *     Requires the permission `refunds:approve` (a super admin has every permission).
          */
@@ -2396,6 +2418,9 @@ export interface components {
             reason: string | null;
             /** @description Above the app's refundApprovalThresholdMinor: PENDING until an operator approves or rejects it */
             approvalRequired: boolean;
+            /** @description true: the gateway has no refund call; an operator pays it back outside Joma and completes it (POST /api/v1/admin/refunds/{id}/complete). It stays PENDING until then: never sent, never expired */
+            manual: boolean;
+            /** @description The gateway's id of the refund; on a manual refund, the reference the operator gave when completing it */
             gatewayRefundId: string | null;
             failureReason: string | null;
             /** @enum {string} */
@@ -2413,6 +2438,12 @@ export interface components {
              */
             amountMinor?: number;
             reason?: string;
+        };
+        CompleteManualRefundDto: {
+            /** @description The gateway's (or bank's) reference of the money sent back, as the operator got it (trimmed); kept as the refund's gatewayRefundId */
+            gatewayRefundId?: string;
+            /** @description A note for the audit log (how and when the customer was paid back) */
+            note?: string;
         };
         LedgerBalanceDto: {
             /** @enum {string} */
@@ -7135,7 +7166,7 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
-                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
+                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,manual,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
                     "text/csv": string;
                 };
             };
@@ -7360,7 +7391,7 @@ export interface operations {
                         meta: components["schemas"]["MetaDto"];
                         pagination: components["schemas"]["PaginationDto"];
                     };
-                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
+                    /** @example id,paymentId,invoiceId,applicationId,mode,status,amountTaka,amountMinor,currency,reason,approvalRequired,automatic,manual,gateway,gatewayRefundId,customerReference,failureReason,createdAt,updatedAt */
                     "text/csv": string;
                 };
             };
@@ -7489,6 +7520,79 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RefundDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        pagination: components["schemas"]["PaginationDto"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description RESOURCE_NOT_FOUND (also for records of another app or mode)
+             *
+             *     RESOURCE_NOT_FOUND (also for records of another app or mode)
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (a sane client-sent X-Request-Id is echoed), also in the log line and in a 500's message */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "meta": {
+                     *         "success": false,
+                     *         "message": "Invoice not found",
+                     *         "errorCode": "RESOURCE_NOT_FOUND",
+                     *         "timestamp": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "pagination": {
+                     *         "page": 0,
+                     *         "size": 0,
+                     *         "totalElements": 0,
+                     *         "totalPages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompleteManualRefundDto"];
+            };
+        };
         responses: {
             /** @description Success */
             200: {
