@@ -1,12 +1,15 @@
 // The Docker path, checked on a machine without Docker (`npm run lint:containers`):
 //   - the Dockerfile with dockerfilelint;
-//   - docker-compose.yml and docker-compose.metrics.yml against the Compose
-//     Specification's JSON schema (`docker compose config` needs Docker);
+//   - docker-compose.yml, docker-compose.metrics.yml and docker-compose.ha.yml
+//     against the Compose Specification's JSON schema (`docker compose config`
+//     needs Docker), and deploy/ha's Dockerfiles with dockerfilelint;
 //   - .github/workflows/ci.yml against GitHub's workflow schema
 //     (action-validator), and that it still builds the image, starts the
 //     compose file, waits for /readyz, runs the README walk and the smoke
 //     set, and checks the client's regeneration;
-//   - that docker-compose.yml passes the host's settings through (COMPOSE_PASSES).
+//   - that docker-compose.yml passes the host's settings through (COMPOSE_PASSES);
+//   - that docker-compose.ha.yml runs the drill's topology from the drill's own
+//     files in deploy/ha (HA_COMPOSE_MUST).
 // Each check first proves it catches a broken input (--selftest runs only those).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -38,7 +41,8 @@ function dockerfileProblems(content) {
 }
 
 function composeProblems(content) {
-  const doc = parse(content);
+  // YAML merge keys (`<<: *anchor`), as Docker Compose reads them.
+  const doc = parse(content, { merge: true });
   if (validCompose(doc)) return [];
   return validCompose.errors.map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
@@ -100,6 +104,36 @@ function composeContractProblems(content) {
   ).map((name) => `the joma service does not pass ${name} through (\`${name}: \${${name}:-}\`)`);
 }
 
+/**
+ * What docker-compose.ha.yml must keep (issue 59): the configuration files
+ * the drill (scripts/topology/) runs with, and each Joma replica's three
+ * database paths (PgBouncer; straight to the primary; the replicas).
+ */
+const HA_COMPOSE_MUST = [
+  ['haproxy', 'volumes', './deploy/ha/haproxy.cfg:'],
+  ['pgbouncer', 'volumes', './deploy/ha/pgbouncer.ini:'],
+  ['pg1', 'volumes', './deploy/ha/patroni.yml:'],
+  ['pg2', 'volumes', './deploy/ha/patroni.yml:'],
+  ...['joma1', 'joma2', 'joma3'].flatMap((joma) => [
+    [joma, 'environment', 'DATABASE_URL: postgres://joma:${JOMA_DB_PASSWORD:?'],
+    [joma, 'environment', 'DATABASE_DIRECT_URL: postgres://joma:${JOMA_DB_PASSWORD:?'],
+    [joma, 'environment', 'DATABASE_READ_URL: postgres://joma:${JOMA_DB_PASSWORD:?'],
+  ]),
+];
+
+function haComposeContractProblems(content) {
+  const services = parse(content, { merge: true }).services ?? {};
+  const entries = (service, field) => {
+    const value = services[service]?.[field] ?? [];
+    return Array.isArray(value)
+      ? value.map(String)
+      : Object.entries(value).map(([k, v]) => `${k}: ${String(v)}`);
+  };
+  return HA_COMPOSE_MUST.filter(
+    ([service, field, start]) => !entries(service, field).some((e) => e.startsWith(start)),
+  ).map(([service, field, start]) => `service ${service} has no ${field} entry \`${start}...\``);
+}
+
 function selftest() {
   const failures = [];
   const expectCaught = (name, problems) => {
@@ -118,6 +152,17 @@ function selftest() {
     'compose contract',
     composeContractProblems('services:\n  joma:\n    environment:\n      SMTP_URL: smtp://x\n'),
   );
+  // ...and a merge key (`<<: *anchor`) is read as Compose reads it, not refused.
+  const merged = composeProblems(
+    'x-a: &a\n  init: true\nservices:\n  joma:\n    image: x\n    <<: *a\n',
+  );
+  if (merged.length) failures.push(`compose merge keys: a valid file was refused (${merged[0]})`);
+  expectCaught(
+    'ha compose contract',
+    haComposeContractProblems(
+      'services:\n  haproxy:\n    volumes: [./haproxy.cfg:/etc/haproxy.cfg]\n',
+    ),
+  );
   expectCaught(
     'workflow contract',
     workflowContractProblems(
@@ -131,9 +176,11 @@ const failures = selftest();
 if (!process.argv.includes('--selftest')) {
   const read = (f) => readFileSync(join(root, f), 'utf8');
   const report = (file, problems) => failures.push(...problems.map((p) => `${file}: ${p}`));
-  report('Dockerfile', dockerfileProblems(read('Dockerfile')));
-  for (const f of ['docker-compose.yml', 'docker-compose.metrics.yml'])
+  for (const f of ['Dockerfile', 'deploy/ha/patroni.Dockerfile', 'deploy/ha/pgbouncer.Dockerfile'])
+    report(f, dockerfileProblems(read(f)));
+  for (const f of ['docker-compose.yml', 'docker-compose.metrics.yml', 'docker-compose.ha.yml'])
     report(f, composeProblems(read(f)));
+  report('docker-compose.ha.yml', haComposeContractProblems(read('docker-compose.ha.yml')));
   report('docker-compose.yml', composeContractProblems(read('docker-compose.yml')));
   const workflow = read('.github/workflows/ci.yml');
   report('.github/workflows/ci.yml', workflowProblems(workflow));
@@ -142,5 +189,5 @@ if (!process.argv.includes('--selftest')) {
 for (const f of failures) console.error(f);
 if (failures.length) process.exit(1);
 console.log(
-  "containers: Dockerfile lints clean, compose files match the Compose Specification, the workflow matches GitHub's schema and builds and smoke-tests the image",
+  "containers: Dockerfiles lint clean, compose files match the Compose Specification (the HA one keeps the drill's files), the workflow matches GitHub's schema and builds and smoke-tests the image",
 );

@@ -12,6 +12,7 @@ import { asApp, bearer, createApp, CreatedApp, superAdminToken } from '../suppor
 import { withWriteHeld, withWriteRefused } from '../support/faults';
 import { bkashPaymentId, bkashReturn, setGateway } from '../support/gateways';
 import { expectBalancedLedger } from '../support/ledger';
+import { moneyViolations, NO_MONEY_VIOLATIONS } from '../support/money-invariants';
 import {
   anotherNotificationWorker,
   killNotificationWorkerMidBatch,
@@ -1010,72 +1011,10 @@ describe('money model: the service under random operation sequences (fast-check)
 
   // -------------------------------------------------------------- invariants
   async function invariants(r: Real): Promise<void> {
-    const q = async (sql: string) => (await t.db.query(sql, [r.app.id])).rows;
-    // An invoice counts exactly the non-excess part of its captures; nothing when VOID.
-    expect(
-      await q(`SELECT i.id, i.status, i.total_minor, i.amount_paid_minor, COALESCE(s.counted, 0) AS counted
-                 FROM invoices i LEFT JOIN (
-                   SELECT invoice_id, sum(amount_minor - excess_minor) AS counted FROM payments
-                    WHERE status = 'SUCCEEDED' GROUP BY invoice_id) s ON s.invoice_id = i.id
-                WHERE i.app_id = $1 AND (i.amount_paid_minor <> COALESCE(s.counted, 0)
-                   OR i.amount_paid_minor > i.total_minor OR (i.status = 'VOID' AND i.amount_paid_minor <> 0))`),
-    ).toEqual([]);
-    // Every captured taka is counted on an invoice or refunded as excess (automatically).
-    expect(
-      await q(`SELECT p.id, p.excess_minor, COALESCE(a.auto, 0) AS auto FROM payments p
-                 LEFT JOIN (SELECT payment_id, sum(amount_minor) AS auto FROM refunds
-                             WHERE automatic AND status <> 'FAILED' GROUP BY payment_id) a ON a.payment_id = p.id
-                WHERE p.app_id = $1 AND p.status = 'SUCCEEDED' AND p.excess_minor <> COALESCE(a.auto, 0)`),
-    ).toEqual([]);
-    // Refunds never exceed their capture; the payment's refunded total is the succeeded ones.
-    expect(
-      await q(`SELECT p.id, p.status, p.amount_minor, p.amount_refunded_minor, s.active, s.done FROM payments p
-                 JOIN (SELECT payment_id,
-                              sum(amount_minor) FILTER (WHERE status <> 'FAILED') AS active,
-                              COALESCE(sum(amount_minor) FILTER (WHERE status = 'SUCCEEDED'), 0) AS done
-                         FROM refunds GROUP BY payment_id) s ON s.payment_id = p.id
-                WHERE p.app_id = $1 AND (p.status <> 'SUCCEEDED' OR s.active > p.amount_minor
-                   OR p.amount_refunded_minor <> s.done)`),
-    ).toEqual([]);
-    // Refunds that went without approval never add up past the threshold (cumulative rule).
-    expect(
-      await q(`SELECT payment_id, sum(amount_minor) AS unapproved FROM refunds
-                WHERE app_id = $1 AND NOT automatic AND NOT approval_required AND status <> 'FAILED'
-                GROUP BY payment_id HAVING sum(amount_minor) > ${r.threshold}`),
-    ).toEqual([]);
-    // The ledger balances, and agrees with payments, refunds and settlements (in each mode).
+    // The rules are listed, with what each means, in test/support/money-invariants.ts
+    // (the topology drill checks the same ones after its faults).
+    expect(await moneyViolations(t.db, r.app.id, r.threshold)).toEqual(NO_MONEY_VIOLATIONS);
     await expectBalancedLedger(t.db);
-    for (const books of await q(`SELECT m.mode,
-        (SELECT COALESCE(sum(debit_minor - credit_minor), 0) FROM ledger_entries WHERE app_id = $1 AND mode = m.mode AND account = 'gateway_clearing') AS clearing,
-        (SELECT COALESCE(sum(debit_minor - credit_minor), 0) FROM ledger_entries WHERE app_id = $1 AND mode = m.mode AND account = 'refunds_pending') AS pending,
-        (SELECT COALESCE(sum(amount_minor), 0) FROM payments WHERE app_id = $1 AND mode = m.mode AND status = 'SUCCEEDED') AS captured,
-        (SELECT COALESCE(sum(amount_minor), 0) FROM refunds WHERE app_id = $1 AND mode = m.mode AND status = 'SUCCEEDED') AS refunded,
-        (SELECT COALESCE(sum(amount_minor), 0) FROM refunds WHERE app_id = $1 AND mode = m.mode AND status = 'PENDING') AS open,
-        (SELECT COALESCE(sum(amount_minor), 0) FROM settlement_lines WHERE app_id = $1 AND mode = m.mode) AS settled
-        FROM (VALUES ('TEST'::mode), ('LIVE'::mode)) m(mode)`)) {
-      expect(Number(books.clearing)).toBe(
-        Number(books.captured) - Number(books.refunded) - Number(books.settled),
-      );
-      expect(Number(books.pending)).toBe(0 - Number(books.open));
-    }
-    // No capture is lost: a checkout the sandbox captured belongs to a payment
-    // that is SUCCEEDED, still PENDING (asked at its deadline), or CANCELLED
-    // and still watched (checkout_open_until ahead); never one closed for good.
-    expect(
-      await q(`SELECT p.id, p.status, p.checkout_open_until FROM payments p
-                 JOIN sandbox_sessions s ON s.session_id = p.gateway_session_id
-                WHERE p.app_id = $1 AND s.status = 'CAPTURED' AND p.status <> 'SUCCEEDED'
-                  AND NOT (p.status = 'PENDING')
-                  AND NOT (p.status = 'CANCELLED' AND p.checkout_open_until IS NOT NULL)`),
-    ).toEqual([]);
-    // Each fact's event fired exactly once.
-    expect(
-      await q(`SELECT type, COALESCE(data->>'refund_id', data->>'payment_id', data->>'invoice_id') AS subject, count(*)
-                 FROM events WHERE app_id = $1 AND type IN ('payment.succeeded', 'payment.failed',
-                   'payment.cancelled', 'refund.pending', 'refund.succeeded', 'refund.failed',
-                   'invoice.paid', 'invoice.voided', 'invoice.issued')
-                GROUP BY 1, 2 HAVING count(*) > 1`),
-    ).toEqual([]);
   }
 
   /**
