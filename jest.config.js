@@ -51,6 +51,7 @@ const PROCESS_SPECS = [
   'default-paths',
   'embedded-postgres',
   'money-model',
+  'nagad.browser',
   'pay-page.browser',
   'pgbouncer',
   'read-replica',

@@ -5,9 +5,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 /**
  * From docs/gateways.md alone a developer pays an invoice through the
  * SSLCommerz and bKash simulators mounted in the service
- * (GATEWAY_SIMULATORS=true) and refunds through each: the commands run as
- * typed and print what the guide says, refunds reaching SUCCEEDED only once
- * the simulator says done.
+ * (GATEWAY_SIMULATORS=true) and refunds through each, then pays through the
+ * Nagad simulator and refunds by hand (a manual refund, completed): the
+ * commands run as typed and print what the guide says, refunds reaching
+ * SUCCEEDED only once the simulator (or, for Nagad, the operator) says done.
  */
 describe('the gateways guide walk (simulators), as a script', () => {
   let t: TestApp;
