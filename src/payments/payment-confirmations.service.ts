@@ -16,6 +16,15 @@ import { PaymentsRepository } from './payments.repository';
 
 /** How long one sweep owns the due payments it claimed (it asks their gateways meanwhile). */
 export const SWEEP_LEASE_MS = 5 * 60_000;
+/**
+ * How long past its deadline a payment whose gateway could not answer stays
+ * PENDING, asked again after every lease (decisions 13 and 19: a capture the
+ * gateway made is never ended EXPIRED because its answer was lost). Beyond
+ * it the payment expires (logged as an error), and a capture found later
+ * still revives it.
+ */
+export const UNANSWERED_EXPIRY_GRACE_MS = 72 * 3_600_000;
+const UNANSWERED = Symbol('the gateway did not answer');
 
 /**
  * At most one gateway question per PENDING payment and replica this often,
@@ -252,7 +261,23 @@ export class PaymentConfirmationsService {
    * `deadline` moves its deadline first (the expire-now test helper).
    */
   async expire(payment: Payment, deadline?: Date): Promise<ApplyResult | null> {
-    const status = await this.askGateway(payment);
+    const status = await this.askGateway<typeof UNANSWERED>(payment, { unanswered: UNANSWERED });
+    if (status === UNANSWERED) {
+      const due = (deadline ?? payment.expiresAt).getTime();
+      if (this.clock.nowMs() < due + UNANSWERED_EXPIRY_GRACE_MS) {
+        // The payer may have paid: it stays PENDING, and the sweep's lease
+        // (SWEEP_LEASE_MS) paces the next question.
+        this.logger.warn(
+          `Payment ${payment.id} is past its deadline but ${payment.gateway} did not answer: it stays PENDING and is asked again in ${SWEEP_LEASE_MS / 60_000} minutes`,
+        );
+        if (deadline) await this.payments.moveDeadline(payment.id, deadline);
+        return { payment, changed: false };
+      }
+      this.logger.error(
+        `Payment ${payment.id}: ${payment.gateway} did not answer for ${UNANSWERED_EXPIRY_GRACE_MS / 3_600_000} hours past its deadline; it expires (a capture found later revives it)`,
+      );
+      return this.expireWith(payment.id, null, deadline);
+    }
     return this.expireWith(payment.id, status, deadline);
   }
 
@@ -278,7 +303,16 @@ export class PaymentConfirmationsService {
   }
 
   /** The gateway's answer, or null when it cannot answer (it must not stall a sweep). */
-  private async askGateway(payment: Payment): Promise<VerifiedStatus | null> {
+  private async askGateway(payment: Payment): Promise<VerifiedStatus | null>;
+  /** The same, telling a gateway that could not answer (`unanswered`) from one that said nothing is there. */
+  private async askGateway<U>(
+    payment: Payment,
+    options: { unanswered: U },
+  ): Promise<VerifiedStatus | null | U>;
+  private async askGateway<U>(
+    payment: Payment,
+    options?: { unanswered: U },
+  ): Promise<VerifiedStatus | null | U> {
     if (!payment.gatewaySessionId) return null;
     try {
       const ctx = await this.gateways.context(payment, payment.gateway);
@@ -295,7 +329,7 @@ export class PaymentConfirmationsService {
       this.logger.warn(`Gateway status query failed for payment ${payment.id}: ${reason}`);
       // Joma's own database failing (the sandbox's sessions, the credentials) is not the gateway's.
       if (!isDatabaseError(err)) await this.gateways.noteError(payment, payment.gateway, reason);
-      return null;
+      return options ? options.unanswered : null;
     }
   }
 }

@@ -377,6 +377,14 @@ export class PaymentsRepository {
     return row ?? null;
   }
 
+  /** A PENDING payment's deadline moved (the expire-now test helper, when its gateway could not answer). */
+  async moveDeadline(id: number, deadline: Date): Promise<void> {
+    await sql(this.txHost.tx).run(
+      `UPDATE payments SET expires_at = $2 WHERE id = $1 AND status = 'PENDING'`,
+      [id, deadline],
+    );
+  }
+
   /** Ends a sweep's claim on a payment it asked about (the next question waits for its turn). */
   async releaseSweepClaim(id: number): Promise<void> {
     await sql(this.txHost.tx).run(`UPDATE payments SET sweep_claimed_until = NULL WHERE id = $1`, [

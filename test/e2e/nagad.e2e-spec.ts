@@ -332,6 +332,22 @@ describe('Nagad gateway (against the Nagad simulator)', () => {
     expect(refunds.rowCount).toBe(0);
   });
 
+  it("verify's answers lost on the callback AND at the deadline: the payment stays PENDING (never EXPIRED), is asked again after the sweep's lease, and the capture is recorded", async () => {
+    const p = await newPayment(9150);
+    const ref = refOf(p.checkoutUrl);
+    fake.payerPays(ref);
+    // 3 asks on the callback, 3 at the deadline's sweep: all lost.
+    fake.loseNextVerify(6, ref);
+    await comeBack(ref);
+    await sweepAfter(2 * 3600_000);
+    expect(await paymentOf(p.id)).toMatchObject({ status: 'PENDING' });
+    expect(await typesOf(p.id)).toEqual([]);
+    // The next sweep after the lease (5 minutes) gets Nagad's answer.
+    await sweepAfter(2 * 3600_000 + 6 * 60_000);
+    expect(await paymentOf(p.id)).toMatchObject({ status: 'SUCCEEDED', amountMinor: 9150 });
+    expect(await typesOf(p.id)).toEqual(['payment.succeeded']);
+  });
+
   it('one verify answer lost: Joma asks again at once (verify is a query) and records the capture', async () => {
     const p = await newPayment(9050);
     const ref = refOf(p.checkoutUrl);

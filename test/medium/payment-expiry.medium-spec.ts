@@ -65,7 +65,7 @@ describe('payment expiry sweep (medium tier)', () => {
     expect(await statusOf(notDue.id)).toBe('PENDING');
   });
 
-  it('still expires due payments when the gateway cannot answer its status query', async () => {
+  it('a due payment whose gateway cannot answer stays PENDING (the payer may have paid), is asked again after the lease, and is recorded when the gateway answers: never payment.expired first', async () => {
     const p = await create('gateway-down');
     const sandbox = f.get(SandboxGateway);
     const original = sandbox.queryStatus.bind(sandbox);
@@ -76,10 +76,42 @@ describe('payment expiry sweep (medium tier)', () => {
     };
     try {
       expect(await sweepAfterDeadline()).toBe(1);
+      expect(asked).toBe(1);
+      expect(await statusOf(p.id)).toBe('PENDING');
+      // Within the lease it is not asked again: a failing gateway is not hammered.
+      expect(await sweepAfterDeadline()).toBe(0);
+      expect(asked).toBe(1);
     } finally {
       sandbox.queryStatus = original;
     }
-    expect(asked).toBe(1);
+    // The payer had paid; the gateway answers again once the lease has passed.
+    await f.get(SandboxGateway).complete(p.gatewaySessionId!, 'pay');
+    f.c.clock.advanceMinutes(31 + 6);
+    try {
+      expect(await sweep()).toBe(1);
+    } finally {
+      f.c.clock.reset();
+    }
+    expect(await statusOf(p.id)).toBe('SUCCEEDED');
+    expect((await paymentEvents(p.id)).map((e) => e.type)).toEqual(['payment.succeeded']);
+  });
+
+  it('a gateway silent for 72 hours past the deadline: the payment expires then (and a capture found later would revive it)', async () => {
+    const p = await create('gateway-down-for-days');
+    const sandbox = f.get(SandboxGateway);
+    const original = sandbox.queryStatus.bind(sandbox);
+    sandbox.queryStatus = () => Promise.reject(new Error('gateway unreachable'));
+    try {
+      // Other tests' payments may fall due too: only this one is looked at.
+      f.c.clock.advanceMinutes(30 + 71 * 60);
+      expect(await sweep()).toBeGreaterThanOrEqual(1);
+      expect(await statusOf(p.id)).toBe('PENDING');
+      f.c.clock.advanceMinutes(2 * 60);
+      expect(await sweep()).toBeGreaterThanOrEqual(1);
+    } finally {
+      sandbox.queryStatus = original;
+      f.c.clock.reset();
+    }
     expect(await statusOf(p.id)).toBe('EXPIRED');
     expect((await paymentEvents(p.id)).map((e) => e.type)).toEqual(['payment.expired']);
   });
