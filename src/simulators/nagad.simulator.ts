@@ -306,15 +306,8 @@ export class NagadSimulator extends SimulatorServer {
     const outerTime = parseDhaka(outer.dateTime ?? outer.datetime);
     if (outerTime === undefined) return this.error(res, '16_0006_081');
     if (!ORDER_ID.test(orderId)) return this.error(res, '16_0006_068');
-    const opened = open(
-      outer.sensitiveData,
-      outer.signature,
-      this.nagadPrivate,
-      this.merchantPublic,
-    );
-    if (!opened.ok)
-      return this.error(res, opened.failed === 'decryption' ? '16_0006_057' : '16_0006_058');
-    const plain = (seen.plaintext = opened.plaintext);
+    const plain = this.openRequest(res, outer, seen);
+    if (!plain) return;
     if (plain.merchantId !== merchantId) return this.error(res, '16_0006_004');
     if (plain.orderId !== orderId) return this.error(res, '16_0006_068');
     const plainTime = parseDhaka(plain.datetime ?? plain.dateTime);
@@ -368,15 +361,8 @@ export class NagadSimulator extends SimulatorServer {
   ): void {
     const p = this.purchases.get(paymentReferenceId);
     if (!p) return this.error(res, '16_0006_055');
-    const opened = open(
-      outer.sensitiveData,
-      outer.signature,
-      this.nagadPrivate,
-      this.merchantPublic,
-    );
-    if (!opened.ok)
-      return this.error(res, opened.failed === 'decryption' ? '16_0006_057' : '16_0006_058');
-    const plain = (seen.plaintext = opened.plaintext);
+    const plain = this.openRequest(res, outer, seen);
+    if (!plain) return;
     if (plain.merchantId !== p.merchantId) return this.error(res, '16_0006_004');
     if (plain.orderId !== p.orderId) return this.error(res, '16_0006_068');
     if (p.status !== 'OrderInitiated') return this.error(res, '16_0006_017');
@@ -523,6 +509,29 @@ export class NagadSimulator extends SimulatorServer {
     if (!OPEN.has(p.status))
       throw new Error(`Nagad purchase ${paymentRefId} is ${p.status}, not open for the payer`);
     return p;
+  }
+
+  /**
+   * A request's sensitiveData decrypted with Nagad's key and its signature
+   * checked with the merchant's (kept on `seen`); null once the 057 or 058
+   * error has been answered.
+   */
+  private openRequest(
+    res: ServerResponse,
+    outer: { sensitiveData?: unknown; signature?: unknown },
+    seen: NagadRequest,
+  ): NagadRequest['plaintext'] | null {
+    const opened = open(
+      outer.sensitiveData,
+      outer.signature,
+      this.nagadPrivate,
+      this.merchantPublic,
+    );
+    if (!opened.ok) {
+      this.error(res, opened.failed === 'decryption' ? '16_0006_057' : '16_0006_058');
+      return null;
+    }
+    return (seen.plaintext = opened.plaintext);
   }
 
   /** An error answer in the guide's envelope `{reason, message}` (HTTP 400, as the fixtures). */
