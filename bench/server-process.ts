@@ -29,6 +29,10 @@ export interface ServerOptions {
   extraApps?: number;
   /** Joma: the HTTP adapter (default: HTTP_ADAPTER, else Express). */
   httpAdapter?: 'express' | 'fastify';
+  /** Joma: DATABASE_DIRECT_URL (default: the database URL). */
+  databaseDirectUrl?: string;
+  /** Joma: DB_PREPARED_STATEMENTS (default true). */
+  dbPreparedStatements?: boolean;
 }
 
 /** The adapter Joma's servers run on unless a server names its own: HTTP_ADAPTER, else Express. */
@@ -238,6 +242,8 @@ async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
   const config = new AppConfig({
     port: 0,
     databaseUrl: options.databaseUrl,
+    databaseDirectUrl: options.databaseDirectUrl,
+    dbPreparedStatements: options.dbPreparedStatements,
     jwtSecret: randomBytes(32).toString('hex'),
     encryptionKeyHex: randomBytes(32).toString('hex'),
     workersEnabled: false,

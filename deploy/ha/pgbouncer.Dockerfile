@@ -1,6 +1,7 @@
 # PgBouncer 1.21 or later, which keeps Joma's named prepared statements apart
-# in transaction mode (max_prepared_statements): Debian 13's package (1.24).
-# Debian 12's 1.18 cannot (the drill then runs it in session mode).
+# in transaction mode (max_prepared_statements): Debian 13's package (1.24),
+# so Joma keeps DB_PREPARED_STATEMENTS=true behind it. Debian 12's 1.18 cannot:
+# the drill runs it in transaction mode too, with DB_PREPARED_STATEMENTS=false.
 FROM debian:trixie-slim
 
 RUN apt-get update \

@@ -2,7 +2,9 @@
 // of docker-compose.ha.yml on this machine's loopback, from Debian's
 // packages: etcd, two PostgreSQL 15 nodes under Patroni (synchronous
 // replication), HAProxy (Joma's HTTP; PostgreSQL's primary and replicas by
-// Patroni's checks), PgBouncer, three Joma replicas and a webhook receiver.
+// Patroni's checks), PgBouncer in transaction mode, three Joma replicas
+// (DATABASE_URL through PgBouncer, DATABASE_DIRECT_URL and DATABASE_READ_URL
+// through HAProxy's primary and replica ports) and a webhook receiver.
 // It drives a bounded load through HAProxy, kills a replica, switches the
 // primary over, kills the primary, checks every acknowledged request and the
 // money invariants by SQL and every webhook delivery, stops everything it
@@ -105,16 +107,17 @@ async function main(): Promise<number> {
     createJomaDatabase(repo, superuserUrl(ports.haproxyPrimary), jomaPassword);
     const bouncer = await startPgbouncer(sup, scratch, repo, ports, jomaPassword);
     log(
-      `PgBouncer ${packageVersion('pgbouncer')} in ${bouncer.mode} mode` +
-        (bouncer.mode === 'session'
-          ? ' (before 1.21 it cannot keep named prepared statements apart in transaction mode)'
-          : ''),
+      `PgBouncer ${packageVersion('pgbouncer')} in transaction mode; Joma with ` +
+        (bouncer.preparedStatements
+          ? 'DB_PREPARED_STATEMENTS=true (max_prepared_statements keeps them)'
+          : 'DB_PREPARED_STATEMENTS=false (before 1.21 PgBouncer cannot keep named prepared statements apart)'),
     );
     await receiver.listen(ports.receiver);
     const joma = new JomaReplicas(sup, repo, ports, {
       databaseUrl: `postgres://joma:${jomaPassword}@127.0.0.1:${ports.pgbouncer}/joma`,
       directUrl: `postgres://joma:${jomaPassword}@127.0.0.1:${ports.haproxyPrimary}/joma`,
       readUrl: `postgres://joma:${jomaPassword}@127.0.0.1:${ports.haproxyReplicas}/joma`,
+      preparedStatements: bouncer.preparedStatements,
       jwtSecret: secret(32),
       encryptionKey: secret(32),
       adminEmail: 'drill@example.com',

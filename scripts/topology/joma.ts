@@ -11,6 +11,8 @@ export interface JomaSettings {
   directUrl: string;
   /** The replicas (HAProxy's replica port): lists, exports, the overview. */
   readUrl: string;
+  /** DB_PREPARED_STATEMENTS: false behind a PgBouncer older than 1.21 (no max_prepared_statements). */
+  preparedStatements: boolean;
   jwtSecret: string;
   encryptionKey: string;
   adminEmail: string;
@@ -51,6 +53,7 @@ export class JomaReplicas {
       DATABASE_URL: s.databaseUrl,
       DATABASE_DIRECT_URL: s.directUrl,
       DATABASE_READ_URL: s.readUrl,
+      DB_PREPARED_STATEMENTS: String(s.preparedStatements),
       JWT_SECRET: s.jwtSecret,
       ENCRYPTION_KEY: s.encryptionKey,
       ADMIN_EMAIL: s.adminEmail,

@@ -14,7 +14,7 @@ export function pgbouncerVersion(): [number, number] {
   return [major, minor];
 }
 
-/** Whether this PgBouncer can run Joma in transaction mode (named prepared statements: 1.21+). */
+/** Whether this PgBouncer keeps named prepared statements apart in transaction mode (1.21+, `max_prepared_statements`). */
 export const tracksPreparedStatements = ([major, minor]: [number, number]) =>
   major > 1 || (major === 1 && minor >= 21);
 
@@ -30,16 +30,16 @@ export function setIni(text: string, key: string, value: string | null): string 
 
 /**
  * deploy/ha/pgbouncer.ini as the drill runs it: loopback addresses and
- * scratch paths; everything else as docker-compose.ha.yml has it, except on
- * a PgBouncer older than 1.21 (Debian 12 ships 1.18), which cannot keep
- * named prepared statements apart in transaction mode: there it runs in
- * session mode (one server connection per Joma connection, for the
- * connection's life), and says so.
+ * scratch paths; everything else as docker-compose.ha.yml has it, transaction
+ * mode included. A PgBouncer older than 1.21 (Debian 12 ships 1.18) has no
+ * `max_prepared_statements`: the line goes, and `preparedStatements` says
+ * Joma must run with DB_PREPARED_STATEMENTS=false (the same statements,
+ * unnamed) behind it.
  */
 export function renderPgbouncerIni(
   template: string,
   opts: { ports: PortPlan; dir: string; version: [number, number] },
-): { ini: string; mode: 'transaction' | 'session' } {
+): { ini: string; preparedStatements: boolean } {
   let ini = template.replace(
     /^joma = host=\S+ port=\d+/m,
     `joma = host=127.0.0.1 port=${opts.ports.haproxyPrimary}`,
@@ -49,10 +49,11 @@ export function renderPgbouncerIni(
   ini = setIni(ini, 'auth_file', join(opts.dir, 'userlist.txt'));
   ini = setIni(ini, 'logfile', join(opts.dir, 'pgbouncer-own.log'));
   ini = setIni(ini, 'pidfile', join(opts.dir, 'pgbouncer.pid'));
-  if (tracksPreparedStatements(opts.version)) return { ini, mode: 'transaction' };
-  ini = setIni(ini, 'pool_mode', 'session');
+  if (!/^pool_mode = transaction$/m.test(ini))
+    throw new Error('deploy/ha/pgbouncer.ini must say pool_mode = transaction');
+  if (tracksPreparedStatements(opts.version)) return { ini, preparedStatements: true };
   ini = setIni(ini, 'max_prepared_statements', null);
-  return { ini, mode: 'session' };
+  return { ini, preparedStatements: false };
 }
 
 export async function startPgbouncer(
@@ -61,11 +62,11 @@ export async function startPgbouncer(
   repo: string,
   ports: PortPlan,
   jomaPassword: string,
-): Promise<{ process: Started; mode: 'transaction' | 'session'; version: string }> {
+): Promise<{ process: Started; preparedStatements: boolean; version: string }> {
   const dir = join(scratch, 'pgbouncer');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const version = pgbouncerVersion();
-  const { ini, mode } = renderPgbouncerIni(
+  const { ini, preparedStatements } = renderPgbouncerIni(
     readFileSync(join(repo, 'deploy/ha/pgbouncer.ini'), 'utf8'),
     { ports, dir, version },
   );
@@ -78,5 +79,5 @@ export async function startPgbouncer(
   });
   const url = `postgres://joma:${jomaPassword}@127.0.0.1:${ports.pgbouncer}/joma`;
   await until('PgBouncer serving', async () => alive(proc) && canConnect(url), 30_000, 300);
-  return { process: proc, mode, version: version.join('.') };
+  return { process: proc, preparedStatements, version: version.join('.') };
 }
