@@ -63,7 +63,7 @@ export class InvoicePaymentsService {
     );
     if (!payable)
       throw AppError.invalidState(`A ${invoice.status.toLowerCase()} invoice cannot be paid`);
-    const open = await this.payments.openOfInvoice(scope, invoiceId);
+    const open = await this.payments.reservingOfInvoice(scope, invoiceId);
     const reserved = open.reduce((sum, p) => sum + p.amountMinor, 0);
     if (input.amountMinor + reserved > dueMinor) {
       const ids = open.map((p) => p.id);

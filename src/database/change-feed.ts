@@ -10,6 +10,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 
 import { AppConfig } from '../config/app-config';
 import { PgListener } from './pg-listener';
+import { readingOnReplica } from './replica-lane';
 import { sql } from './sql';
 
 /**
@@ -150,6 +151,8 @@ export class ReplicaCache<V> {
       this.entries.delete(key);
       return null;
     }
+    // Read from the replica (a list's view): used for this answer, never kept (replica-lane.ts).
+    if (readingOnReplica()) return value;
     const topic = topicOf(value);
     const stamp = this.feed.stamp(topic);
     if (stamp > before) return value;

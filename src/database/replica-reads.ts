@@ -10,6 +10,7 @@ import { AppConfig } from '../config/app-config';
 import { JomaDataSource } from './data-source-options';
 import { databaseUnavailable } from './database-errors';
 import { poolOf } from './hot-query';
+import { onReplicaLane } from './replica-lane';
 import { sql } from './sql';
 import { onSource } from './worker-lane';
 
@@ -95,7 +96,7 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
       return read();
     }
     try {
-      const result = await onSource(this.cls, replica, read, 'inherit');
+      const result = await onReplicaLane(() => onSource(this.cls, replica, read, 'inherit'));
       this.count('replica');
       return result;
     } catch (err) {

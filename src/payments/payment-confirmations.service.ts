@@ -264,13 +264,16 @@ export class PaymentConfirmationsService {
     const status = await this.askGateway<typeof UNANSWERED>(payment, { unanswered: UNANSWERED });
     if (status === UNANSWERED) {
       const due = (deadline ?? payment.expiresAt).getTime();
-      if (this.clock.nowMs() < due + UNANSWERED_EXPIRY_GRACE_MS) {
-        // The payer may have paid: it stays PENDING, and the sweep's lease
-        // (SWEEP_LEASE_MS) paces the next question.
+      const now = this.clock.nowMs();
+      if (now < due + UNANSWERED_EXPIRY_GRACE_MS) {
+        // The payer may have paid: it stays PENDING. The next question waits
+        // a lease that grows with the time past the deadline (5 to 60 min),
+        // counted from now: a failing gateway is not asked in a loop.
+        const wait = Math.min(Math.max((now - due) / 4, SWEEP_LEASE_MS), 60 * 60_000);
         this.logger.warn(
-          `Payment ${payment.id} is past its deadline but ${payment.gateway} did not answer: it stays PENDING and is asked again in ${SWEEP_LEASE_MS / 60_000} minutes`,
+          `Payment ${payment.id} is past its deadline but ${payment.gateway} did not answer: it stays PENDING and is asked again in ${Math.round(wait / 60_000)} minutes`,
         );
-        if (deadline) await this.payments.moveDeadline(payment.id, deadline);
+        await this.payments.deferExpiry(payment.id, new Date(now + wait), deadline);
         return { payment, changed: false };
       }
       this.logger.error(

@@ -321,9 +321,9 @@ export class PaymentsRepository {
   }
 
   /** How many PENDING payments (open checkouts) the invoice has. */
-  countPendingOfInvoice(scope: TenantScope, invoiceId: number): Promise<number> {
+  countPendingOfInvoice(scope: TenantScope, invoiceId: number, now: Date): Promise<number> {
     return this.repo.count({
-      where: this.payments.where(scope, { invoiceId, status: 'PENDING' }),
+      where: this.payments.where(scope, { invoiceId, status: 'PENDING', expiresAt: MoreThan(now) }),
     });
   }
 
@@ -377,11 +377,16 @@ export class PaymentsRepository {
     return row ?? null;
   }
 
-  /** A PENDING payment's deadline moved (the expire-now test helper, when its gateway could not answer). */
-  async moveDeadline(id: number, deadline: Date): Promise<void> {
+  /**
+   * A due PENDING payment whose gateway did not answer: the sweep asks again
+   * after `until` (the lease, set once the question has ended), and the
+   * expire-now test helper's `deadline` is kept.
+   */
+  async deferExpiry(id: number, until: Date, deadline?: Date): Promise<void> {
     await sql(this.txHost.tx).run(
-      `UPDATE payments SET expires_at = $2 WHERE id = $1 AND status = 'PENDING'`,
-      [id, deadline],
+      `UPDATE payments SET sweep_claimed_until = $2, expires_at = COALESCE($3, expires_at)
+        WHERE id = $1 AND status = 'PENDING'`,
+      [id, until, deadline ?? null],
     );
   }
 
@@ -437,7 +442,9 @@ export class PaymentsRepository {
          SELECT id FROM payments
          WHERE status = 'PENDING' AND expires_at <= $1
            AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= $1)
-         ORDER BY expires_at LIMIT $3
+         -- Never asked first: payments whose gateway did not answer before
+         -- (asked again after their lease) cannot hold back the others.
+         ORDER BY sweep_claimed_until IS NOT NULL, expires_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [now, until, limit],

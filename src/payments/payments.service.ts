@@ -514,6 +514,14 @@ export class PaymentsService {
     return this.payments.openOfInvoice(scope, invoiceId);
   }
 
+  /** The invoice's PENDING payments before their deadline: what they reserve of it (see countPendingOfInvoice). */
+  async reservingOfInvoice(scope: TenantScope, invoiceId: number): Promise<Payment[]> {
+    const now = this.clock.nowMs();
+    return (await this.payments.openOfInvoice(scope, invoiceId)).filter(
+      (p) => p.expiresAt.getTime() > now,
+    );
+  }
+
   /** An open payment of the invoice for exactly this amount, to reuse instead of opening another checkout. */
   openPaymentFor(
     scope: TenantScope,
@@ -524,9 +532,13 @@ export class PaymentsService {
     return this.payments.openForAmount(scope, invoiceId, amountMinor, this.clock.now(), gateway);
   }
 
-  /** How many open checkouts (PENDING payments) the invoice has. */
+  /**
+   * How many open checkouts the invoice has: PENDING payments before their
+   * deadline (one past it whose gateway did not answer stays PENDING, but
+   * no longer holds the invoice: a capture it still gets counts as excess).
+   */
   countPendingOfInvoice(scope: TenantScope, invoiceId: number): Promise<number> {
-    return this.payments.countPendingOfInvoice(scope, invoiceId);
+    return this.payments.countPendingOfInvoice(scope, invoiceId, this.clock.now());
   }
 
   /**

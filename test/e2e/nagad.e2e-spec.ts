@@ -342,8 +342,11 @@ describe('Nagad gateway (against the Nagad simulator)', () => {
     await sweepAfter(2 * 3600_000);
     expect(await paymentOf(p.id)).toMatchObject({ status: 'PENDING' });
     expect(await typesOf(p.id)).toEqual([]);
-    // The next sweep after the lease (5 minutes) gets Nagad's answer.
-    await sweepAfter(2 * 3600_000 + 6 * 60_000);
+    // Within the lease (at least 5 minutes, a quarter of the time past the deadline) it is not asked again.
+    await sweepAfter(2 * 3600_000 + 60_000);
+    expect(await paymentOf(p.id)).toMatchObject({ status: 'PENDING' });
+    // The next sweep after the lease (at most 60 minutes) gets Nagad's answer.
+    await sweepAfter(2 * 3600_000 + 61 * 60_000);
     expect(await paymentOf(p.id)).toMatchObject({ status: 'SUCCEEDED', amountMinor: 9150 });
     expect(await typesOf(p.id)).toEqual(['payment.succeeded']);
   });

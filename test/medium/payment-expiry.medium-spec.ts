@@ -1,5 +1,7 @@
 import { InvoicePaymentsService } from '../../src/billing';
 import { SandboxGateway } from '../../src/gateways';
+import { InvoicesService } from '../../src/invoices';
+import type { CreateInvoiceDto } from '../../src/invoices/dto/invoice.dto';
 import { PaymentsService } from '../../src/payments';
 import { PaymentExpiryJob } from '../../src/payments/payment-expiry.job';
 import { TestHelpersService } from '../../src/test-helpers/test-helpers.service';
@@ -114,6 +116,35 @@ describe('payment expiry sweep (medium tier)', () => {
     }
     expect(await statusOf(p.id)).toBe('EXPIRED');
     expect((await paymentEvents(p.id)).map((e) => e.type)).toEqual(['payment.expired']);
+  });
+
+  it("a payment left PENDING past its deadline (its gateway silent) no longer holds its invoice: the payer can pay the whole amount due another way, and the silent one's late capture would be excess", async () => {
+    const invoice = await f.get(InvoicesService).create(f.scope, {
+      customerReference: 'held-invoice',
+      lineItems: [{ description: 'Item', qty: 1, unitAmountMinor: 70000 }],
+    } as CreateInvoiceDto);
+    const payFull = () =>
+      f.get(InvoicePaymentsService).createPayment(f.scope, {
+        amountMinor: 70000,
+        customerReference: 'held-invoice',
+        invoiceId: invoice.invoice.id,
+      });
+    const silent = await payFull();
+    // Before its deadline it reserves the amount due.
+    await expect(payFull()).rejects.toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE' });
+    const sandbox = f.get(SandboxGateway);
+    const original = sandbox.queryStatus.bind(sandbox);
+    sandbox.queryStatus = () => Promise.reject(new Error('gateway unreachable'));
+    f.c.clock.advanceMinutes(31);
+    try {
+      await sweep();
+      expect(await statusOf(silent.id)).toBe('PENDING');
+      const other = await payFull();
+      expect(other.amountMinor).toBe(70000);
+    } finally {
+      sandbox.queryStatus = original;
+      f.c.clock.reset();
+    }
   });
 
   it('settles instead of expiring a payment the gateway reports as captured', async () => {
