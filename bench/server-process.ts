@@ -33,6 +33,14 @@ export interface ServerOptions {
   databaseDirectUrl?: string;
   /** Joma: DB_PREPARED_STATEMENTS (default true). */
   dbPreparedStatements?: boolean;
+  /** Joma: DATABASE_READ_URL (the read replica; default none). */
+  databaseReadUrl?: string;
+  /** Joma: DB_READ_POOL_SIZE (default 4). */
+  dbReadPoolSize?: number;
+  /** Joma: the bootstrap admin (ADMIN_EMAIL, ADMIN_PASSWORD), for the admin routes. */
+  admin?: { email: string; password: string };
+  /** Joma: METRICS_PORT (default 0: no /metrics listener). */
+  metricsPort?: number;
 }
 
 /** The adapter Joma's servers run on unless a server names its own: HTTP_ADAPTER, else Express. */
@@ -244,6 +252,11 @@ async function serveJoma(options: ServerOptions & { databaseUrl: string }) {
     databaseUrl: options.databaseUrl,
     databaseDirectUrl: options.databaseDirectUrl,
     dbPreparedStatements: options.dbPreparedStatements,
+    databaseReadUrl: options.databaseReadUrl,
+    dbReadPoolSize: options.dbReadPoolSize,
+    adminEmail: options.admin?.email,
+    adminPassword: options.admin?.password,
+    metricsPort: options.metricsPort,
     jwtSecret: randomBytes(32).toString('hex'),
     encryptionKeyHex: randomBytes(32).toString('hex'),
     workersEnabled: false,

@@ -42,9 +42,13 @@ export interface PgPair {
  * (a database created and migrated on the primary, so the standby starts
  * with it). Both log every statement, so a test can tell which server ran
  * a query. `stop()` stops both and removes the directory; call it always.
+ * `settings`: more postgresql.conf lines for both servers, after these (so
+ * they win): bench/lists-scale.ts turns the statement log off and sizes WAL
+ * for seeding millions of rows.
  */
 export async function startPgPair(
   prepare: (primaryServerUrl: string) => Promise<void>,
+  settings: string[] = [],
 ): Promise<PgPair> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server programs (initdb) not found');
@@ -61,7 +65,7 @@ export async function startPgPair(
   };
   try {
     const [primaryPort, standbyPort] = [await freePort(), await freePort()];
-    const settings = (port: number) =>
+    const conf = (port: number) =>
       [
         `port = ${port}`,
         "listen_addresses = '127.0.0.1'",
@@ -70,6 +74,7 @@ export async function startPgPair(
         'max_connections = 60',
         "log_statement = 'all'",
         "log_line_prefix = '%m [%p] %a: '",
+        ...settings,
         '',
       ].join('\n');
     const primaryData = join(dir, 'primary');
@@ -83,7 +88,7 @@ export async function startPgPair(
       'UTF8',
       '--no-sync',
     ]);
-    appendFileSync(join(primaryData, 'postgresql.conf'), settings(primaryPort));
+    appendFileSync(join(primaryData, 'postgresql.conf'), conf(primaryPort));
     const primaryLog = join(dir, 'primary.log');
     runTool(join(bin, 'pg_ctl'), ['-D', primaryData, '-l', primaryLog, '-w', 'start']);
     started.push(primaryData);
@@ -91,21 +96,26 @@ export async function startPgPair(
     await prepare(primaryServer);
 
     const standbyData = join(dir, 'standby');
-    runTool(join(bin, 'pg_basebackup'), [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(primaryPort),
-      '-U',
-      'postgres',
-      '-D',
-      standbyData,
-      '-R',
-      '-X',
-      'stream',
-      '--checkpoint=fast',
-    ]);
-    appendFileSync(join(standbyData, 'postgresql.conf'), settings(standbyPort));
+    runTool(
+      join(bin, 'pg_basebackup'),
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primaryPort),
+        '-U',
+        'postgres',
+        '-D',
+        standbyData,
+        '-R',
+        '-X',
+        'stream',
+        '--checkpoint=fast',
+      ],
+      // A bench's primary may hold gigabytes by now.
+      { timeout: 30 * 60_000 },
+    );
+    appendFileSync(join(standbyData, 'postgresql.conf'), conf(standbyPort));
     const standbyLog = join(dir, 'standby.log');
     runTool(join(bin, 'pg_ctl'), ['-D', standbyData, '-l', standbyLog, '-w', 'start']);
     started.push(standbyData);
