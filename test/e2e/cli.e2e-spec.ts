@@ -18,6 +18,10 @@ function capture(): CliIo & { stdout: string[]; stderr: string[] } {
   return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
 }
 
+// Each command migrates and each test starts an app to log in: 12-15 s alone, and the
+// process lane runs beside browsers and replicas (two clean-clone CI runs timed out at ~37 s).
+jest.setTimeout(120_000);
+
 describe('cli: admin:create', () => {
   let url: string;
   let db: Pool;
@@ -253,7 +257,7 @@ describe('cli: admin:create', () => {
     );
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain('already exists');
-  }, 60_000);
+  }, 180_000);
 
   it('admin:create takes the password from standard input or JOMA_ADMIN_PASSWORD when --password is left out', async () => {
     const io = { ...capture(), readStdin: async () => `${PASSWORD}\n` };
