@@ -32,6 +32,8 @@ const suite = bin ? describe : describe.skip;
 const DATABASE = 'joma_test_replica';
 /** The invoice list's statement, as TypeORM writes it (InvoicesRepository.page). */
 const INVOICE_LIST = 'FROM "invoices" "i"';
+/** The events list's statement (EventsRepository.page). */
+const EVENT_LIST = 'FROM "events" "ev"';
 
 suite(
   `read replica: lists on a caught-up standby, never a stale page, never money${bin ? '' : ` (${SKIPPED})`}`,
@@ -95,6 +97,14 @@ suite(
       expect(csv.text).toContain(invoice.number);
       expect(pair.standby.logSince(csvAt.standby)).toContain(INVOICE_LIST);
       expect(pair.primary.logSince(csvAt.primary)).not.toContain(INVOICE_LIST);
+
+      const eventsAt = marks();
+      const events = await t.http().get('/api/v1/events?size=100').set(asApp(app.TEST));
+      expect(events.status).toBe(200);
+      expect(events.body.data.map((e: { type: string }) => e.type)).toContain('invoice.issued');
+      expect(pair.standby.logSince(eventsAt.standby)).toContain(EVENT_LIST);
+      expect(pair.standby.logSince(eventsAt.standby)).toMatch(/FROM "?webhook_deliveries/);
+      expect(pair.primary.logSince(eventsAt.primary)).not.toContain(EVENT_LIST);
 
       const dailyAt = marks();
       const daily = await t.http().get('/api/v1/reports/daily-collections').set(asApp(app.TEST));
