@@ -43,7 +43,13 @@ export default async function globalTeardown(globalConfig: Config.GlobalConfig):
         `joma_test_${runId}_%`,
       ]),
     );
-    for (const { datname } of rows.rows) await dropDatabase(serverUrl, datname);
+    // Eight at a time: each DROP DATABASE waits on a checkpoint of its own, and
+    // one after another they held the end of a full run for ~25 s (~200 databases).
+    const names = rows.rows.map((r) => r.datname);
+    const dropping = async () => {
+      for (let name = names.pop(); name; name = names.pop()) await dropDatabase(serverUrl, name);
+    };
+    await Promise.all(Array.from({ length: 8 }, dropping));
   }
   // Named by both database-backed projects: the first teardown does the work.
   delete process.env.JOMA_TEST_RUN_ID;
