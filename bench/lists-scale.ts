@@ -25,12 +25,17 @@
  * 2. The standby is made (pg_basebackup of the seeded primary) and started.
  * 3. Readers under P1, BENCH_LISTS_ROUNDS times in turn: a fresh Joma server
  *    with DATABASE_READ_URL at the standby (`replica`) and one without
- *    (`primary`). For BENCH_LISTS_PHASE_S seconds, 100 closed-loop readers
- *    (10 per list route and page kind: five routes, first and cursor pages)
- *    and, at the same time, P1 (POST /api/v1/payments into the same
- *    partition, BENCH_LISTS_P1_CONCURRENCY connections, closed loop). The
- *    readers' p50/p95/p99 (pooled), P1's throughput and latency, where the
- *    reads ran (joma_db_replica_reads_total), the host's steal.
+ *    (`primary`). Two phases of BENCH_LISTS_PHASE_S seconds each (BENCH_LISTS_PACINGS):
+ *    `paced`, 100 readers (10 per list route and page kind: five routes,
+ *    first and cursor pages) each asking a page every BENCH_LISTS_THINK_MS
+ *    on average (open loop: 100 pages a second at 1 s) while P1 (POST
+ *    /api/v1/payments into the same partition) arrives at BENCH_LISTS_P1_RATE
+ *    a second, the latency a reader sees (the goal); and `closed`, the same
+ *    readers and P1 (BENCH_LISTS_P1_CONCURRENCY connections) asking again
+ *    the moment they are answered, the capacity. The readers' p50/p95/p99
+ *    (pooled), P1's throughput and latency, where the reads ran
+ *    (joma_db_replica_reads_total), the host's steal. BENCH_LISTS_READ_POOL
+ *    sets the replica server's DB_READ_POOL_SIZE.
  *
  * Writes bench/report-lists-scale.json (gitignored).
  */
@@ -61,7 +66,17 @@ const SAMPLES = Number(process.env.BENCH_LISTS_SAMPLES ?? 40);
 const READERS = 100;
 const P1_CONCURRENCY = Number(process.env.BENCH_LISTS_P1_CONCURRENCY ?? 16);
 const PHASE_S = Number(process.env.BENCH_LISTS_PHASE_S ?? 20);
+/** Paced readers: each asks for a page, then waits this long on average (an arrival rate of READERS / THINK per second). */
+const THINK_MS = Number(process.env.BENCH_LISTS_THINK_MS ?? 1000);
+/** Paced P1: payments created per second, open loop. */
+const P1_RATE = Number(process.env.BENCH_LISTS_P1_RATE ?? 100);
 const ROUNDS = Number(process.env.BENCH_LISTS_ROUNDS ?? 2);
+/** Which reader phases run at each round (BENCH_LISTS_PACINGS, default both). */
+/** DB_READ_POOL_SIZE of the replica round's server (BENCH_LISTS_READ_POOL; unset: Joma's default). */
+const READ_POOL = process.env.BENCH_LISTS_READ_POOL
+  ? Number(process.env.BENCH_LISTS_READ_POOL)
+  : undefined;
+const PACINGS = (process.env.BENCH_LISTS_PACINGS ?? 'paced,closed').split(',') as Pacing[];
 const BATCH = 1_000_000;
 const PAGE_SIZE = 20;
 const DEEP_PAGE = 10_000 / PAGE_SIZE - 1;
@@ -255,7 +270,7 @@ async function flatness(server: RunningServer, appId: number, size: number) {
       const deepest = Math.min(DEEP_PAGE, Math.floor(size / PAGE_SIZE) - 1);
       const deep = await timed(SAMPLES, go(`&page=${deepest}`), verify);
       const cursorAt = (await go(`&page=${deepest - 1}`)()).body.pagination.nextCursor!;
-      const cursor = await timed(SAMPLES, go(`&cursor=${cursorAt}`), verify);
+      const cursor = await timed(SAMPLES, go(`&cursor=${encodeURIComponent(cursorAt)}`), verify);
       out[r.name] = { firstPage: first, deepPage: { page: deepest, ...deep }, cursorPage: cursor };
       log(`${size} ${r.name}: ${JSON.stringify(out[r.name])}`);
     }
@@ -282,30 +297,55 @@ async function servedBy(metricsPort: number): Promise<Record<string, number>> {
   return out;
 }
 
+/**
+ * How the readers and P1 ask. `closed`: every reader and P1 connection asks
+ * again the moment it is answered (no think time), which measures capacity:
+ * the latency is then the queue (Little's law). `paced`: an arrival rate,
+ * open loop, the readers READERS / THINK_MS a second in all and P1 P1_RATE a
+ * second, which measures the latency a reader sees at that load (the goal).
+ */
+type Pacing = 'closed' | 'paced';
+
 /** 100 readers (10 per route and page kind) and P1 at once, for `seconds`. */
 async function readersUnderP1(
   server: RunningServer,
   token: string,
   appKeys: { appId: number; apiKey: string; apiSecret: string },
   seconds: number,
+  pacing: Pacing,
+  size: number,
 ) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const routes = routesFor(appKeys.appId, appKeys, token);
   const specs: { name: string; path: string; headers: Record<string, string> }[] = [];
   for (const r of routes) {
+    // The page before the deepest one the size allows has a next page, so a cursor.
+    const before = Math.min(DEEP_PAGE, Math.floor(size / PAGE_SIZE) - 1) - 1;
     const cursor = (
-      await call(agent, server.port, 'GET', withSize(r.path, `&page=${DEEP_PAGE}`), r.headers)
-    ).body.pagination.nextCursor!;
+      await call(agent, server.port, 'GET', withSize(r.path, `&page=${before}`), r.headers)
+    ).body.pagination.nextCursor;
+    if (!cursor) throw new Error(`${r.name}: no cursor after page ${before}`);
     specs.push({ name: `${r.name} first`, path: withSize(r.path, ''), headers: r.headers });
     specs.push({
       name: `${r.name} cursor`,
-      path: withSize(r.path, `&cursor=${cursor}`),
+      path: withSize(r.path, `&cursor=${encodeURIComponent(cursor)}`),
       headers: r.headers,
     });
   }
   agent.destroy();
   const per = READERS / specs.length;
-  const readers = specs.map((s) =>
+  // Open loop: `requests` at `ratePerSecond` (the run lasts `seconds`), at most `concurrency` in flight.
+  // Each generator's sends are spread evenly; the generators' phases are spread over
+  // one interval, so the readers do not all ask in the same millisecond.
+  const pace = (ratePerSecond: number, phase = 0) =>
+    pacing === 'paced'
+      ? {
+          ratePerSecond,
+          requests: Math.round(ratePerSecond * seconds),
+          phaseMs: (phase * 1000) / ratePerSecond,
+        }
+      : { requests: 10_000_000, seconds };
+  const readers = specs.map((s, i) =>
     runLoad({
       port: server.port,
       method: 'GET',
@@ -313,8 +353,7 @@ async function readersUnderP1(
       headers: s.headers,
       expectStatus: 200,
       concurrency: per,
-      requests: 10_000_000,
-      seconds,
+      ...pace((per * 1000) / THINK_MS, i / specs.length),
       keepSamples: true,
     }),
   );
@@ -326,8 +365,7 @@ async function readersUnderP1(
     body: '{"amountMinor":150000,"customerReference":"bench-{i%50}"}',
     expectStatus: 201,
     concurrency: P1_CONCURRENCY,
-    requests: 10_000_000,
-    seconds,
+    ...pace(P1_RATE),
   });
   const [byReader, p1Result] = await Promise.all([Promise.all(readers), p1]);
   return { specs, byReader, p1: p1Result };
@@ -347,7 +385,8 @@ function summariseReaders(specs: { name: string }[], results: LoadResult[]) {
     errors += r.errors;
     timeouts += r.timeouts;
     seconds = Math.max(seconds, r.seconds);
-    byRoute[specs[i].name] = { requests: r.requests, p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+    const statuses = Object.fromEntries(Object.entries(r.byStatus).map(([k, v]) => [k, v.count]));
+    byRoute[specs[i].name] = { requests: r.requests, p50Ms: r.p50Ms, p99Ms: r.p99Ms, statuses };
   });
   all.sort((a, b) => a - b);
   return {
@@ -442,7 +481,9 @@ async function main(): Promise<void> {
         const s = await startServer('joma', primaryUrl, {
           admin: ADMIN,
           metricsPort,
-          ...(where === 'replica' ? { databaseReadUrl: pair.standby.url(DATABASE) } : {}),
+          ...(where === 'replica'
+            ? { databaseReadUrl: pair.standby.url(DATABASE), dbReadPoolSize: READ_POOL }
+            : {}),
         });
         servers.push(s);
         try {
@@ -450,34 +491,45 @@ async function main(): Promise<void> {
           const token = await adminToken(agent, s.port);
           agent.destroy();
           // Warm the new process (JIT, pools) before measuring.
-          await readersUnderP1(s, token, keys!, 3);
-          const before = await servedBy(metricsPort);
-          const ticks = hostTicks();
-          const load1 = loadavg()[0];
-          const { specs, byReader, p1 } = await readersUnderP1(s, token, keys!, PHASE_S);
-          const after = await servedBy(metricsPort);
-          const reads: Record<string, number> = {};
-          for (const k of Object.keys(after)) reads[k] = after[k] - (before[k] ?? 0);
-          const phase = {
-            round: r + 1,
-            reads: where,
-            readers: summariseReaders(specs, byReader),
-            p1: {
-              requestsPerSecond: p1.requestsPerSecond,
-              p50Ms: p1.p50Ms,
-              p99Ms: p1.p99Ms,
-              errors: p1.errors,
-              timeouts: p1.timeouts,
-            },
-            readsServedBy: reads,
-            stealPercent: stealPercent(ticks, hostTicks()),
-            loadAverage1mAtStart: round(load1),
-          };
-          phases.push(phase);
-          const { byRoute: _, ...brief } = phase.readers;
-          log(
-            `${where}: readers ${JSON.stringify(brief)} p1 ${JSON.stringify(phase.p1)} reads ${JSON.stringify(reads)}`,
-          );
+          await readersUnderP1(s, token, keys!, 3, 'closed', reached);
+          for (const pacing of PACINGS) {
+            const before = await servedBy(metricsPort);
+            const ticks = hostTicks();
+            const load1 = loadavg()[0];
+            const { specs, byReader, p1 } = await readersUnderP1(
+              s,
+              token,
+              keys!,
+              PHASE_S,
+              pacing,
+              reached,
+            );
+            const after = await servedBy(metricsPort);
+            const reads: Record<string, number> = {};
+            for (const k of Object.keys(after)) reads[k] = after[k] - (before[k] ?? 0);
+            const phase = {
+              round: r + 1,
+              reads: where,
+              pacing,
+              readers: summariseReaders(specs, byReader),
+              p1: {
+                requestsPerSecond: p1.requestsPerSecond,
+                p50Ms: p1.p50Ms,
+                p99Ms: p1.p99Ms,
+                errors: p1.errors,
+                timeouts: p1.timeouts,
+                maxSendLagMs: p1.maxSendLagMs,
+              },
+              readsServedBy: reads,
+              stealPercent: stealPercent(ticks, hostTicks()),
+              loadAverage1mAtStart: round(load1),
+            };
+            phases.push(phase);
+            const { byRoute: _, ...brief } = phase.readers;
+            log(
+              `${where} ${pacing}: readers ${JSON.stringify(brief)} p1 ${JSON.stringify(phase.p1)} reads ${JSON.stringify(reads)}`,
+            );
+          }
         } finally {
           await s.close();
           servers.splice(servers.indexOf(s), 1);
@@ -512,9 +564,13 @@ async function main(): Promise<void> {
         pageSize: PAGE_SIZE,
         readers: READERS,
         p1Concurrency: P1_CONCURRENCY,
+        pacings: PACINGS,
+        pacedThinkMs: THINK_MS,
+        pacedReadersPerSecond: (READERS * 1000) / THINK_MS,
+        pacedP1PerSecond: P1_RATE,
         phaseSeconds: PHASE_S,
         rounds: ROUNDS,
-        serverPools: 'defaults: DB_POOL_SIZE 10, DB_READ_POOL_SIZE 4, DB_READ_MAX_WAIT_MS 200',
+        serverPools: `DB_POOL_SIZE 10, DB_READ_POOL_SIZE ${READ_POOL ?? 'default'}, DB_READ_MAX_WAIT_MS 200`,
       },
       seeding,
       flatness: flat,

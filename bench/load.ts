@@ -27,6 +27,8 @@ export interface LoadSpec {
   body?: string;
   expectStatus: number;
   ratePerSecond?: number;
+  /** Open loop: the first request this many ms after the start (spreads several generators' sends apart). */
+  phaseMs?: number;
   /** A request not answered within this counts as timed out (default 10 s). */
   timeoutMs?: number;
   /** Open loop: also report latency by status of the requests started after this many ms. */
@@ -186,7 +188,7 @@ const r = (n) => Math.round(n * 100) / 100;
   if (s.ratePerSecond) {
     const pending = [];
     for (let i = 0; i < s.requests; i++) {
-      const due = t0 + (i * 1000) / s.ratePerSecond;
+      const due = t0 + (s.phaseMs ?? 0) + (i * 1000) / s.ratePerSecond;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((w) => setTimeout(w, wait));
       maxSendLagMs = Math.max(maxSendLagMs, performance.now() - due);

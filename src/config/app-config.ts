@@ -215,7 +215,7 @@ export class AppConfig {
     this.databaseUrl = values.databaseUrl;
     this.databaseDirectUrl = values.databaseDirectUrl ?? values.databaseUrl;
     this.databaseReadUrl = values.databaseReadUrl;
-    this.dbReadPoolSize = values.dbReadPoolSize ?? 4;
+    this.dbReadPoolSize = values.dbReadPoolSize ?? 10;
     this.dbReadMaxWaitMs = values.dbReadMaxWaitMs ?? 200;
     this.dbPreparedStatements = values.dbPreparedStatements ?? true;
     this.publicBaseUrl = (values.publicBaseUrl ?? `http://localhost:${values.port}`).replace(

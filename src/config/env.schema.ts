@@ -167,7 +167,7 @@ export class EnvSchema {
   @IsInt()
   @Min(1)
   @Max(50)
-  DB_READ_POOL_SIZE: number = 4;
+  DB_READ_POOL_SIZE: number = 10;
 
   /** How long a replica read waits for the replica to replay the primary's WAL before reading on the primary. */
   @IsOptional()
