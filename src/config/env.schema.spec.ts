@@ -163,7 +163,7 @@ describe('validateEnv', () => {
     expect([plain.databaseDirectUrl, plain.databaseReadUrl, plain.dbReadPoolSize]).toEqual([
       'postgres://db/joma',
       undefined,
-      4,
+      10,
     ]);
     expect([plain.dbReadMaxWaitMs, plain.dbPreparedStatements]).toEqual([200, true]);
     const err = errorOf({
