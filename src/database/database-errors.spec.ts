@@ -40,6 +40,8 @@ describe('databaseUnavailable: what a failover throws is 503 with Retry-After, n
     socketError('ECONNRESET'),
     socketError('EHOSTUNREACH'),
     new Error('Connection terminated unexpectedly'),
+    // pg's client-side query_timeout (the read replica's pool): a server gone silent.
+    new Error('Query read timeout'),
   ];
 
   it.each(failover.map((e) => [(e as { code?: string }).code ?? e.message, e]))(

@@ -55,6 +55,8 @@ export function databaseUnavailable(err: unknown): string | null {
   ) {
     return 'No database connection within the acquire timeout';
   }
+  // pg's client-side query_timeout (set on the read replica's pool): the server did not answer.
+  if (/^Query read timeout$/.test(message)) return 'The database did not answer in time';
   return null;
 }
 

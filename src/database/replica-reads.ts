@@ -3,13 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { JomaDataSource } from './data-source-options';
 import { databaseUnavailable } from './database-errors';
-import { poolOf } from './hot-query';
+import { poolOf, runStatement } from './hot-query';
 import { onReplicaLane } from './replica-lane';
 import { sql } from './sql';
 import { onSource } from './worker-lane';
@@ -28,6 +28,16 @@ export type ReadServedBy =
 const POLL_MS = 10;
 /** How long after a failed open the replica is tried again. */
 const REOPEN_MS = 5_000;
+/**
+ * The caught-up question's own limit on the replica (at least 1 s, or
+ * DB_READ_MAX_WAIT_MS when longer): a replica that cannot answer
+ * `pg_last_wal_replay_lsn()` in that time is treated as down. Without it a
+ * pooled connection to a host that went silent (no reset: a cut network, a
+ * frozen VM) waited for TCP to give up, about 15 minutes, and the list with it.
+ */
+const PROBE_TIMEOUT_MIN_MS = 1_000;
+/** After the replica failed or did not answer, reads go to the primary without asking it for this long. */
+const REST_MS = 5_000;
 
 /**
  * The read replica (DATABASE_READ_URL, decisions section 21): a pool of
@@ -57,6 +67,8 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
   private reopenTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private lastWarnMs = 0;
+  /** Until when the replica rests after failing (reads go to the primary without asking it). */
+  private restingUntil = 0;
   /** Reads by where they were served (`joma_db_replica_reads_total`). */
   readonly served = new Map<ReadServedBy, number>();
 
@@ -81,13 +93,19 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
    * figures: statements through the repositories' `txHost.tx`) on the
    * replica when it has caught up with the primary, else on the primary.
    * A read the replica fails for want of a connection (or cancels for a
-   * recovery conflict) runs again on the primary.
+   * recovery conflict, or does not answer within DB_STATEMENT_TIMEOUT_MS
+   * plus a second) runs again on the primary, and the replica then rests
+   * for 5 s: reads go to the primary without asking it.
    */
   async read<T>(read: () => Promise<T>): Promise<T> {
     const replica = this.source;
     if (!replica) return read();
     if (this.txHost.isTransactionActive()) {
       this.count('primary:in_transaction');
+      return read();
+    }
+    if (Date.now() < this.restingUntil) {
+      this.fellBack('primary:unavailable');
       return read();
     }
     const behind = await this.behind(replica);
@@ -101,9 +119,14 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
       return result;
     } catch (err) {
       if (!databaseUnavailable(err)) throw err;
+      this.rest();
       this.fellBack('primary:unavailable', err);
       return read();
     }
+  }
+
+  private rest(): void {
+    this.restingUntil = Date.now() + REST_MS;
   }
 
   /** Null when the replica has replayed the primary's current WAL position; else why not. */
@@ -116,13 +139,16 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
     for (;;) {
       let caughtUp: boolean | null | undefined;
       try {
-        caughtUp = (
-          await sql(replica.manager).one<{ caught_up: boolean | null }>(
-            'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up',
-            [primaryAt!.lsn],
-          )
-        )?.caught_up;
+        // pg's per-query `query_timeout` (node-postgres PR #3074; its typings lack it).
+        const probe: QueryConfig & { query_timeout: number } = {
+          text: 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up',
+          values: [primaryAt!.lsn],
+          query_timeout: Math.max(PROBE_TIMEOUT_MIN_MS, this.config.dbReadMaxWaitMs),
+        };
+        const answer = await runStatement(replica.manager, probe);
+        caughtUp = (answer.rows[0] as { caught_up: boolean | null } | undefined)?.caught_up;
       } catch {
+        this.rest();
         return 'primary:unavailable';
       }
       if (caughtUp) return null;
@@ -157,7 +183,14 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
     const source = new JomaDataSource({
       ...options,
       url: this.config.databaseReadUrl,
-      extra: { ...options.extra, max: this.config.dbReadPoolSize, application_name: 'joma-read' },
+      extra: {
+        ...options.extra,
+        max: this.config.dbReadPoolSize,
+        application_name: 'joma-read',
+        // A read the server would have cancelled (statement_timeout) is given up by the
+        // client a second later: a silent replica host cannot hold a list for TCP's minutes.
+        query_timeout: this.config.dbStatementTimeoutMs + 1_000,
+      },
     } as DataSourceOptions);
     try {
       await source.initialize();

@@ -3,11 +3,12 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 
 import { Metrics } from '../../src/common/metrics/metrics';
 import { runMigrations } from '../../src/database/migrate';
-import { ReplicaReads } from '../../src/database/replica-reads';
+import { type ReadServedBy, ReplicaReads } from '../../src/database/replica-reads';
 import { sql } from '../../src/database/sql';
 import { asApp, createApp, type CreatedApp } from '../support/factories';
 import { createInvoice, settle } from '../support/payments';
 import { type PgPair, postgresBinDir, startPgPair } from '../support/pg-pair';
+import { startSilentProxy } from '../support/silent-proxy';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { withAdminClient } from '../support/test-database';
 
@@ -223,5 +224,50 @@ suite(
       expect(text).toMatch(/joma_db_replica_reads_total\{served_by="primary:lagging"\} [1-9]/);
       expect(text).toMatch(/joma_db_pool_connections\{pool="read",state="total"\} [1-9]/);
     });
+
+    it('a replica host gone silent (no reset) holds no list: the caught-up question gives up, the primary answers, and the replica rests before it is asked again', async () => {
+      // Through a proxy that can go silent: the pooled connections stay open and answer nothing.
+      const proxy = await startSilentProxy(Number(new URL(pair.standby.url(DATABASE)).port));
+      const silentReplica = new URL(pair.standby.url(DATABASE));
+      silentReplica.port = String(proxy.port);
+      const other = await createTestApp({
+        databaseUrl: pair.primary.url(DATABASE),
+        config: { databaseReadUrl: silentReplica.toString(), dbReadMaxWaitMs: 200 },
+      });
+      try {
+        const servedHere = (k: ReadServedBy) => other.app.get(ReplicaReads).served.get(k) ?? 0;
+        const list = () => other.http().get('/api/v1/invoices?size=100').set(asApp(app.TEST));
+        const invoice = await createInvoice(t, app.TEST, { customerReference: 'silent-replica' });
+        await pair.caughtUp();
+        expect((await list()).status).toBe(200);
+        expect(servedHere('replica')).toBe(1);
+
+        proxy.silence();
+        // Before the fix this request waited for TCP to give up (minutes): the test timed out.
+        const during = await list();
+        expect(during.status).toBe(200);
+        expect(idsOf(during)).toContain(invoice.id);
+        expect(servedHere('primary:unavailable')).toBe(1);
+
+        // Resting: the next list goes straight to the primary, nothing is asked of the replica.
+        const asked = proxy.bytesFromClients;
+        const next = await list();
+        expect(next.status).toBe(200);
+        expect(servedHere('primary:unavailable')).toBe(2);
+        expect(proxy.bytesFromClients).toBe(asked);
+
+        // Back: after its rest (5 s) the replica serves again, on a new connection.
+        proxy.resume();
+        const until = Date.now() + 30_000;
+        while (servedHere('replica') < 2 && Date.now() < until) {
+          expect((await list()).status).toBe(200);
+          await new Promise((ok) => setTimeout(ok, 500));
+        }
+        expect(servedHere('replica')).toBe(2);
+      } finally {
+        await other.close();
+        await proxy.close();
+      }
+    }, 60_000);
   },
 );
