@@ -42,14 +42,21 @@ function watchConnection(client: Client): void {
  * connection checked out by a transaction (TypeORM gives those back
  * without an error) would go back to the pool and answer 25006 to every
  * later request. (A statement outside a transaction already drops its
- * connection on any error: pg-pool's `query`.)
+ * connection on any error: pg-pool's `query`.) The same for a connection
+ * whose statement got no answer within pg's `query_timeout` (the read
+ * replica's pool sets one): pg destroys its socket, but the pool would learn
+ * that only at the socket's close, and could hand it out before.
  */
+/** pg's error when a statement got no answer within `query_timeout`. */
+export const QUERY_READ_TIMEOUT = 'Query read timeout';
+
 class ClosingWhenReadOnlyClient extends Client {
   override query(...args: unknown[]): never {
     const result: unknown = Reflect.apply(super.query, this, args);
     if (result instanceof Promise)
-      result.catch((err: { code?: unknown } | undefined) => {
-        if (err?.code === '25006') this.end().catch(() => undefined);
+      result.catch((err: { code?: unknown; message?: unknown } | undefined) => {
+        if (err?.code === '25006' || err?.message === QUERY_READ_TIMEOUT)
+          this.end().catch(() => undefined);
       });
     return result as never;
   }

@@ -56,7 +56,7 @@ export function databaseUnavailable(err: unknown): string | null {
     return 'No database connection within the acquire timeout';
   }
   // pg's client-side query_timeout (set on the read replica's pool): the server did not answer.
-  if (/^Query read timeout$/.test(message)) return 'The database did not answer in time';
+  if (message === 'Query read timeout') return 'The database did not answer in time';
   return null;
 }
 
@@ -66,6 +66,22 @@ export function databaseUnavailable(err: unknown): string | null {
  * gateway: such a failure is Joma's own unavailability, never the other
  * party's answer.
  */
+/**
+ * The connection itself failed (lost, refused, or silent past pg's
+ * `query_timeout` or its connect timeout), not the statement: what makes the
+ * read replica rest. A statement timeout, a recovery conflict or a full pool
+ * says nothing about the server being gone.
+ */
+export function connectionFailed(err: unknown): boolean {
+  const why = databaseUnavailable(err);
+  return (
+    why !== null &&
+    (why.startsWith('Database connection lost') ||
+      why === 'The database did not answer in time' ||
+      /Connection terminated due to connection timeout/i.test((err as Error)?.message ?? ''))
+  );
+}
+
 export function isDatabaseError(err: unknown): boolean {
   return (
     err instanceof QueryFailedError ||

@@ -8,7 +8,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { JomaDataSource } from './data-source-options';
-import { databaseUnavailable } from './database-errors';
+import { connectionFailed, databaseUnavailable } from './database-errors';
 import { poolOf, runStatement } from './hot-query';
 import { onReplicaLane } from './replica-lane';
 import { sql } from './sql';
@@ -119,7 +119,7 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
       return result;
     } catch (err) {
       if (!databaseUnavailable(err)) throw err;
-      this.rest();
+      if (connectionFailed(err)) this.rest();
       this.fellBack('primary:unavailable', err);
       return read();
     }
@@ -139,16 +139,8 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
     for (;;) {
       let caughtUp: boolean | null | undefined;
       try {
-        // pg's per-query `query_timeout` (node-postgres PR #3074; its typings lack it).
-        const probe: QueryConfig & { query_timeout: number } = {
-          text: 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up',
-          values: [primaryAt!.lsn],
-          query_timeout: Math.max(PROBE_TIMEOUT_MIN_MS, this.config.dbReadMaxWaitMs),
-        };
-        const answer = await runStatement(replica.manager, probe);
-        caughtUp = (answer.rows[0] as { caught_up: boolean | null } | undefined)?.caught_up;
+        caughtUp = await this.caughtUp(replica, primaryAt!.lsn);
       } catch {
-        this.rest();
         return 'primary:unavailable';
       }
       if (caughtUp) return null;
@@ -157,6 +149,38 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
       const left = deadline - Date.now();
       if (left <= 0) return 'primary:lagging';
       await new Promise((ok) => setTimeout(ok, Math.min(POLL_MS, left)));
+    }
+  }
+
+  /**
+   * Whether the replica has replayed `lsn` (null: it is not a standby). Given
+   * up after the probe's limit, the wait for a pooled connection or a new
+   * one included (a silent host holds a connect as long as
+   * DB_ACQUIRE_TIMEOUT_MS): the read then runs on the primary. A connection
+   * that failed, now or after the limit, makes the replica rest.
+   */
+  private async caughtUp(replica: DataSource, lsn: string): Promise<boolean | null | undefined> {
+    const limit = Math.max(PROBE_TIMEOUT_MIN_MS, this.config.dbReadMaxWaitMs);
+    // pg's per-query `query_timeout` (node-postgres PR #3074; its typings lack it).
+    const probe: QueryConfig & { query_timeout: number } = {
+      text: 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up',
+      values: [lsn],
+      query_timeout: limit,
+    };
+    const asked = runStatement(replica.manager, probe);
+    asked.catch((err: unknown) => {
+      if (connectionFailed(err)) this.rest();
+    });
+    // Half a second more for the wait for a connection: a pooled one that is silent fails
+    // first, by its query_timeout, and makes the replica rest before the read moves on.
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<null>((ok) => (timer = setTimeout(() => ok(null), limit + 500)));
+    try {
+      const answer = await Promise.race([asked, gaveUp]);
+      if (!answer) throw new Error(`The replica did not answer within ${limit} ms`);
+      return (answer.rows[0] as { caught_up: boolean | null } | undefined)?.caught_up;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

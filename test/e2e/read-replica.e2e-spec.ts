@@ -225,17 +225,31 @@ suite(
       expect(text).toMatch(/joma_db_pool_connections\{pool="read",state="total"\} [1-9]/);
     });
 
-    it('a replica host gone silent (no reset) holds no list: the caught-up question gives up, the primary answers, and the replica rests before it is asked again', async () => {
-      // Through a proxy that can go silent: the pooled connections stay open and answer nothing.
+    /** A second Joma whose replica is reached through a proxy that can go silent (no reset). */
+    async function behindSilentProxy(dbStatementTimeoutMs: number) {
       const proxy = await startSilentProxy(Number(new URL(pair.standby.url(DATABASE)).port));
-      const silentReplica = new URL(pair.standby.url(DATABASE));
-      silentReplica.port = String(proxy.port);
+      const replicaUrl = new URL(pair.standby.url(DATABASE));
+      replicaUrl.port = String(proxy.port);
       const other = await createTestApp({
         databaseUrl: pair.primary.url(DATABASE),
-        config: { databaseReadUrl: silentReplica.toString(), dbReadMaxWaitMs: 200 },
+        config: {
+          databaseReadUrl: replicaUrl.toString(),
+          dbReadMaxWaitMs: 200,
+          dbStatementTimeoutMs,
+        },
       });
+      const servedHere = (k: ReadServedBy) => other.app.get(ReplicaReads).served.get(k) ?? 0;
+      const close = async () => {
+        await other.close();
+        await proxy.close();
+      };
+      return { proxy, other, servedHere, close };
+    }
+
+    it('a replica host gone silent (no reset) holds no list: the caught-up question gives up within about a second, the primary answers, and the replica rests before it is asked again', async () => {
+      // A statement timeout of a minute: only the caught-up question's own limit can end the wait in time.
+      const { proxy, other, servedHere, close } = await behindSilentProxy(60_000);
       try {
-        const servedHere = (k: ReadServedBy) => other.app.get(ReplicaReads).served.get(k) ?? 0;
         const list = () => other.http().get('/api/v1/invoices?size=100').set(asApp(app.TEST));
         const invoice = await createInvoice(t, app.TEST, { customerReference: 'silent-replica' });
         await pair.caughtUp();
@@ -243,7 +257,8 @@ suite(
         expect(servedHere('replica')).toBe(1);
 
         proxy.silence();
-        // Before the fix this request waited for TCP to give up (minutes): the test timed out.
+        // Without the question's limit this request waited for TCP to give up (minutes), or
+        // for the read pool's query_timeout (61 s here): past this test's 30 s either way.
         const during = await list();
         expect(during.status).toBe(200);
         expect(idsOf(during)).toContain(invoice.id);
@@ -258,16 +273,48 @@ suite(
 
         // Back: after its rest (5 s) the replica serves again, on a new connection.
         proxy.resume();
-        const until = Date.now() + 30_000;
+        const until = Date.now() + 20_000;
         while (servedHere('replica') < 2 && Date.now() < until) {
           expect((await list()).status).toBe(200);
           await new Promise((ok) => setTimeout(ok, 500));
         }
         expect(servedHere('replica')).toBe(2);
       } finally {
-        await other.close();
-        await proxy.close();
+        await close();
       }
-    }, 60_000);
+    }, 30_000);
+
+    it('a replica gone silent after the caught-up question: the read gives up at the statement timeout plus a second and runs again on the primary; the replica rests', async () => {
+      const { proxy, other, servedHere, close } = await behindSilentProxy(1_500);
+      try {
+        const reads = other.app.get(ReplicaReads);
+        const txHost = other.app.get(
+          TransactionHost,
+        ) as TransactionHost<TransactionalAdapterTypeOrm>;
+        let silenced = false;
+        const inRecovery = () =>
+          reads.read(async () => {
+            // Between the question (answered) and the read: the host goes silent.
+            if (!silenced) {
+              silenced = true;
+              proxy.silence();
+            }
+            return (await sql(txHost.tx).one<{ standby: boolean }>(
+              'SELECT pg_is_in_recovery() AS standby',
+            ))!.standby;
+          });
+        await pair.caughtUp();
+        // Without the read pool's query_timeout the read waits for TCP (minutes): past 30 s.
+        expect(await inRecovery()).toBe(false);
+        expect(silenced).toBe(true);
+        expect(servedHere('primary:unavailable')).toBe(1);
+        const asked = proxy.bytesFromClients;
+        expect(await inRecovery()).toBe(false);
+        expect(proxy.bytesFromClients).toBe(asked);
+        expect(servedHere('primary:unavailable')).toBe(2);
+      } finally {
+        await close();
+      }
+    }, 30_000);
   },
 );
