@@ -251,7 +251,9 @@ describe('a merchant’s first day in the dashboard alone: empty instance to a p
       expect(new URL(page.url()).hash).toBe('#/apps');
       await settled(page, whole(w.apps));
       const nameField = createForm.getByLabel(w.name, { exact: true });
-      await page.waitForFunction("document.activeElement?.id === 'new-app-name'");
+      // A locator's wait (Playwright's own script): a string predicate is evaluated in the page, which
+      // the dashboard's CSP (no 'unsafe-eval') can refuse it: it did once, under load in CI.
+      await page.locator('#new-app-name:focus').waitFor();
       await check(page, 'first run: Create app');
       await nameField.fill('Padma Traders');
       await createForm.getByRole('button', { name: w.createApp, exact: true }).click();
