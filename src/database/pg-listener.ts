@@ -28,14 +28,24 @@ export class PgListener {
     await this.connect();
   }
 
+  /**
+   * Ends the connection, and one still being opened (a stop during a
+   * reconnect): when it returns, this listener holds no connection.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     const client = this.client;
     this.client = null;
-    if (client) await client.end().catch(() => undefined);
+    // end() resolves once the socket has closed, a connect under way included (pg
+    // then leaves that connect() unsettled: the attempt below just never goes on).
+    const opening = this.opening;
+    await Promise.all([client?.end(), opening?.end()].map((p) => p?.catch(() => undefined)));
   }
+
+  /** The client being connected, until it has connected and listens (or failed). */
+  private opening: Client | null = null;
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
@@ -43,6 +53,7 @@ export class PgListener {
       connectionString: this.databaseUrl,
       application_name: this.name,
     });
+    this.opening = client;
     client.on('notification', (msg) => this.onNotify(msg.channel, msg.payload));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
@@ -58,6 +69,8 @@ export class PgListener {
       this.onConnect();
     } catch (err) {
       this.lost(client, err as Error);
+    } finally {
+      if (this.opening === client) this.opening = null;
     }
   }
 

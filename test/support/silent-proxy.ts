@@ -1,4 +1,4 @@
-import { connect,createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A loopback TCP proxy to a server that can go silent: `silence()` stops
@@ -13,6 +13,8 @@ import { connect,createServer, type Server, type Socket } from 'node:net';
 export interface SilentProxy {
   port: number;
   bytesFromClients: number;
+  /** Client connections still open. */
+  openClients(): number;
   silence(): void;
   resume(): void;
   close(): Promise<void>;
@@ -20,6 +22,7 @@ export interface SilentProxy {
 
 export async function startSilentProxy(targetPort: number): Promise<SilentProxy> {
   const sockets = new Set<Socket>();
+  const clients = new Set<Socket>();
   let silent = false;
   const track = (s: Socket) => {
     sockets.add(s);
@@ -29,6 +32,7 @@ export async function startSilentProxy(targetPort: number): Promise<SilentProxy>
   const proxy: SilentProxy = {
     port: 0,
     bytesFromClients: 0,
+    openClients: () => clients.size,
     silence: () => {
       silent = true;
     },
@@ -44,6 +48,8 @@ export async function startSilentProxy(targetPort: number): Promise<SilentProxy>
   };
   const server: Server = createServer((client) => {
     track(client);
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
     const upstream = connect(targetPort, '127.0.0.1');
     track(upstream);
     client.on('data', (chunk) => {
