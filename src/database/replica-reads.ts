@@ -94,8 +94,9 @@ export class ReplicaReads implements OnModuleInit, OnApplicationShutdown {
    * replica when it has caught up with the primary, else on the primary.
    * A read the replica fails for want of a connection (or cancels for a
    * recovery conflict, or does not answer within DB_STATEMENT_TIMEOUT_MS
-   * plus a second) runs again on the primary, and the replica then rests
-   * for 5 s: reads go to the primary without asking it.
+   * plus a second) runs again on the primary; when its connection failed
+   * (not a statement timeout or a conflict) the replica then rests for 5 s:
+   * reads go to the primary without asking it.
    */
   async read<T>(read: () => Promise<T>): Promise<T> {
     const replica = this.source;
